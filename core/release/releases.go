@@ -1,0 +1,60 @@
+package release
+
+import (
+	"sync"
+
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+// Current is the release string of this build, reported by `rivet version`
+// and registered by every service. Cutting a release sets it to the release's
+// semver; right after, it moves to the next ".dev".
+const Current = "0.1.0.dev"
+
+// v is version.MustParse, short for the table below.
+func v(s string) version.Version { return version.MustParse(s) }
+
+// head describes the code as it is. Change it in the same commit as the code:
+//   - API: raised as the REST API implements each microversion (issue 8
+//     brings 1.1–1.26 for release 0.1);
+//   - RPC: equal to the conductor RPC API version;
+//   - Objects: every registered object kind with the versions HEAD may write;
+//   - ServiceVersion: bumped with any RPC change or online migration.
+var head = Entry{
+	Version: HeadKey,
+	API:     v("1.1"),
+	RPC:     v("1.0"),
+	Objects: map[string][]version.Version{
+		"Chassis":   {v("1.0")},
+		"Conductor": {v("1.0")},
+		"Node":      {v("1.0")},
+		"Port":      {v("1.0")},
+		"Portgroup": {v("1.0")},
+	},
+	ServiceVersion: 1,
+}
+
+// releases lists the cut releases, oldest first. Cutting a release appends a
+// copy of head with its semver key and name; see docs/contributor/.
+var releases = []Entry{}
+
+var (
+	defaultOnce  sync.Once
+	defaultTable *Table
+)
+
+// Default returns Rivet's release table. It panics if the table is invalid,
+// which TestDefaultTableValid catches before anything ships.
+func Default() *Table {
+	defaultOnce.Do(func() {
+		t, err := NewTable(head, releases...)
+		if err != nil {
+			panic(err)
+		}
+		defaultTable = t
+	})
+	return defaultTable
+}
+
+// MinAPI is the lowest REST API microversion Rivet serves, as Ironic (1.1).
+var MinAPI = version.Version{Major: 1, Minor: 1}

@@ -1,0 +1,8 @@
+// Package testenv gates integration tests on the services they need.
+//
+// Each Require* helper returns what the test needs when the service is there.
+// When it is not, the test is skipped with the reason locally and FAILS when
+// CI=true, so an integration test can never pass in CI by silently not running.
+// Database helpers give every test its own freshly created database, dropped
+// at cleanup, so packages running in parallel never share state.
+package testenv

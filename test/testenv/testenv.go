@@ -1,0 +1,62 @@
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// IsCI reports whether the tests run under CI (CI=true), where a missing
+// service is a failure rather than a skip.
+func IsCI() bool { return os.Getenv("CI") == "true" }
+
+// Unavailable skips t with reason locally and fails it under CI.
+func Unavailable(t testing.TB, reason string) {
+	t.Helper()
+	if IsCI() {
+		t.Fatalf("required under CI=true but unavailable: %s", reason)
+	}
+	t.Skipf("skipping: %s (set up the service, or run .ci/run)", reason)
+}
+
+// RepoRoot returns the root of the rivet checkout.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// RequireShared returns the shared/ folder that sits beside the checkout
+// (specs, Redfish mockups, ipmi_sim scripts).
+func RequireShared(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("RIVET_SHARED_DIR")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(), "..", "shared")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tools", "ipmi-sim")); err != nil {
+		Unavailable(t, "shared/ folder not found at "+dir+" (set RIVET_SHARED_DIR)")
+	}
+	return dir
+}
+
+// RequireIPMISim returns the path of Debian's ipmi_sim (package openipmi).
+func RequireIPMISim(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("ipmi_sim")
+	if err != nil {
+		Unavailable(t, "ipmi_sim not on PATH (apt-get install openipmi)")
+	}
+	return p
+}
+
+// RequireIPMITool returns the path of ipmitool.
+func RequireIPMITool(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("ipmitool")
+	if err != nil {
+		Unavailable(t, "ipmitool not on PATH (apt-get install ipmitool)")
+	}
+	return p
+}
