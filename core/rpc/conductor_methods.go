@@ -1,0 +1,43 @@
+package rpc
+
+import "github.com/rivetmetal/rivet/core/version"
+
+// v1_0 is the first conductor RPC API version.
+var v1_0 = version.Version{Major: 1, Minor: 0}
+
+// ConductorMethods is the conductor RPC API at APIVersion, named as Ironic's
+// ConductorManager methods so operators reading logs of either recognise them.
+// Adding a method or an argument bumps APIVersion and core/release HEAD.RPC,
+// and the new item records the version that introduced it.
+func ConductorMethods() *Methods {
+	req := func(name string) Arg { return Arg{Name: name, Since: v1_0, Required: true} }
+	opt := func(name string) Arg { return Arg{Name: name, Since: v1_0} }
+	t, err := NewMethods(APIVersion,
+		Method{Name: "create_node", Since: v1_0, Args: []Arg{req("node")}},
+		Method{Name: "update_node", Since: v1_0, Args: []Arg{req("node")}},
+		Method{Name: "destroy_node", Since: v1_0, Args: []Arg{req("node_id")}},
+		Method{Name: "change_node_power_state", Since: v1_0, Args: []Arg{req("node_id"), req("new_state")}},
+		Method{Name: "get_boot_device", Since: v1_0, Args: []Arg{req("node_id")}},
+		Method{Name: "set_boot_device", Since: v1_0, Args: []Arg{req("node_id"), req("device"), opt("persistent")}},
+		Method{Name: "get_supported_boot_devices", Since: v1_0, Args: []Arg{req("node_id")}},
+		Method{Name: "do_node_deploy", Since: v1_0, Args: []Arg{req("node_id"), opt("rebuild"), opt("configdrive")}},
+		Method{Name: "do_node_tear_down", Since: v1_0, Args: []Arg{req("node_id")}},
+		Method{Name: "do_node_clean", Since: v1_0, Args: []Arg{req("node_id"), req("clean_steps")}},
+		Method{Name: "do_provisioning_action", Since: v1_0, Args: []Arg{req("node_id"), req("action")}},
+		Method{Name: "inspect_hardware", Since: v1_0, Args: []Arg{req("node_id")}},
+		Method{Name: "validate_driver_interfaces", Since: v1_0, Args: []Arg{req("node_id")}},
+		Method{Name: "get_node_vendor_passthru_methods", Since: v1_0, Args: []Arg{req("node_id")}},
+		Method{Name: "vendor_passthru", Since: v1_0, Args: []Arg{req("node_id"), req("driver_method"), req("http_method"), opt("info")}},
+		Method{Name: "get_driver_properties", Since: v1_0, Args: []Arg{req("driver_name")}},
+		Method{Name: "create_port", Since: v1_0, Args: []Arg{req("port")}},
+		Method{Name: "update_port", Since: v1_0, Args: []Arg{req("port")}},
+		Method{Name: "destroy_port", Since: v1_0, Args: []Arg{req("port")}},
+		Method{Name: "update_portgroup", Since: v1_0, Args: []Arg{req("portgroup")}},
+		Method{Name: "destroy_portgroup", Since: v1_0, Args: []Arg{req("portgroup")}},
+		Method{Name: "heartbeat", Since: v1_0, Args: []Arg{req("node_id"), req("callback_url"), opt("agent_version")}},
+	)
+	if err != nil {
+		panic(err) // the table is code; TestConductorMethodsValid catches this
+	}
+	return t
+}

@@ -1,0 +1,141 @@
+package rpc
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+// Classed is implemented by errors that cross the wire with their identity:
+// a class name (Ironic's exception class, e.g. "NodeLocked") and the HTTP code
+// the API answers with.
+type Classed interface {
+	error
+	ErrorClass() string
+	HTTPCode() int
+}
+
+// RemoteError is an error raised on the other side of an RPC whose class has
+// no registered constructor here.
+type RemoteError struct {
+	Class   string
+	Code    int
+	Message string
+}
+
+func (e *RemoteError) Error() string      { return e.Message }
+func (e *RemoteError) ErrorClass() string { return e.Class }
+func (e *RemoteError) HTTPCode() int      { return e.Code }
+
+// Is matches any Classed error with the same class, so
+// errors.Is(err, &RemoteError{Class: "NodeLocked"}) works on either side.
+func (e *RemoteError) Is(target error) bool {
+	var c Classed
+	return errors.As(target, &c) && c.ErrorClass() == e.Class
+}
+
+// CapError is returned before sending when a call needs a newer RPC version
+// than the client's cap. The REST API answers it with 406.
+type CapError struct {
+	Method string
+	Arg    string // empty when the method itself is too new
+	Needs  version.Version
+	Cap    version.Version
+}
+
+func (e *CapError) Error() string {
+	what := "method " + e.Method
+	if e.Arg != "" {
+		what = fmt.Sprintf("argument %s of %s", e.Arg, e.Method)
+	}
+	return fmt.Sprintf("cannot send RPC request: %s needs RPC %s, maximum allowed version is %s (pinned release)", what, e.Needs, e.Cap)
+}
+func (e *CapError) ErrorClass() string { return "RPCVersionCapError" }
+func (e *CapError) HTTPCode() int      { return http.StatusNotAcceptable }
+
+// UnsupportedVersionError is the server's answer to a request at a version it
+// does not serve: another major, or a newer minor.
+type UnsupportedVersionError struct {
+	Method    string
+	Requested string
+	Served    version.Version
+}
+
+func (e *UnsupportedVersionError) Error() string {
+	return fmt.Sprintf("RPC version %q of %s is not supported by this conductor (serves %d.0 to %s)",
+		e.Requested, e.Method, e.Served.Major, e.Served)
+}
+func (e *UnsupportedVersionError) ErrorClass() string { return "UnsupportedVersion" }
+func (e *UnsupportedVersionError) HTTPCode() int      { return http.StatusInternalServerError }
+
+// InvalidParamsError is a request whose arguments do not fit the method at
+// the request's version (JSON-RPC -32602).
+type InvalidParamsError struct{ Method, Reason string }
+
+func (e *InvalidParamsError) Error() string {
+	return fmt.Sprintf("invalid params for %s: %s", e.Method, e.Reason)
+}
+func (e *InvalidParamsError) ErrorClass() string { return "InvalidParameterValue" }
+func (e *InvalidParamsError) HTTPCode() int      { return http.StatusBadRequest }
+
+// TemporaryFailure means no conductor can take the request now (503).
+type TemporaryFailure struct{ Reason string }
+
+func (e *TemporaryFailure) Error() string {
+	if e.Reason == "" {
+		return "Resource temporarily unavailable, please retry."
+	}
+	return "Resource temporarily unavailable, please retry. " + e.Reason
+}
+func (e *TemporaryFailure) ErrorClass() string { return "TemporaryFailure" }
+func (e *TemporaryFailure) HTTPCode() int      { return http.StatusServiceUnavailable }
+
+// NoValidHost means no live conductor serves the node's driver and group.
+type NoValidHost struct{ Driver, Group string }
+
+func (e *NoValidHost) Error() string {
+	return fmt.Sprintf("No valid host was found. Reason: No conductor service registered which supports driver %s for conductor group %q.", e.Driver, e.Group)
+}
+func (e *NoValidHost) ErrorClass() string { return "NoValidHost" }
+func (e *NoValidHost) HTTPCode() int      { return http.StatusBadRequest }
+
+// ErrorFactory rebuilds a typed error from its wire form.
+type ErrorFactory func(message string, code int) error
+
+var (
+	factoriesMu sync.RWMutex
+	factories   = map[string]ErrorFactory{}
+)
+
+// RegisterErrorClass makes errors of class arrive on the client as what f
+// builds. Packages owning typed errors register them from cmd wiring.
+func RegisterErrorClass(class string, f ErrorFactory) {
+	factoriesMu.Lock()
+	defer factoriesMu.Unlock()
+	factories[class] = f
+}
+
+// errorFromWire rebuilds an error from class, code and message.
+func errorFromWire(class string, code int, msg string) error {
+	factoriesMu.RLock()
+	f := factories[class]
+	factoriesMu.RUnlock()
+	if f != nil {
+		return f(msg, code)
+	}
+	return &RemoteError{Class: class, Code: code, Message: msg}
+}
+
+// errorToWire gives the class, code and message an error crosses the wire
+// with. Errors that are not Classed are internal: their text stays in the
+// conductor's log and the caller sees a generic message.
+func errorToWire(err error) (class string, code int, msg string, known bool) {
+	var c Classed
+	if errors.As(err, &c) {
+		return c.ErrorClass(), c.HTTPCode(), c.Error(), true
+	}
+	return "InternalError", http.StatusInternalServerError, "Unexpected error raised by RPC", false
+}

@@ -1,0 +1,184 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+var v = version.MustParse
+
+// Release "old" speaks RPC 1.0; release "new" speaks 1.1, where power gained
+// an optional timeout (omitted above the cap), clean gained disable_ramdisk
+// (refused above the cap) and nmi is a new method.
+func oldTable(t testing.TB) *Methods {
+	m, err := NewMethods(v("1.0"),
+		Method{Name: "power", Since: v("1.0"), Args: []Arg{{Name: "node_id", Since: v("1.0"), Required: true}}},
+		Method{Name: "clean", Since: v("1.0"), Args: []Arg{{Name: "node_id", Since: v("1.0"), Required: true}}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func newTable(t testing.TB) *Methods {
+	m, err := NewMethods(v("1.1"),
+		Method{Name: "power", Since: v("1.0"), Args: []Arg{
+			{Name: "node_id", Since: v("1.0"), Required: true},
+			{Name: "timeout", Since: v("1.1")}}},
+		Method{Name: "clean", Since: v("1.0"), Args: []Arg{
+			{Name: "node_id", Since: v("1.0"), Required: true},
+			{Name: "disable_ramdisk", Since: v("1.1"), Policy: RefuseAboveCap}}},
+		Method{Name: "nmi", Since: v("1.1"), Args: []Arg{{Name: "node_id", Since: v("1.1"), Required: true}}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// echoServer answers every method with the version and argument names it saw.
+func echoServer(t testing.TB, m *Methods) *Server {
+	s := NewServer(m, PlainCodec{}, slog.New(slog.NewTextHandler(io.Discard, nil)), context.Background())
+	for _, name := range m.Names() {
+		s.Handle(name, func(_ context.Context, p Params) (any, error) {
+			got := map[string]any{"version": p.Version().String()}
+			for _, a := range []string{"node_id", "timeout", "disable_ramdisk"} {
+				if p.Has(a) {
+					got[a] = true
+				}
+			}
+			return got, nil
+		})
+	}
+	return s
+}
+
+type matrixCase struct {
+	method  string
+	args    map[string]any
+	want    map[string]any // reply; nil when an error is expected
+	wantErr any            // pointer to the typed error expected
+}
+
+func TestCompatibilityMatrix(t *testing.T) {
+	node := map[string]any{"node_id": "n1"}
+	withTimeout := map[string]any{"node_id": "n1", "timeout": 30}
+	withRamdisk := map[string]any{"node_id": "n1", "disable_ramdisk": true}
+	ok := func(ver string, args ...string) map[string]any {
+		m := map[string]any{"version": ver}
+		for _, a := range args {
+			m[a] = true
+		}
+		return m
+	}
+	capErr, unsupported := new(*CapError), new(*UnsupportedVersionError)
+	type client struct {
+		table func(testing.TB) *Methods
+		cap   string
+	}
+	clients := map[string]client{
+		"old client":          {oldTable, "1.0"},
+		"new client pinned":   {newTable, "1.0"},
+		"new client unpinned": {newTable, "1.1"},
+	}
+	servers := map[string]func(testing.TB) *Methods{"old server": oldTable, "new server": newTable}
+	// cells[client][server] lists the calls and what each must give.
+	cells := map[string]map[string][]matrixCase{
+		"old client": {
+			"old server": {{method: "power", args: node, want: ok("1.0", "node_id")}},
+			"new server": {{method: "power", args: node, want: ok("1.0", "node_id")}},
+		},
+		"new client pinned": {
+			"old server": {
+				{method: "power", args: withTimeout, want: ok("1.0", "node_id")},
+				{method: "nmi", args: node, wantErr: capErr},
+				{method: "clean", args: withRamdisk, wantErr: capErr},
+				{method: "clean", args: node, want: ok("1.0", "node_id")},
+			},
+			"new server": {
+				{method: "power", args: withTimeout, want: ok("1.0", "node_id")},
+				{method: "nmi", args: node, wantErr: capErr},
+				{method: "clean", args: withRamdisk, wantErr: capErr},
+			},
+		},
+		"new client unpinned": {
+			"old server": {
+				{method: "power", args: withTimeout, wantErr: unsupported},
+				{method: "power", args: node, want: ok("1.0", "node_id")},
+				{method: "nmi", args: node, wantErr: unsupported},
+				{method: "clean", args: withRamdisk, wantErr: unsupported},
+			},
+			"new server": {
+				{method: "power", args: withTimeout, want: ok("1.1", "node_id", "timeout")},
+				{method: "nmi", args: node, want: ok("1.1", "node_id")},
+				{method: "clean", args: withRamdisk, want: ok("1.1", "node_id", "disable_ramdisk")},
+			},
+		},
+	}
+	for cname, cl := range clients {
+		for sname, stable := range servers {
+			for _, tr := range []string{"jsonrpc", "local"} {
+				t.Run(fmt.Sprintf("%s/%s/%s", cname, sname, tr), func(t *testing.T) {
+					srv := echoServer(t, stable(t))
+					var transport Transport = LocalTransport{Server: srv}
+					host := "local"
+					if tr == "jsonrpc" {
+						hs := httptest.NewServer(NewHTTPHandler(srv, HTTPHandlerOptions{}))
+						defer hs.Close()
+						transport = NewHTTPTransport(HTTPTransportOptions{})
+						host = hs.Listener.Addr().String()
+					}
+					capV := v(cl.cap)
+					c := NewClient(cl.table(t), func() version.Version { return capV }, PlainCodec{}, transport)
+					for _, call := range cells[cname][sname] {
+						reply, err := c.Call(context.Background(), host, call.method, call.args)
+						if call.wantErr != nil {
+							switch target := call.wantErr.(type) {
+							case **CapError:
+								if !errors.As(err, target) {
+									t.Errorf("%s%v: err = %v, want *CapError", call.method, call.args, err)
+								}
+							case **UnsupportedVersionError:
+								var re *RemoteError
+								if !errors.As(err, &re) || re.Class != "UnsupportedVersion" {
+									t.Errorf("%s%v: err = %v, want UnsupportedVersion", call.method, call.args, err)
+								}
+							}
+							continue
+						}
+						if err != nil {
+							t.Errorf("%s%v: %v", call.method, call.args, err)
+							continue
+						}
+						var got map[string]any
+						if err := reply.Decode(&got); err != nil {
+							t.Fatal(err)
+						}
+						if diff := cmp.Diff(call.want, got); diff != "" {
+							t.Errorf("%s%v (-want +got):\n%s", call.method, call.args, diff)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestCanSendVersion(t *testing.T) {
+	c := NewClient(newTable(t), func() version.Version { return v("1.0") }, PlainCodec{}, nil)
+	if !c.CanSendVersion(v("1.0")) || c.CanSendVersion(v("1.1")) || c.CanSendVersion(v("2.0")) {
+		t.Fatal("CanSendVersion disagrees with the cap 1.0")
+	}
+	if c.CanSend("nmi") || !c.CanSend("power") || c.CanSend("nope") {
+		t.Fatal("CanSend disagrees with the table")
+	}
+}

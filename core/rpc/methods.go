@@ -1,0 +1,103 @@
+package rpc
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+// APIVersion is the conductor RPC API version this code serves and speaks
+// when unpinned. core/release HEAD.RPC must equal it (TestHeadMatchesCode).
+var APIVersion = version.Version{Major: 1, Minor: 0}
+
+// ArgPolicy says what a client does with an argument newer than its cap.
+type ArgPolicy int
+
+const (
+	// OmitAboveCap drops the argument silently: the server's default applies
+	// (Ironic's heartbeat agent_token).
+	OmitAboveCap ArgPolicy = iota
+	// RefuseAboveCap fails the call with *CapError: the caller asked for
+	// something an older conductor cannot do (Ironic's disable_ramdisk).
+	RefuseAboveCap
+)
+
+// Arg describes one argument of a method.
+type Arg struct {
+	Name     string
+	Since    version.Version
+	Required bool
+	Policy   ArgPolicy
+}
+
+// Method describes one RPC method.
+type Method struct {
+	Name  string
+	Since version.Version
+	Args  []Arg
+}
+
+// Arg returns the named argument.
+func (m Method) Arg(name string) (Arg, bool) {
+	i := slices.IndexFunc(m.Args, func(a Arg) bool { return a.Name == name })
+	if i < 0 {
+		return Arg{}, false
+	}
+	return m.Args[i], true
+}
+
+// Methods is a validated method table.
+type Methods struct {
+	version version.Version
+	byName  map[string]Method
+}
+
+// NewMethods validates a method table for an RPC API at ver: every method and
+// argument is at most ver and of ver's major, required arguments date from
+// the method's first version, names are unique.
+func NewMethods(ver version.Version, methods ...Method) (*Methods, error) {
+	t := &Methods{version: ver, byName: map[string]Method{}}
+	for _, m := range methods {
+		if _, dup := t.byName[m.Name]; dup {
+			return nil, fmt.Errorf("rpc: method %s declared twice", m.Name)
+		}
+		if !m.Since.ServedBy(ver) {
+			return nil, fmt.Errorf("rpc: method %s since %s is not within API %s", m.Name, m.Since, ver)
+		}
+		seen := map[string]bool{}
+		for _, a := range m.Args {
+			if seen[a.Name] || a.Name == versionKey || a.Name == contextKey {
+				return nil, fmt.Errorf("rpc: %s: argument %q duplicated or reserved", m.Name, a.Name)
+			}
+			seen[a.Name] = true
+			if !a.Since.ServedBy(ver) || a.Since.Less(m.Since) {
+				return nil, fmt.Errorf("rpc: %s(%s) since %s outside %s..%s", m.Name, a.Name, a.Since, m.Since, ver)
+			}
+			if a.Required && a.Since != m.Since {
+				return nil, fmt.Errorf("rpc: %s(%s) added in %s must be optional (seeds/000: new arguments are optional within a major)", m.Name, a.Name, a.Since)
+			}
+		}
+		t.byName[m.Name] = m
+	}
+	return t, nil
+}
+
+// Version is the RPC API version the table describes.
+func (t *Methods) Version() version.Version { return t.version }
+
+// Lookup returns a method by name.
+func (t *Methods) Lookup(name string) (Method, bool) {
+	m, ok := t.byName[name]
+	return m, ok
+}
+
+// Names returns the method names, sorted.
+func (t *Methods) Names() []string {
+	out := make([]string, 0, len(t.byName))
+	for n := range t.byName {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,134 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/hashring"
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+func staticLister(calls *atomic.Int32, sets ...[]ConductorInfo) ConductorLister {
+	return func(context.Context) ([]ConductorInfo, error) {
+		n := int(calls.Add(1)) - 1
+		if n >= len(sets) {
+			n = len(sets) - 1
+		}
+		return sets[n], nil
+	}
+}
+
+func TestRouterErrorsAndGroups(t *testing.T) {
+	var calls atomic.Int32
+	r := NewRouter(staticLister(&calls, nil), hashring.DefaultPartitionExponent, time.Hour)
+	_, err := r.HostFor(context.Background(), Target{UUID: "u", Driver: "ipmi"})
+	var tf *TemporaryFailure
+	if !errors.As(err, &tf) || tf.HTTPCode() != 503 {
+		t.Fatalf("no conductors: %v", err)
+	}
+
+	calls.Store(0)
+	cs := []ConductorInfo{
+		{Hostname: "c1", Group: "Rack-A", HardwareTypes: []string{"ipmi", "redfish"}},
+		{Hostname: "c2", Group: "", HardwareTypes: []string{"fake-hardware"}},
+	}
+	r = NewRouter(staticLister(&calls, cs), hashring.DefaultPartitionExponent, time.Hour)
+	tests := map[string]struct {
+		t       Target
+		want    string
+		wantErr bool
+	}{
+		"group is case-insensitive": {t: Target{UUID: "u1", Driver: "ipmi", Group: "rack-a"}, want: "c1"},
+		"default group":             {t: Target{UUID: "u1", Driver: "fake-hardware"}, want: "c2"},
+		"driver in another group":   {t: Target{UUID: "u1", Driver: "ipmi"}, wantErr: true},
+		"unknown driver":            {t: Target{UUID: "u1", Driver: "ilo", Group: "rack-a"}, wantErr: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := r.HostFor(context.Background(), tc.t)
+			if tc.wantErr {
+				var nv *NoValidHost
+				if !errors.As(err, &nv) {
+					t.Fatalf("err = %v, want NoValidHost", err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("HostFor = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRouterCachesUntilResetInterval(t *testing.T) {
+	var calls atomic.Int32
+	cs := []ConductorInfo{{Hostname: "c1", HardwareTypes: []string{"ipmi"}}}
+	r := NewRouter(staticLister(&calls, cs), 5, 15*time.Second)
+	now := time.Unix(1000, 0)
+	r.now = func() time.Time { return now }
+	for range 3 {
+		if _, err := r.HostFor(context.Background(), Target{UUID: "u", Driver: "ipmi"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls.Load() != 1 {
+		t.Fatalf("lister called %d times within the interval, want 1", calls.Load())
+	}
+	now = now.Add(15 * time.Second)
+	_, _ = r.HostFor(context.Background(), Target{UUID: "u", Driver: "ipmi"})
+	if calls.Load() != 2 {
+		t.Fatalf("lister called %d times after the interval, want 2", calls.Load())
+	}
+}
+
+// A conductor that stopped (connection refused) is skipped: the client
+// rebuilds the ring from the live set and retries once on the survivor.
+func TestCallNodeRetriesOnceOnUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	live := httptest.NewServer(NewHTTPHandler(testServer(t, nil), HTTPHandlerOptions{}))
+	defer live.Close()
+	alive := live.Listener.Addr().String()
+
+	both := []ConductorInfo{{Hostname: dead, HardwareTypes: []string{"ipmi"}}, {Hostname: alive, HardwareTypes: []string{"ipmi"}}}
+	ring, _ := hashring.New([]string{dead, alive}, 5)
+	var uuid string
+	for i := 0; uuid == ""; i++ {
+		u := fmt.Sprintf("node-%d", i)
+		if h, _ := ring.Get([]byte(u)); h == dead {
+			uuid = u
+		}
+	}
+	var calls atomic.Int32
+	r := NewRouter(staticLister(&calls, both, both[1:]), 5, time.Hour)
+	c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{Timeout: 5 * time.Second}))
+	reply, err := c.CallNode(context.Background(), r, Target{UUID: uuid, Driver: "ipmi"}, "power", map[string]any{"node_id": uuid})
+	if err != nil {
+		t.Fatalf("call after conductor loss: %v", err)
+	}
+	var got map[string]string
+	if err := reply.Decode(&got); err != nil || got["node"] != uuid {
+		t.Fatalf("reply %v, %v", got, err)
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("ring rebuilt %d times, want 2 (initial + after the failure)", calls.Load())
+	}
+
+	// When every conductor is gone the caller gets the dial error, once.
+	calls.Store(0)
+	r = NewRouter(staticLister(&calls, both[:1]), 5, time.Hour)
+	_, err = c.CallNode(context.Background(), r, Target{UUID: uuid, Driver: "ipmi"}, "power", map[string]any{"node_id": uuid})
+	if !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("err = %v, want ErrUnreachable", err)
+	}
+}
