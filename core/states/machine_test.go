@@ -1,0 +1,101 @@
+package states
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+)
+
+// want transcribes reference/ironic.md §10 (the rows for API 1.1–1.26): every
+// (state, event) pair not listed here must be refused.
+var want = map[State]map[Event]State{
+	Enroll:        {Manage: Verifying},
+	Verifying:     {Done: Manageable, Fail: Enroll},
+	Manageable:    {Provide: Cleaning, Clean: Cleaning, Inspect: Inspecting, Adopt: Adopting},
+	Cleaning:      {Done: Available, Fail: CleanFailed, Wait: CleanWait, Manage: Manageable},
+	CleanWait:     {Resume: Cleaning, Fail: CleanFailed, Abort: CleanFailed},
+	CleanFailed:   {Manage: Manageable},
+	Available:     {Deploy: Deploying, Manage: Manageable},
+	Deploying:     {Done: Active, Wait: DeployWait, Fail: DeployFailed},
+	DeployWait:    {Resume: Deploying, Fail: DeployFailed, Abort: DeployFailed, Delete: Deleting},
+	DeployFailed:  {Deploy: Deploying, Rebuild: Deploying, Delete: Deleting},
+	Active:        {Rebuild: Deploying, Delete: Deleting},
+	Deleting:      {Clean: Cleaning, Fail: Error},
+	Error:         {Rebuild: Deploying, Delete: Deleting},
+	Inspecting:    {Done: Manageable, Wait: InspectWait, Fail: InspectFailed},
+	InspectWait:   {Done: Manageable, Resume: Inspecting, Fail: InspectFailed, Abort: InspectFailed},
+	InspectFailed: {Manage: Manageable, Inspect: Inspecting},
+	Adopting:      {Done: Active, Fail: AdoptFailed},
+	AdoptFailed:   {Adopt: Adopting, Manage: Manageable},
+}
+
+func TestEveryStateEventPair(t *testing.T) {
+	for _, s := range AllStates {
+		for _, e := range AllEvents {
+			t.Run(string(s)+"/"+string(e), func(t *testing.T) {
+				got, err := Next("n1", s, e)
+				to, ok := want[s][e]
+				if ok {
+					if err != nil || got != to {
+						t.Fatalf("Next(%s, %s) = %q, %v; want %q", s, e, got, err, to)
+					}
+					return
+				}
+				var ite *InvalidTransitionError
+				if !errors.As(err, &ite) || ite.HTTPCode() != http.StatusBadRequest {
+					t.Fatalf("Next(%s, %s) = %q, %v; want InvalidStateRequested", s, e, got, err)
+				}
+			})
+		}
+	}
+}
+
+func TestStableAndTargets(t *testing.T) {
+	for _, s := range AllStates {
+		if IsStable(s) == (Target(s) != "") {
+			t.Errorf("%s: stable=%v but target %q", s, IsStable(s), Target(s))
+		}
+		if _, ok := want[s]; !ok {
+			t.Errorf("%s has no transitions: nodes would be stranded there", s)
+		}
+	}
+	for _, s := range StuckStates {
+		if _, err := Next("n", s, Fail); err != nil {
+			t.Errorf("stuck state %s cannot fail: %v", s, err)
+		}
+	}
+}
+
+// The lifecycle Ironic 21.4 walked with fake-hardware (§10.1).
+func TestMinimalLifecycle(t *testing.T) {
+	s := Enroll
+	for _, e := range []Event{Manage, Done, Provide, Done, Deploy, Done, Delete, Clean, Done} {
+		next, err := Next("n1", s, e)
+		if err != nil {
+			t.Fatalf("%s --%s-->: %v", s, e, err)
+		}
+		s = next
+	}
+	if s != Available {
+		t.Fatalf("lifecycle ended in %s", s)
+	}
+}
+
+func TestErrorMessageIsIronics(t *testing.T) {
+	_, err := Next("n1", Active, Provide)
+	const msg = `The requested action "provide" can not be performed on node "n1" while it is in state "active".`
+	if err == nil || err.Error() != msg {
+		t.Fatalf("got %v\nwant %s", err, msg)
+	}
+}
+
+func TestVerbs(t *testing.T) {
+	for verb, ev := range map[string]Event{"active": Deploy, "deleted": Delete, "manage": Manage, "abort": Abort} {
+		if got, ok := VerbEvent(verb); !ok || got != ev {
+			t.Errorf("VerbEvent(%q) = %q, %v", verb, got, ok)
+		}
+	}
+	if _, ok := VerbEvent("deploy"); ok {
+		t.Error(`"deploy" is a 1.73 verb; the 1.26 API must not map it`)
+	}
+}

@@ -1,0 +1,98 @@
+package states
+
+// State is a provision state, spelled as on Ironic's wire.
+type State string
+
+// Provision states.
+const (
+	Enroll        State = "enroll"
+	Verifying     State = "verifying"
+	Manageable    State = "manageable"
+	Inspecting    State = "inspecting"
+	InspectWait   State = "inspect wait"
+	InspectFailed State = "inspect failed"
+	Cleaning      State = "cleaning"
+	CleanWait     State = "clean wait"
+	CleanFailed   State = "clean failed"
+	Available     State = "available"
+	Deploying     State = "deploying"
+	DeployWait    State = "wait call-back"
+	DeployFailed  State = "deploy failed"
+	Active        State = "active"
+	Deleting      State = "deleting"
+	Adopting      State = "adopting"
+	AdoptFailed   State = "adopt failed"
+	Error         State = "error"
+)
+
+// Event moves a node between states: a verb an API client asks for, or an
+// internal event a conductor fires as work progresses.
+type Event string
+
+// Verbs (user-requested events).
+const (
+	Manage  Event = "manage"
+	Provide Event = "provide"
+	Inspect Event = "inspect"
+	Clean   Event = "clean"
+	Deploy  Event = "deploy"
+	Rebuild Event = "rebuild"
+	Delete  Event = "delete"
+	Abort   Event = "abort"
+	Adopt   Event = "adopt"
+)
+
+// Internal events.
+const (
+	Done   Event = "done"
+	Fail   Event = "fail"
+	Wait   Event = "wait"
+	Resume Event = "resume"
+)
+
+// AllStates lists every state, stable ones first.
+var AllStates = []State{
+	Enroll, Manageable, Available, Active, Error, InspectFailed, CleanFailed, DeployFailed, AdoptFailed,
+	Verifying, Inspecting, InspectWait, Cleaning, CleanWait, Deploying, DeployWait, Deleting, Adopting,
+}
+
+// AllEvents lists every event, verbs first.
+var AllEvents = []Event{Manage, Provide, Inspect, Clean, Deploy, Rebuild, Delete, Abort, Adopt, Done, Fail, Wait, Resume}
+
+// stable states are where nodes rest; failure states are stable too.
+var stable = map[State]bool{
+	Enroll: true, Manageable: true, Available: true, Active: true, Error: true,
+	InspectFailed: true, CleanFailed: true, DeployFailed: true, AdoptFailed: true,
+}
+
+// IsStable reports whether s is a resting state (no target).
+func IsStable(s State) bool { return stable[s] }
+
+// targets gives the target_provision_state of each transient state.
+// Cleaning's target depends on why it runs (manual cleaning returns to
+// manageable); Target returns the automated-cleaning default.
+var targets = map[State]State{
+	Verifying: Manageable, Inspecting: Manageable, InspectWait: Manageable,
+	Cleaning: Available, CleanWait: Available,
+	Deploying: Active, DeployWait: Active, Deleting: Available, Adopting: Active,
+}
+
+// Target returns the state a transient state is heading to, or "" for a
+// stable one.
+func Target(s State) State { return targets[s] }
+
+// DeleteAllowed lists the states a node may be deleted in. Available is
+// allowed too unless [conductor] allow_deleting_available_nodes is false.
+var DeleteAllowed = map[State]bool{Manageable: true, Enroll: true, AdoptFailed: true, Available: true}
+
+// StuckStates are the transient states a conductor moves to their failure
+// state at start or takeover when no live conductor holds the node
+// (Ironic's STUCK_STATES_TREATED_AS_FAIL).
+var StuckStates = []State{Deploying, Cleaning, Verifying, Inspecting, Adopting, Deleting}
+
+// UpdateAllowed lists the states where PATCH is allowed although the node
+// has a target (Ironic's UPDATE_ALLOWED_STATES, less rescue and service).
+var UpdateAllowed = map[State]bool{
+	DeployFailed: true, Inspecting: true, InspectFailed: true, InspectWait: true,
+	CleanFailed: true, Error: true, Verifying: true, AdoptFailed: true,
+}
