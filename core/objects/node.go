@@ -1,0 +1,103 @@
+package objects
+
+import (
+	"time"
+
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+// v is version.MustParse, short for the declarations below.
+func v(s string) version.Version { return version.MustParse(s) }
+
+// Node is a bare-metal server (latest version: see NodeKind). Field
+// comments name the version a field appeared in when it is not 1.0.
+type Node struct {
+	Base
+	// ID is the internal primary key.
+	ID   int64   `rivet:"id"`
+	UUID string  `rivet:"uuid"`
+	Name *string `rivet:"name"`
+	// ChassisID is the ID of the Chassis holding the node, if any.
+	ChassisID *int64 `rivet:"chassis_id"`
+	// Driver is the hardware type ("redfish", "ipmi", "fake-hardware").
+	Driver             string         `rivet:"driver"`
+	DriverInfo         map[string]any `rivet:"driver_info"`
+	DriverInternalInfo map[string]any `rivet:"driver_internal_info"`
+	Extra              map[string]any `rivet:"extra"`
+	InstanceInfo       map[string]any `rivet:"instance_info"`
+	Properties         map[string]any `rivet:"properties"`
+	CleanStep          map[string]any `rivet:"clean_step"`
+	RAIDConfig         map[string]any `rivet:"raid_config"`
+	TargetRAIDConfig   map[string]any `rivet:"target_raid_config"`
+	InstanceUUID       *string        `rivet:"instance_uuid"`
+	LastError          *string        `rivet:"last_error"`
+	Maintenance        bool           `rivet:"maintenance"`
+	MaintenanceReason  *string        `rivet:"maintenance_reason"`
+	PowerState         *string        `rivet:"power_state"`
+	TargetPowerState   *string        `rivet:"target_power_state"`
+	// ProvisionState defaults to "enroll", as in Ironic.
+	ProvisionState       string     `rivet:"provision_state"`
+	TargetProvisionState *string    `rivet:"target_provision_state"`
+	ProvisionUpdatedAt   *time.Time `rivet:"provision_updated_at"`
+	InspectionStartedAt  *time.Time `rivet:"inspection_started_at"`
+	InspectionFinishedAt *time.Time `rivet:"inspection_finished_at"`
+	NetworkInterface     *string    `rivet:"network_interface"`
+	ResourceClass        *string    `rivet:"resource_class"`
+	ConsoleEnabled       bool       `rivet:"console_enabled"`
+	// ConductorAffinity is the ID of the conductor that last deployed the node.
+	ConductorAffinity *int64 `rivet:"conductor_affinity"`
+	ConductorGroup    string `rivet:"conductor_group"`
+	// Reservation is the hostname of the conductor holding the node's lock.
+	Reservation *string    `rivet:"reservation"`
+	CreatedAt   time.Time  `rivet:"created_at"`
+	UpdatedAt   *time.Time `rivet:"updated_at"`
+}
+
+// Kind implements Object.
+func (*Node) Kind() string { return "Node" }
+
+// NodeKind declares Node for Register.
+func NodeKind() Kind {
+	return Kind{
+		Name:     "Node",
+		New:      func() Object { return new(Node) },
+		Versions: []Step{{Version: v("1.0")}},
+		Fields: []Field{
+			{Name: "id", Since: v("1.0")},
+			{Name: "uuid", Since: v("1.0")},
+			{Name: "name", Since: v("1.0"), Nullable: true},
+			{Name: "chassis_id", Since: v("1.0"), Nullable: true},
+			{Name: "driver", Since: v("1.0")},
+			{Name: "driver_info", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "driver_internal_info", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "extra", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "instance_info", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "properties", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "clean_step", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "raid_config", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "target_raid_config", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "instance_uuid", Since: v("1.0"), Nullable: true},
+			{Name: "last_error", Since: v("1.0"), Nullable: true},
+			{Name: "maintenance", Since: v("1.0"), Default: false},
+			{Name: "maintenance_reason", Since: v("1.0"), Nullable: true},
+			{Name: "power_state", Since: v("1.0"), Nullable: true},
+			{Name: "target_power_state", Since: v("1.0"), Nullable: true},
+			{Name: "provision_state", Since: v("1.0"), Default: "enroll"},
+			{Name: "target_provision_state", Since: v("1.0"), Nullable: true},
+			{Name: "provision_updated_at", Since: v("1.0"), Nullable: true},
+			{Name: "inspection_started_at", Since: v("1.0"), Nullable: true},
+			{Name: "inspection_finished_at", Since: v("1.0"), Nullable: true},
+			{Name: "network_interface", Since: v("1.0"), Nullable: true},
+			{Name: "resource_class", Since: v("1.0"), Nullable: true},
+			{Name: "console_enabled", Since: v("1.0"), Default: false},
+			{Name: "conductor_affinity", Since: v("1.0"), Nullable: true},
+			{Name: "conductor_group", Since: v("1.0"), Default: ""},
+			{Name: "reservation", Since: v("1.0"), Nullable: true},
+			{Name: "created_at", Since: v("1.0")},
+			{Name: "updated_at", Since: v("1.0"), Nullable: true},
+		},
+		// Fingerprint pins this shape at the latest version; see FingerprintError
+		// before changing a field.
+		Fingerprint: "1.0-4ad2f3917359cd4a65d404bb698bad04",
+	}
+}

@@ -1,0 +1,83 @@
+package objects
+
+import "slices"
+
+// Object is a versioned object at its kind's latest version. A kind is a
+// pointer to a struct that embeds Base and tags every other exported field
+// with its canonical name, `rivet:"chassis_id"`; the kind's field table must
+// list exactly those names (Register checks it).
+type Object interface {
+	// Kind returns the registered kind name, e.g. "Node".
+	Kind() string
+	// Changes returns the object's change set.
+	Changes() *ChangeSet
+}
+
+// Base carries an object's change set. Every kind embeds it.
+type Base struct {
+	changes ChangeSet
+}
+
+// Changes returns the object's change set.
+func (b *Base) Changes() *ChangeSet { return &b.changes }
+
+// ChangeSet tracks which fields of an object changed since it was loaded.
+//
+// Go cannot intercept field assignment, so a field counts as changed when
+// either its value differs (reflect.DeepEqual) from the snapshot taken by the
+// last Registry.ResetChanges (FromDB and Deserialize take one), or it was
+// marked explicitly (Mark; conversions mark what they change). Callers just
+// assign fields and ask Registry.Changed. An object that never had a
+// snapshot, such as one built by Registry.New for a create, counts every
+// field as changed. The snapshot costs one deep copy of the object per load.
+type ChangeSet struct {
+	snapshot map[string]any
+	marked   map[string]bool
+}
+
+// Mark records fields as changed whatever their values, e.g. to force a
+// write. It does not check the names; Registry.MarkChanged does.
+func (c *ChangeSet) Mark(fields ...string) {
+	if c.marked == nil {
+		c.marked = map[string]bool{}
+	}
+	for _, f := range fields {
+		c.marked[f] = true
+	}
+}
+
+// Marked returns the explicitly marked fields, sorted.
+func (c *ChangeSet) Marked() []string {
+	out := make([]string, 0, len(c.marked))
+	for f := range c.marked {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// HasSnapshot reports whether a snapshot was taken; without one every
+// field counts as changed.
+func (c *ChangeSet) HasSnapshot() bool { return c.snapshot != nil }
+
+func (c *ChangeSet) mark(set map[string]bool) {
+	for f := range set {
+		c.Mark(f)
+	}
+}
+
+// clone copies the change set; snapshot values are never mutated in place,
+// so sharing them is safe.
+func (c *ChangeSet) clone() ChangeSet {
+	out := ChangeSet{}
+	if c.snapshot != nil {
+		out.snapshot = make(map[string]any, len(c.snapshot))
+		for k, v := range c.snapshot {
+			out.snapshot[k] = v
+		}
+	}
+	for f := range c.marked {
+		out.Mark(f)
+	}
+	return out
+}

@@ -1,0 +1,52 @@
+package objects
+
+import "time"
+
+// Port is a network interface of a Node, known by its MAC address.
+type Port struct {
+	Base
+	// ID is the internal primary key.
+	ID   int64  `rivet:"id"`
+	UUID string `rivet:"uuid"`
+	// Address is the MAC address.
+	Address string `rivet:"address"`
+	// NodeID is the ID of the Node the port belongs to.
+	NodeID int64 `rivet:"node_id"`
+	// PortgroupID is the ID of the Portgroup the port is in, if any.
+	PortgroupID         *int64         `rivet:"portgroup_id"`
+	Extra               map[string]any `rivet:"extra"`
+	LocalLinkConnection map[string]any `rivet:"local_link_connection"`
+	// PXEEnabled defaults to true, as in Ironic.
+	PXEEnabled   bool           `rivet:"pxe_enabled"`
+	InternalInfo map[string]any `rivet:"internal_info"`
+	CreatedAt    time.Time      `rivet:"created_at"`
+	UpdatedAt    *time.Time     `rivet:"updated_at"`
+}
+
+// Kind implements Object.
+func (*Port) Kind() string { return "Port" }
+
+// PortKind declares Port for Register.
+func PortKind() Kind {
+	return Kind{
+		Name:     "Port",
+		New:      func() Object { return new(Port) },
+		Versions: []Step{{Version: v("1.0")}},
+		Fields: []Field{
+			{Name: "id", Since: v("1.0")},
+			{Name: "uuid", Since: v("1.0")},
+			{Name: "address", Since: v("1.0")},
+			{Name: "node_id", Since: v("1.0")},
+			{Name: "portgroup_id", Since: v("1.0"), Nullable: true},
+			{Name: "extra", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "local_link_connection", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "pxe_enabled", Since: v("1.0"), Default: true},
+			{Name: "internal_info", Since: v("1.0"), Default: map[string]any{}},
+			{Name: "created_at", Since: v("1.0")},
+			{Name: "updated_at", Since: v("1.0"), Nullable: true},
+		},
+		// Fingerprint pins this shape at the latest version; see FingerprintError
+		// before changing a field.
+		Fingerprint: "1.0-ba076dd5c162d023e9cec282701c1b03",
+	}
+}

@@ -1,0 +1,105 @@
+package objects
+
+import (
+	"time"
+)
+
+// samples returns, per kind, a representative fully populated object as
+// loaded from the DB (snapshot taken) with one field changed since: what
+// the golden fixtures and round trips use. Numbers inside maps are float64,
+// as they come back from JSON.
+func samples() map[string]func() Object {
+	created := time.Date(2026, 3, 14, 9, 26, 53, 589000000, time.UTC)
+	updated := time.Date(2026, 3, 15, 10, 0, 0, 0, time.UTC)
+	return map[string]func() Object{
+		"Node": func() Object {
+			return &Node{
+				ID: 7, UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Name: ptr("rack1-node7"),
+				ChassisID: ptr(int64(2)), Driver: "redfish",
+				DriverInfo: map[string]any{
+					"redfish_address": "https://10.0.0.7", "redfish_system_id": "/redfish/v1/Systems/1",
+					"redfish_username": "admin", "redfish_password": "secret", "redfish_verify_ca": false,
+				},
+				DriverInternalInfo: map[string]any{"agent_url": "http://10.1.0.7:9999", "clean_steps": []any{"erase"}},
+				Extra:              map[string]any{"rack": "r1", "slot": float64(7)},
+				InstanceInfo:       map[string]any{"image_source": "http://images/ubuntu.iso", "root_gb": float64(40)},
+				Properties:         map[string]any{"cpus": float64(32), "memory_mb": float64(131072), "cpu_arch": "x86_64"},
+				CleanStep:          map[string]any{"interface": "deploy", "step": "erase_devices", "priority": float64(10)},
+				RAIDConfig:         map[string]any{"logical_disks": []any{map[string]any{"size_gb": float64(100), "raid_level": "1"}}},
+				TargetRAIDConfig:   map[string]any{"logical_disks": []any{map[string]any{"size_gb": "MAX", "raid_level": "5"}}},
+				InstanceUUID:       ptr("5a4a8a0e-64b7-4e0f-9e8c-0a1e0f0e9b11"),
+				LastError:          ptr("power sync failed once"),
+				Maintenance:        true, MaintenanceReason: ptr("fan replacement"),
+				PowerState: ptr("power on"), TargetPowerState: ptr("power off"),
+				ProvisionState: "active", TargetProvisionState: ptr("deleted"),
+				ProvisionUpdatedAt:  &updated,
+				InspectionStartedAt: &created, InspectionFinishedAt: &updated,
+				NetworkInterface: ptr("noop"), ResourceClass: ptr("baremetal-large"),
+				ConsoleEnabled: true, ConductorAffinity: ptr(int64(3)), ConductorGroup: "rack1",
+				Reservation: ptr("conductor-1.example.com"),
+				CreatedAt:   created, UpdatedAt: &updated,
+			}
+		},
+		"Port": func() Object {
+			return &Port{
+				ID: 11, UUID: "9a1b6f9e-0d39-4a63-8a59-1d1f8c7e2a01", Address: "52:54:00:12:34:56",
+				NodeID: 7, PortgroupID: ptr(int64(4)),
+				Extra:               map[string]any{"label": "eth0"},
+				LocalLinkConnection: map[string]any{"switch_id": "0a:1b:2c:3d:4e:5f", "port_id": "Ethernet1/7", "switch_info": "tor1"},
+				PXEEnabled:          false,
+				InternalInfo:        map[string]any{"tenant_vif_port_id": "vif-1"},
+				CreatedAt:           created, UpdatedAt: &updated,
+			}
+		},
+		"Portgroup": func() Object {
+			return &Portgroup{
+				ID: 4, UUID: "3c8a7d0e-5f6b-4c2d-9e1a-7b8c9d0e1f20", Name: ptr("bond0"),
+				Address: ptr("52:54:00:aa:bb:cc"), NodeID: 7,
+				Extra:                    map[string]any{"owner": "netops"},
+				InternalInfo:             map[string]any{"tenant_vif_port_id": "vif-2"},
+				StandalonePortsSupported: false, Mode: ptr("802.3ad"),
+				Properties: map[string]any{"miimon": "100", "xmit_hash_policy": "layer3+4"},
+				CreatedAt:  created, UpdatedAt: &updated,
+			}
+		},
+		"Chassis": func() Object {
+			return &Chassis{
+				ID: 2, UUID: "e6c0a3f1-8b2d-4e5f-a6b7-c8d9e0f1a2b3", Description: ptr("rack 1, row B"),
+				Extra:     map[string]any{"datacenter": "par1"},
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
+		"Conductor": func() Object {
+			return &Conductor{
+				ID: 3, Hostname: "conductor-1.example.com", ConductorGroup: "rack1", Online: true,
+				Drivers:   []string{"fake-hardware", "ipmi", "redfish"},
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
+		"Widget": func() Object {
+			return &Widget{ID: 1, Name: "w1", Extra: map[string]any{}, Meta: map[string]any{"k": "v"}, Color: ptr("red")}
+		},
+		"Gadget": func() Object {
+			return &Gadget{ID: 1, New: 10, Affected: 13}
+		},
+	}
+}
+
+// sampleChanged is the field sample marks changed after loading.
+var sampleChanged = map[string]string{
+	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
+	"Conductor": "online", "Widget": "meta", "Gadget": "new",
+}
+
+// loadedSample returns kind's sample as if loaded (snapshot taken) with one
+// field changed since.
+func loadedSample(r *Registry, kind string) Object {
+	obj := samples()[kind]()
+	if err := r.ResetChanges(obj); err != nil {
+		panic(err)
+	}
+	if err := r.MarkChanged(obj, sampleChanged[kind]); err != nil {
+		panic(err)
+	}
+	return obj
+}
