@@ -55,5 +55,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 func commands() []*cli.Command {
 	return []*cli.Command{
 		versionCommand(),
+		configCommand(),
 	}
 }

@@ -1,0 +1,44 @@
+package config
+
+import "time"
+
+// APIOpts holds the [api] section. Each field is declared, with its default,
+// rules and help, in apiSection.
+type APIOpts struct {
+	HostIP                  string
+	Port                    int
+	MaxLimit                int
+	EnableSSLAPI            bool
+	CertFile                string
+	KeyFile                 string
+	TLSMinimumVersion       string
+	MaxRequestBodySize      int
+	GracefulShutdownTimeout time.Duration
+}
+
+func apiSection() section {
+	return section{name: "api", help: "Options of the REST API service.", options: []*Option{
+		strOpt("host_ip", "0.0.0.0", func(c *Config) *string { return &c.API.HostIP },
+			"IP address on which the REST API listens; 0.0.0.0 or :: listen on every address.").check(checkIP),
+		intOpt("port", 6385, func(c *Config) *int { return &c.API.Port },
+			"TCP port on which the REST API listens.").between(1, 65535),
+		intOpt("max_limit", 1000, func(c *Config) *int { return &c.API.MaxLimit },
+			"Maximum number of items returned in a single response from a collection "+
+				"resource; larger limit query parameters are reduced to it.").atLeast(1),
+		boolOpt("enable_ssl_api", false, func(c *Config) *bool { return &c.API.EnableSSLAPI },
+			"Serve the REST API over HTTPS, with cert_file and key_file."),
+		strOpt("cert_file", "", func(c *Config) *string { return &c.API.CertFile },
+			"PEM certificate (chain) of the REST API; required when enable_ssl_api is true."),
+		strOpt("key_file", "", func(c *Config) *string { return &c.API.KeyFile },
+			"PEM private key of cert_file; required when enable_ssl_api is true."),
+		strOpt("tls_minimum_version", "1.2", func(c *Config) *string { return &c.API.TLSMinimumVersion },
+			"Lowest TLS version the REST API accepts when enable_ssl_api is true.").
+			choices(Choice{Value: "1.2"}, Choice{Value: "1.3"}),
+		intOpt("max_request_body_size", 1<<20, func(c *Config) *int { return &c.API.MaxRequestBodySize },
+			"Largest request body the REST API accepts, in bytes; larger requests get HTTP 413.").
+			atLeast(1024),
+		durOpt("graceful_shutdown_timeout", 30*time.Second, func(c *Config) *time.Duration { return &c.API.GracefulShutdownTimeout },
+			"On SIGTERM, how long the REST API waits for in-flight requests to finish "+
+				"before closing their connections."),
+	}}
+}

@@ -1,0 +1,102 @@
+package config
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ConductorOpts holds the [conductor] section. Each field is declared, with
+// its default, rules and help, in conductorSection.
+type ConductorOpts struct {
+	HeartbeatInterval           time.Duration
+	HeartbeatTimeout            time.Duration
+	ConductorGroup              string
+	PluginDir                   string
+	PluginChecksums             []string
+	EnabledHardwareTypes        []string
+	GracefulShutdownTimeout     time.Duration
+	SyncPowerStateInterval      time.Duration
+	SyncPowerStateWorkers       int
+	PowerStateSyncMaxRetries    int
+	NodeLockedRetryAttempts     int
+	NodeLockedRetryInterval     time.Duration
+	LeaseDuration               time.Duration
+	AutomatedClean              bool
+	DeployCallbackTimeout       time.Duration
+	CheckProvisionStateInterval time.Duration
+}
+
+func conductorSection() section {
+	sec := int64(time.Second)
+	return section{name: "conductor", help: "Options of the conductor service.", options: []*Option{
+		durOpt("heartbeat_interval", 10*time.Second, func(c *Config) *time.Duration { return &c.Conductor.HeartbeatInterval },
+			"Interval at which the conductor records in the database that it is alive.").atLeast(sec),
+		durOpt("heartbeat_timeout", 60*time.Second, func(c *Config) *time.Duration { return &c.Conductor.HeartbeatTimeout },
+			"Time after its last heartbeat at which a conductor is considered dead: it leaves "+
+				"the hash ring and its node leases may be taken over. Must be greater than "+
+				"heartbeat_interval.").atLeast(sec),
+		strOpt("conductor_group", "", func(c *Config) *string { return &c.Conductor.ConductorGroup },
+			"Name of the conductor group this conductor belongs to; it manages only nodes "+
+				"whose conductor_group matches (case-insensitive). Empty is the default group.").
+			check(func(v any) string {
+				if n := len(v.(string)); n > 255 {
+					return fmt.Sprintf("value is %d characters long, more than 255", n)
+				}
+				return ""
+			}),
+		strOpt("plugin_dir", "", func(c *Config) *string { return &c.Conductor.PluginDir },
+			"Directory searched for rivet-driver-* plugin binaries, which take precedence over "+
+				"the built-in drivers. Empty means the directory holding the rivet executable."),
+		listOpt("plugin_checksums", []string{}, func(c *Config) *[]string { return &c.Conductor.PluginChecksums },
+			"Pins plugin binaries to checksums, as a list of name:sha256 (hex) items, for "+
+				"example rivet-driver-redfish:9f86d0…; a listed plugin whose binary does not match "+
+				"is not started.").
+			check(checkPluginChecksums),
+		listOpt("enabled_hardware_types", []string{"fake-hardware", "ipmi", "redfish"}, func(c *Config) *[]string { return &c.Conductor.EnabledHardwareTypes },
+			"Hardware types this conductor loads and serves.").required(),
+		durOpt("graceful_shutdown_timeout", 60*time.Second, func(c *Config) *time.Duration { return &c.Conductor.GracefulShutdownTimeout },
+			"On SIGTERM, how long the conductor waits for in-flight tasks to finish after it "+
+				"has stopped taking work, before releasing its leases and exiting."),
+		durOpt("sync_power_state_interval", 60*time.Second, func(c *Config) *time.Duration { return &c.Conductor.SyncPowerStateInterval },
+			"Interval between power state syncs of the nodes this conductor manages. 0 "+
+				"disables the sync."),
+		intOpt("sync_power_state_workers", 8, func(c *Config) *int { return &c.Conductor.SyncPowerStateWorkers },
+			"Largest number of power state syncs that run at once (one at a time per BMC).").atLeast(1),
+		intOpt("power_state_sync_max_retries", 3, func(c *Config) *int { return &c.Conductor.PowerStateSyncMaxRetries },
+			"Number of consecutive syncs that may find a node's power state differing from the "+
+				"database before the database is updated to match the hardware.").atLeast(0),
+		intOpt("node_locked_retry_attempts", 3, func(c *Config) *int { return &c.Conductor.NodeLockedRetryAttempts },
+			"Number of attempts to take a node's lease when another conductor holds it.").atLeast(0),
+		durOpt("node_locked_retry_interval", time.Second, func(c *Config) *time.Duration { return &c.Conductor.NodeLockedRetryInterval },
+			"Time between attempts to take a node's lease."),
+		durOpt("lease_duration", 60*time.Second, func(c *Config) *time.Duration { return &c.Conductor.LeaseDuration },
+			"Lifetime of a node lease; the holder renews it while it works, and a lease that "+
+				"expires may be taken over by another conductor.").atLeast(sec),
+		boolOpt("automated_clean", false, func(c *Config) *bool { return &c.Conductor.AutomatedClean },
+			"Clean nodes automatically when they are made available and after they are "+
+				"unprovisioned."),
+		durOpt("deploy_callback_timeout", 1800*time.Second, func(c *Config) *time.Duration { return &c.Conductor.DeployCallbackTimeout },
+			"Time to wait for a deploy ramdisk to call back before failing the deployment. "+
+				"0 waits forever."),
+		durOpt("check_provision_state_interval", 60*time.Second, func(c *Config) *time.Duration { return &c.Conductor.CheckProvisionStateInterval },
+			"Interval between checks for provisioning timeouts and for nodes whose lease "+
+				"holder is dead.").atLeast(sec),
+	}}
+}
+
+// checkPluginChecksums requires every item to be name:<64 hex digits>.
+func checkPluginChecksums(v any) string {
+	var bad []string
+	for _, item := range v.([]string) {
+		name, sum, ok := strings.Cut(item, ":")
+		if b, err := hex.DecodeString(sum); !ok || name == "" || err != nil || len(b) != 32 {
+			bad = append(bad, fmt.Sprintf("%q", item))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Sprintf("%s: want name:sha256 items, the checksum as 64 hex digits", strings.Join(bad, ", "))
+	}
+	return ""
+}

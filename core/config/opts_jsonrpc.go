@@ -1,0 +1,55 @@
+package config
+
+import "time"
+
+// JSONRPCOpts holds the [json_rpc] section. Each field is declared, with its
+// default, rules and help, in jsonRPCSection.
+type JSONRPCOpts struct {
+	HostIP                string
+	Port                  int
+	AuthStrategy          string
+	HTTPBasicAuthUserFile string
+	Username              string
+	Password              string
+	UseSSL                bool
+	CertFile              string
+	KeyFile               string
+	CAFile                string
+	Timeout               time.Duration
+	MaxRequestBodySize    int
+}
+
+func jsonRPCSection() section {
+	return section{name: "json_rpc", help: "Options of the JSON-RPC transport between the API and conductors " +
+		"([DEFAULT] rpc_transport = json-rpc).", options: []*Option{
+		strOpt("host_ip", "0.0.0.0", func(c *Config) *string { return &c.JSONRPC.HostIP },
+			"IP address on which the conductor's JSON-RPC server listens.").check(checkIP),
+		intOpt("port", 8089, func(c *Config) *int { return &c.JSONRPC.Port },
+			"TCP port on which the conductor's JSON-RPC server listens. A conductor whose port "+
+				"is not 8089 registers itself as host:port.").between(1, 65535),
+		strOpt("auth_strategy", "", func(c *Config) *string { return &c.JSONRPC.AuthStrategy },
+			"Authentication strategy of JSON-RPC, on the server and the client side.").
+			choices(append([]Choice{{"", "use [DEFAULT] auth_strategy"}}, authChoices...)...),
+		strOpt("http_basic_auth_user_file", "/etc/rivet/htpasswd-json-rpc", func(c *Config) *string { return &c.JSONRPC.HTTPBasicAuthUserFile },
+			"Path to the Apache htpasswd file the JSON-RPC server checks when its auth "+
+				"strategy is http_basic."),
+		strOpt("username", "", func(c *Config) *string { return &c.JSONRPC.Username },
+			"User name the JSON-RPC client sends when the auth strategy is http_basic."),
+		strOpt("password", "", func(c *Config) *string { return &c.JSONRPC.Password },
+			"Password the JSON-RPC client sends when the auth strategy is http_basic.").secret(),
+		boolOpt("use_ssl", false, func(c *Config) *bool { return &c.JSONRPC.UseSSL },
+			"Use TLS for JSON-RPC: the server serves cert_file and key_file, the client "+
+				"connects with https and verifies the server against cafile."),
+		strOpt("cert_file", "", func(c *Config) *string { return &c.JSONRPC.CertFile },
+			"PEM certificate (chain) of the JSON-RPC server; required when use_ssl is true."),
+		strOpt("key_file", "", func(c *Config) *string { return &c.JSONRPC.KeyFile },
+			"PEM private key of cert_file; required when use_ssl is true."),
+		strOpt("cafile", "", func(c *Config) *string { return &c.JSONRPC.CAFile },
+			"PEM CA bundle the JSON-RPC client verifies servers with. Empty uses the system "+
+				"trust store."),
+		durOpt("timeout", 120*time.Second, func(c *Config) *time.Duration { return &c.JSONRPC.Timeout },
+			"Time the JSON-RPC client waits for a response.").atLeast(int64(time.Second)),
+		intOpt("max_request_body_size", 4<<20, func(c *Config) *int { return &c.JSONRPC.MaxRequestBodySize },
+			"Largest request body the JSON-RPC server accepts, in bytes.").atLeast(1024),
+	}}
+}
