@@ -55,6 +55,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 func commands() []*cli.Command {
 	return []*cli.Command{
 		versionCommand(),
+		pluginCommand(),
 		configCommand(),
 	}
 }

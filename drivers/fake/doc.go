@@ -1,0 +1,10 @@
+// Package fake is the fake-hardware driver: instant power, boot and deploy
+// actions on in-memory per-node state, with no BMC behind it. Tests and
+// benchmarks use it to exercise the conductor and the plugin path without
+// hardware; it is served like any driver (rivet-driver-fake, or the rivet
+// binary's hidden `plugin serve fake` mode).
+//
+// Rules: every operation succeeds instantly and is remembered per node UUID
+// for the life of the process; a node never seen before is powered off with
+// a one-time PXE boot override. It needs no driver_info.
+package fake

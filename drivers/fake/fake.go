@@ -1,0 +1,185 @@
+package fake
+
+import (
+	"context"
+	"crypto/md5"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/rivetmetal/rivet/plugins"
+)
+
+// HardwareType is the Ironic hardware type this driver serves.
+const HardwareType = "fake-hardware"
+
+// Version is the fake driver's own release.
+const Version = "1.0.0"
+
+// Driver is the fake-hardware driver. The zero value is not usable; call New.
+type Driver struct {
+	log   *slog.Logger
+	mu    sync.Mutex
+	nodes map[string]*nodeState
+}
+
+type nodeState struct {
+	power    plugins.PowerState
+	boot     plugins.BootDeviceSetting
+	prepared bool
+	deployed bool
+	cleaned  []string
+}
+
+// New returns a fake driver logging to log (nil: discard).
+func New(log *slog.Logger) *Driver {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Driver{log: log, nodes: map[string]*nodeState{}}
+}
+
+// Describe implements plugins.Driver.
+func (d *Driver) Describe() plugins.Description {
+	return plugins.Description{Name: "fake", Version: Version, HardwareTypes: []string{HardwareType}}
+}
+
+// state returns node's state, creating it; the caller holds d.mu.
+func (d *Driver) state(node plugins.Node) (*nodeState, error) {
+	if node.UUID == "" {
+		return nil, errors.New("node has no UUID")
+	}
+	s, ok := d.nodes[node.UUID]
+	if !ok {
+		s = &nodeState{power: plugins.PowerOff, boot: plugins.BootDeviceSetting{Device: plugins.BootPXE}}
+		d.nodes[node.UUID] = s
+	}
+	return s, nil
+}
+
+// with runs fn on node's state under the lock and names the driver in errors.
+func (d *Driver) with(node plugins.Node, op string, fn func(*nodeState) error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s, err := d.state(node)
+	if err == nil {
+		err = fn(s)
+	}
+	if err != nil {
+		return fmt.Errorf("driver fake: node %s: %s: %w", node.UUID, op, err)
+	}
+	return nil
+}
+
+// GetPowerState implements plugins.PowerStateGetter.
+func (d *Driver) GetPowerState(_ context.Context, node plugins.Node) (plugins.PowerState, error) {
+	var ps plugins.PowerState
+	err := d.with(node, "get power state", func(s *nodeState) error { ps = s.power; return nil })
+	return ps, err
+}
+
+// SetPowerState implements plugins.PowerSetter.
+func (d *Driver) SetPowerState(_ context.Context, node plugins.Node, target plugins.PowerState) error {
+	return d.with(node, "set power state", func(s *nodeState) error {
+		if target != plugins.PowerOn && target != plugins.PowerOff {
+			return fmt.Errorf("target %q: %w", target, plugins.ErrNotSupported)
+		}
+		s.power = target
+		d.log.Debug("set power", "node", node.UUID, "target", string(target))
+		return nil
+	})
+}
+
+// Reboot implements plugins.Rebooter: the node ends up powered on.
+func (d *Driver) Reboot(_ context.Context, node plugins.Node) error {
+	return d.with(node, "reboot", func(s *nodeState) error { s.power = plugins.PowerOn; return nil })
+}
+
+var supported = []plugins.BootDevice{plugins.BootPXE, plugins.BootDisk, plugins.BootCDROM, plugins.BootBIOS}
+
+// GetBootDevice implements plugins.BootDeviceGetter.
+func (d *Driver) GetBootDevice(_ context.Context, node plugins.Node) (plugins.BootDeviceSetting, error) {
+	var b plugins.BootDeviceSetting
+	err := d.with(node, "get boot device", func(s *nodeState) error { b = s.boot; return nil })
+	return b, err
+}
+
+// SetBootDevice implements plugins.BootDeviceSetter.
+func (d *Driver) SetBootDevice(_ context.Context, node plugins.Node, setting plugins.BootDeviceSetting) error {
+	return d.with(node, "set boot device", func(s *nodeState) error {
+		if !slices.Contains(supported, setting.Device) {
+			return fmt.Errorf("device %q: %w", setting.Device, plugins.ErrNotSupported)
+		}
+		s.boot = setting
+		return nil
+	})
+}
+
+// SupportedBootDevices implements plugins.SupportedBootDevicesLister.
+func (d *Driver) SupportedBootDevices(context.Context, plugins.Node) ([]plugins.BootDevice, error) {
+	return slices.Clone(supported), nil
+}
+
+// InjectNMI implements plugins.NMIInjector; it only checks the node exists.
+func (d *Driver) InjectNMI(_ context.Context, node plugins.Node) error {
+	return d.with(node, "inject NMI", func(*nodeState) error { return nil })
+}
+
+// PrepareDeploy implements plugins.DeployPreparer.
+func (d *Driver) PrepareDeploy(_ context.Context, node plugins.Node) error {
+	return d.with(node, "prepare deploy", func(s *nodeState) error { s.prepared = true; return nil })
+}
+
+// Deploy implements plugins.Deployer: the node is active and powered on.
+func (d *Driver) Deploy(_ context.Context, node plugins.Node) error {
+	return d.with(node, "deploy", func(s *nodeState) error {
+		s.deployed, s.power = true, plugins.PowerOn
+		s.boot = plugins.BootDeviceSetting{Device: plugins.BootDisk, Persistent: true, Mode: s.boot.Mode}
+		return nil
+	})
+}
+
+// TearDown implements plugins.DeployTearDowner.
+func (d *Driver) TearDown(_ context.Context, node plugins.Node) error {
+	return d.with(node, "tear down", func(s *nodeState) error {
+		s.deployed, s.prepared, s.power = false, false, plugins.PowerOff
+		return nil
+	})
+}
+
+var cleanSteps = []plugins.CleanStep{
+	{Interface: plugins.InterfaceDeploy, Step: "erase_devices_metadata", Priority: 99, Abortable: true},
+	{Interface: plugins.InterfaceDeploy, Step: "erase_devices", Priority: 10, Abortable: true},
+}
+
+// ListCleanSteps implements plugins.CleanStepLister.
+func (d *Driver) ListCleanSteps(context.Context, plugins.Node) ([]plugins.CleanStep, error) {
+	return slices.Clone(cleanSteps), nil
+}
+
+// ExecuteCleanStep implements plugins.CleanStepExecutor.
+func (d *Driver) ExecuteCleanStep(_ context.Context, node plugins.Node, step plugins.CleanStep) error {
+	return d.with(node, "execute clean step "+step.Step, func(s *nodeState) error {
+		if !slices.ContainsFunc(cleanSteps, func(c plugins.CleanStep) bool { return c.Step == step.Step }) {
+			return plugins.ErrNotSupported
+		}
+		s.cleaned = append(s.cleaned, step.Step)
+		return nil
+	})
+}
+
+// Inspect implements plugins.Inspector with a fixed inventory and a MAC
+// address derived from the node UUID, so it is stable across runs.
+func (d *Driver) Inspect(_ context.Context, node plugins.Node) (plugins.Inventory, error) {
+	var inv plugins.Inventory
+	err := d.with(node, "inspect", func(*nodeState) error {
+		h := md5.Sum([]byte(node.UUID))
+		mac := fmt.Sprintf("52:54:00:%02x:%02x:%02x", h[0], h[1], h[2])
+		inv = plugins.Inventory{CPUs: 4, CPUArch: "x86_64", MemoryMB: 8192, LocalGB: 40,
+			NICs: []plugins.NIC{{Name: "eth0", MACAddress: mac}}}
+		return nil
+	})
+	return inv, err
+}

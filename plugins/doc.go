@@ -1,0 +1,22 @@
+// Package plugins is Rivet's driver SDK: everything a hardware driver author
+// imports to write a driver that runs out of process as a go-plugin plugin.
+//
+// A driver is a value implementing Driver plus whichever capability
+// interfaces it supports (PowerStateGetter, PowerSetter, BootDeviceSetter,
+// NMIInjector, Inspector, …). Its main is a few lines calling Serve. The
+// conductor (package plugins/host) starts the binary, negotiates the protocol
+// major and then, in band, a version per hardware interface, and calls it.
+//
+// Rules:
+//   - This package imports nothing from Rivet's core, db or drivers; a test
+//     enforces it. An author needs only plugins/... and go-plugin.
+//   - Every call takes ctx first and the Node (identity plus driver_info).
+//   - Errors carry their kind and retry-ability across the process boundary;
+//     the mapping to and from gRPC status lives in status.go and nowhere else.
+//   - Optional features are extra interfaces plus advertised capabilities;
+//     the host never guesses.
+//   - driver_info values whose key names a secret (password, secret, token,
+//     …) are never logged or put into an error by the SDK.
+//   - The generated protobuf code is private (plugins/internal/proto); authors
+//     see only the hand-written types here.
+package plugins

@@ -1,0 +1,24 @@
+// Package host is the conductor's side of Rivet's driver plugins: it finds
+// plugin binaries, starts each one out of process through go-plugin (gRPC,
+// AutoMTLS, optional sha256 pin), negotiates versions, supervises it and
+// routes calls to it by hardware type.
+//
+// Rules:
+//   - Negotiation has two levels. go-plugin picks the highest common
+//     protocol major; then the host reads the plugin's Info and picks, per
+//     interface, the highest API version both speak, and tells the plugin
+//     (Configure). A plugin with no overlap is refused with both ranges
+//     logged; the host keeps running without it.
+//   - A feature is used only when the plugin advertised it; anything else
+//     answers plugins.ErrNotSupported without a round trip.
+//   - One supervisor per plugin. A go-plugin Client cannot restart, so a
+//     crash retires the Client and the next call starts a new one (new
+//     exec.Cmd), after a backoff that grows with consecutive failures. The
+//     call that saw the crash gets a retryable *plugins.PluginCrashedError.
+//   - A replaced binary is noticed by polling its file; the new one is
+//     started and negotiated, new calls go to it, and the old one is killed
+//     once its in-flight calls drain. A new binary that fails to start
+//     leaves the old one serving.
+//   - Plugin stderr (hclog JSON) is forwarded into the host's slog logger;
+//     values under secret-looking keys are masked on the way.
+package host

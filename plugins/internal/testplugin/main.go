@@ -1,0 +1,72 @@
+// Command testplugin is a minimal driver plugin for the host's tests. It
+// serves the protocol majors listed in $RIVET_TESTPLUGIN_PROTOCOLS (default
+// the SDK's), so negotiation can be tested against majors that do not exist
+// yet, and it sleeps in GetPowerState for driver_info["sleep_ms"]
+// milliseconds, so a test can kill it during a call.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rivetmetal/rivet/plugins"
+)
+
+type driver struct {
+	mu    sync.Mutex
+	power map[string]plugins.PowerState
+}
+
+func (d *driver) Describe() plugins.Description {
+	return plugins.Description{Name: "test", Version: "0.0.1", HardwareTypes: []string{"test-hardware"}}
+}
+
+func (d *driver) GetPowerState(ctx context.Context, n plugins.Node) (plugins.PowerState, error) {
+	if ms, ok := n.DriverInfo["sleep_ms"].(float64); ok {
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p, ok := d.power[n.UUID]; ok {
+		return p, nil
+	}
+	return plugins.PowerOff, nil
+}
+
+func (d *driver) SetPowerState(_ context.Context, n plugins.Node, p plugins.PowerState) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.power[n.UUID] = p
+	return nil
+}
+
+func (d *driver) Reboot(ctx context.Context, n plugins.Node) error {
+	return d.SetPowerState(ctx, n, plugins.PowerOn)
+}
+
+func main() {
+	log := plugins.NewLogger(slog.LevelInfo)
+	var protocols []int
+	if env := os.Getenv("RIVET_TESTPLUGIN_PROTOCOLS"); env != "" {
+		for _, f := range strings.Split(env, ",") {
+			v, err := strconv.Atoi(f)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "testplugin: bad RIVET_TESTPLUGIN_PROTOCOLS:", env)
+				os.Exit(1)
+			}
+			protocols = append(protocols, v)
+		}
+	}
+	log.Info("testplugin starting", "pid", os.Getpid(), "ipmi_password", "hunter2")
+	plugins.Serve(plugins.ServeConfig{Driver: &driver{power: map[string]plugins.PowerState{}}, Logger: log, Protocols: protocols})
+}

@@ -1,0 +1,223 @@
+package plugintest
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rivetmetal/rivet/plugins"
+)
+
+// SecretMarker is put in the node's driver_info under a secret key; no
+// error returned by any call may contain it.
+const SecretMarker = "plugintest-s3cr3t-value"
+
+var macRE = regexp.MustCompile(`^[0-9a-f]{2}(:[0-9a-f]{2}){5}$`)
+
+// Run runs the conformance suite against tgt with node (whose DriverInfo
+// must be what the driver needs to reach the node's BMC). It adds a secret
+// key to the driver_info to check that no error leaks it.
+func Run(t *testing.T, tgt Target, node plugins.Node) {
+	t.Helper()
+	info := plugins.DriverInfo{"plugintest_password": SecretMarker}
+	for k, v := range node.DriverInfo {
+		info[k] = v
+	}
+	node.DriverInfo = info
+	s := &suite{tgt: tgt, node: node}
+	t.Run("info", s.info)
+	t.Run("power", s.power)
+	t.Run("management", s.management)
+	t.Run("deploy", s.deploy)
+	t.Run("inspect", s.inspect)
+}
+
+type suite struct {
+	tgt  Target
+	node plugins.Node
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// impl returns the driver as T when the level has it and the interface is
+// advertised; otherwise it checks that a remote level answers
+// ErrNotSupported (through probe) and skips.
+func impl[T any](t *testing.T, s *suite, iface plugins.Interface, probe func(T) error) (T, bool) {
+	t.Helper()
+	d, has := s.tgt.Driver.(T)
+	if _, advertised := s.tgt.Info.Interfaces[iface]; advertised && has {
+		return d, true
+	}
+	if s.tgt.Remote && has && probe != nil {
+		if err := probe(d); !errors.Is(err, plugins.ErrNotSupported) {
+			t.Errorf("interface %s not advertised, call returned %v, want ErrNotSupported", iface, err)
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// check fails t on err and on any error leaking the secret.
+func (s *suite) check(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		s.noSecret(t, err)
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func (s *suite) noSecret(t *testing.T, err error) {
+	t.Helper()
+	if err != nil && strings.Contains(err.Error(), SecretMarker) {
+		t.Errorf("error leaks a driver_info secret: %v", err)
+	}
+}
+
+func (s *suite) info(t *testing.T) {
+	i := s.tgt.Info
+	if i.Name == "" || len(i.HardwareTypes) == 0 || len(i.Interfaces) == 0 {
+		t.Fatalf("info incomplete: %+v", i)
+	}
+	for iface, vs := range i.Interfaces {
+		if len(vs) == 0 || !slices.IsSorted(vs) {
+			t.Errorf("interface %s versions %v: want non-empty, ascending", iface, vs)
+		}
+	}
+}
+
+func (s *suite) power(t *testing.T) {
+	d, ok := impl(t, s, plugins.InterfacePower, func(d plugins.PowerInterface) error {
+		_, err := d.GetPowerState(ctx(t), s.node)
+		return err
+	})
+	if !ok {
+		t.Skip("power interface not served")
+	}
+	c := ctx(t)
+	for _, target := range []plugins.PowerState{plugins.PowerOn, plugins.PowerOff, plugins.PowerOff} {
+		s.check(t, "set power "+string(target), d.SetPowerState(c, s.node, target))
+		got, err := d.GetPowerState(c, s.node)
+		s.check(t, "get power", err)
+		if got != target {
+			t.Errorf("after set %q: power state %q", target, got)
+		}
+	}
+	s.check(t, "reboot", d.Reboot(c, s.node))
+	if got, err := d.GetPowerState(c, s.node); err != nil || got != plugins.PowerOn {
+		t.Errorf("after reboot: power state %q, %v; want %q", got, err, plugins.PowerOn)
+	}
+	if s.tgt.Remote { // the SDK validates targets before the driver sees them
+		err := d.SetPowerState(c, s.node, plugins.Rebooting)
+		if !errors.Is(err, plugins.ErrNotSupported) {
+			t.Errorf("set power %q: %v, want ErrNotSupported", plugins.Rebooting, err)
+		}
+	}
+}
+
+func (s *suite) management(t *testing.T) {
+	d, ok := impl(t, s, plugins.InterfaceManagement, func(d plugins.ManagementInterface) error {
+		_, err := d.GetBootDevice(ctx(t), s.node)
+		return err
+	})
+	if !ok {
+		t.Skip("management interface not served")
+	}
+	c := ctx(t)
+	devs, err := d.SupportedBootDevices(c, s.node)
+	s.check(t, "supported boot devices", err)
+	if len(devs) == 0 {
+		t.Fatal("no supported boot devices")
+	}
+	for _, dev := range devs {
+		for _, persistent := range []bool{false, true} {
+			want := plugins.BootDeviceSetting{Device: dev, Persistent: persistent, Mode: plugins.BootModeUEFI}
+			s.check(t, "set boot device", d.SetBootDevice(c, s.node, want))
+			got, err := d.GetBootDevice(c, s.node)
+			s.check(t, "get boot device", err)
+			if got.Device != want.Device || got.Persistent != want.Persistent {
+				t.Errorf("boot device: set %+v, got %+v", want, got)
+			}
+		}
+	}
+	nmi, hasNMI := s.tgt.Driver.(plugins.NMIInjector)
+	switch advertised := s.tgt.Info.Has(plugins.CapabilityNMI); {
+	case advertised && hasNMI:
+		s.check(t, "inject NMI", nmi.InjectNMI(c, s.node))
+	case !advertised && s.tgt.Remote && hasNMI:
+		if err := nmi.InjectNMI(c, s.node); !errors.Is(err, plugins.ErrNotSupported) {
+			t.Errorf("NMI not advertised, InjectNMI returned %v, want ErrNotSupported", err)
+		}
+	case advertised && !hasNMI:
+		t.Error("nmi advertised but InjectNMI missing")
+	}
+}
+
+func (s *suite) deploy(t *testing.T) {
+	d, ok := impl(t, s, plugins.InterfaceDeploy, func(d plugins.DeployInterface) error {
+		return d.PrepareDeploy(ctx(t), s.node)
+	})
+	if !ok {
+		t.Skip("deploy interface not served")
+	}
+	c := ctx(t)
+	s.check(t, "prepare deploy", d.PrepareDeploy(c, s.node))
+	s.check(t, "deploy", d.Deploy(c, s.node))
+	s.check(t, "tear down", d.TearDown(c, s.node))
+	s.check(t, "tear down again (idempotent)", d.TearDown(c, s.node))
+
+	lister, canList := s.tgt.Driver.(plugins.CleanStepLister)
+	runner, canRun := s.tgt.Driver.(plugins.CleanStepExecutor)
+	if !s.tgt.Info.Has(plugins.CapabilityCleanSteps) {
+		if s.tgt.Remote && canList {
+			if _, err := lister.ListCleanSteps(c, s.node); !errors.Is(err, plugins.ErrNotSupported) {
+				t.Errorf("clean_steps not advertised, ListCleanSteps returned %v, want ErrNotSupported", err)
+			}
+		}
+		return
+	}
+	if !canList || !canRun {
+		t.Fatal("clean_steps advertised but methods missing")
+	}
+	steps, err := lister.ListCleanSteps(c, s.node)
+	s.check(t, "list clean steps", err)
+	for _, st := range steps {
+		if st.Step == "" || st.Interface == "" {
+			t.Errorf("clean step without name or interface: %+v", st)
+			continue
+		}
+		s.check(t, "execute clean step "+st.Step, runner.ExecuteCleanStep(c, s.node, st))
+	}
+	err = runner.ExecuteCleanStep(c, s.node, plugins.CleanStep{Interface: plugins.InterfaceDeploy, Step: "plugintest_no_such_step"})
+	if !errors.Is(err, plugins.ErrNotSupported) {
+		t.Errorf("unknown clean step: %v, want ErrNotSupported", err)
+	}
+	s.noSecret(t, err)
+}
+
+func (s *suite) inspect(t *testing.T) {
+	d, ok := impl(t, s, plugins.InterfaceInspect, func(d plugins.Inspector) error {
+		_, err := d.Inspect(ctx(t), s.node)
+		return err
+	})
+	if !ok {
+		t.Skip("inspect interface not served")
+	}
+	inv, err := d.Inspect(ctx(t), s.node)
+	s.check(t, "inspect", err)
+	if inv.CPUs <= 0 || inv.CPUArch == "" || inv.MemoryMB <= 0 || inv.LocalGB < 0 {
+		t.Errorf("inventory properties incomplete: %+v", inv)
+	}
+	for _, n := range inv.NICs {
+		if !macRE.MatchString(n.MACAddress) {
+			t.Errorf("NIC %q: MAC %q is not lower-case colon-separated", n.Name, n.MACAddress)
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package plugins
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+)
+
+// DescribeEnv, when set to "1" in a plugin's environment, makes Serve print
+// the plugin's Info as JSON on stdout and exit 0 instead of serving. The host
+// uses it to report a plugin's full version ranges when go-plugin refuses it.
+const DescribeEnv = "RIVET_PLUGIN_DESCRIBE"
+
+// ParentPollInterval is how often a serving plugin checks that the process
+// that started it is still alive.
+const ParentPollInterval = 500 * time.Millisecond
+
+// ServeConfig configures Serve.
+type ServeConfig struct {
+	// Driver is the driver to serve. Required.
+	Driver Driver
+	// Logger receives the SDK's own lines. Default: NewLogger(slog.LevelInfo),
+	// created when Serve starts.
+	Logger *slog.Logger
+	// Protocols lists the protocol majors served. Default
+	// []int{ProtocolVersion}; only tests of negotiation set it.
+	Protocols []int
+}
+
+// Serve serves cfg.Driver as a go-plugin plugin and never returns: it exits
+// the process when the host kills it, when the host (its parent) dies, or
+// with status 1 when cfg is invalid. A driver's main is:
+//
+//	func main() {
+//		log := plugins.NewLogger(slog.LevelInfo)
+//		plugins.Serve(plugins.ServeConfig{Driver: acme.New(log), Logger: log})
+//	}
+func Serve(cfg ServeConfig) {
+	if cfg.Logger == nil {
+		cfg.Logger = NewLogger(slog.LevelInfo)
+	}
+	protocols := cfg.Protocols
+	if len(protocols) == 0 {
+		protocols = []int{ProtocolVersion}
+	}
+	if cfg.Driver == nil {
+		fmt.Fprintln(os.Stderr, "plugin: ServeConfig.Driver is nil")
+		os.Exit(1)
+	}
+	info, err := Describe(cfg.Driver, protocols)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if os.Getenv(DescribeEnv) == "1" {
+		if err := json.NewEncoder(os.Stdout).Encode(info); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	go exitWithParent(os.Getppid(), cfg.Logger)
+
+	// go-plugin's own logger must be built before plugin.Serve swaps
+	// os.Stderr for a pipe; JSON so the host keeps levels and fields.
+	hl := hclog.New(&hclog.LoggerOptions{
+		Name:       info.Name,
+		Output:     os.Stderr,
+		JSONFormat: true,
+		Level:      hclog.Info,
+	})
+	cfg.Logger.Debug("serving", "plugin", info.Name, "version", info.Version, "protocols", protocols)
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: PluginSets(cfg.Driver, protocols),
+		GRPCServer:       plugin.DefaultGRPCServer,
+		Logger:           hl,
+	})
+	os.Exit(0)
+}
+
+// exitWithParent ends the plugin when its parent dies. go-plugin has no
+// parent-death watch, so a SIGKILLed conductor would otherwise leave its
+// plugins running under init. Polling the parent pid is portable;
+// Pdeathsig is not used because it fires when the forking OS thread exits,
+// which in a Go host is not the process exiting.
+func exitWithParent(ppid int, log *slog.Logger) {
+	if ppid <= 1 {
+		// Already an orphan, or the host is a container's PID 1, whose
+		// death ends every process in the container anyway.
+		return
+	}
+	for {
+		time.Sleep(ParentPollInterval)
+		if os.Getppid() != ppid {
+			log.Warn("parent process is gone; exiting", "parent_pid", ppid)
+			os.Exit(3)
+		}
+	}
+}
