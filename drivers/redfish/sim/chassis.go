@@ -1,0 +1,44 @@
+package sim
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+func (s *Simulator) listChassis(w http.ResponseWriter, r *http.Request) {
+	members := make([]string, len(s.systems))
+	for i := range members {
+		members[i] = chassisOf(i)
+	}
+	writeJSON(w, http.StatusOK, collection(chassisPath, "#ChassisCollection.ChassisCollection", "Chassis Collection", members))
+}
+
+// getChassis renders the enclosure of one system; its PowerState follows
+// the system's.
+func (s *Simulator) getChassis(w http.ResponseWriter, r *http.Request) {
+	i, ok := s.systemFor(w, r)
+	if !ok {
+		return
+	}
+	sys := &s.systems[i]
+	sys.mu.Lock()
+	power := sys.powerState(s.now())
+	sys.mu.Unlock()
+	writeJSON(w, http.StatusOK, obj{
+		"@odata.id":    chassisOf(i),
+		"@odata.type":  "#Chassis.v1_22_0.Chassis",
+		"Id":           SystemID(i),
+		"Name":         "Chassis of node " + strconv.Itoa(i),
+		"ChassisType":  "RackMount",
+		"Manufacturer": "Rivet",
+		"Model":        "rivet-sim",
+		"SerialNumber": fmt.Sprintf("RSIM%08d", i),
+		"PowerState":   power,
+		"Status":       statusOK(),
+		"Links": obj{
+			"ComputerSystems": links(systemPath(i)),
+			"ManagedBy":       links(managerPath(i)),
+		},
+	})
+}

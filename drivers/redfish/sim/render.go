@@ -1,0 +1,132 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// obj is a JSON object being rendered. encoding/json sorts map keys, so the
+// output is stable without keeping rendered bytes around.
+type obj = map[string]any
+
+// maxBody bounds every request body; Redfish payloads here are tiny.
+const maxBody = 64 << 10
+
+func link(path string) obj { return obj{"@odata.id": path} }
+
+func links(paths ...string) []obj {
+	out := make([]obj, len(paths))
+	for i, p := range paths {
+		out[i] = link(p)
+	}
+	return out
+}
+
+// collection renders a Redfish collection of members.
+func collection(odataID, odataType, name string, members []string) obj {
+	return obj{
+		"@odata.id":           odataID,
+		"@odata.type":         odataType,
+		"Name":                name,
+		"Members@odata.count": len(members),
+		"Members":             links(members...),
+	}
+}
+
+func statusOK() obj { return obj{"State": "Enabled", "Health": "OK"} }
+
+// writeJSON writes v with the headers every Redfish answer carries.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil { // only for a bug: every value rendered is plain data
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"Base.1.8.GeneralError","message":"encoding the answer failed"}}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("OData-Version", "4.0")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// writeResource writes a resource that carries an ETag both in its body and
+// in the ETag header, as gofish reads either.
+func writeResource(w http.ResponseWriter, etag string, v obj) {
+	v["@odata.etag"] = etag
+	w.Header().Set("ETag", etag)
+	writeJSON(w, http.StatusOK, v)
+}
+
+// readObject decodes a request body that must be one JSON object; keys keep
+// their raw values so handlers can report unknown or mistyped properties.
+func readObject(r *http.Request) (map[string]json.RawMessage, *apiError) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return nil, errMalformed(err.Error())
+	}
+	if len(body) > maxBody {
+		return nil, newError(http.StatusRequestEntityTooLarge, "GeneralError", "The request body is too large.")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return map[string]json.RawMessage{}, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, errMalformed(err.Error())
+	}
+	if m == nil {
+		return nil, errMalformed("the body is not a JSON object")
+	}
+	return m, nil
+}
+
+// stringValue decodes a raw JSON value that must be a string (or null, which
+// gives "" and true for isNull).
+func stringValue(raw json.RawMessage) (v string, isNull bool, ok bool) {
+	if strings.TrimSpace(string(raw)) == "null" {
+		return "", true, true
+	}
+	err := json.Unmarshal(raw, &v)
+	return v, false, err == nil
+}
+
+func boolValue(raw json.RawMessage) (v bool, ok bool) {
+	return v, json.Unmarshal(raw, &v) == nil
+}
+
+// ifMatch reports whether the request's If-Match header admits current: an
+// absent header, "*", or a list containing current.
+func ifMatch(r *http.Request, current string) bool {
+	h := r.Header.Values("If-Match")
+	if len(h) == 0 {
+		return true
+	}
+	for _, line := range h {
+		for _, tag := range strings.Split(line, ",") {
+			tag = strings.TrimSpace(tag)
+			if tag == "*" || tag == current {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sortedKeys lists a body's properties in a stable order, so a request with
+// several bad properties always gets the same answer.
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
