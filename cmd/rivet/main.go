@@ -57,5 +57,6 @@ func commands() []*cli.Command {
 		versionCommand(),
 		pluginCommand(),
 		configCommand(),
+		dbsyncCommand(),
 	}
 }

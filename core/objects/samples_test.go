@@ -1,12 +1,13 @@
 package objects
 
 import (
+	"encoding/json"
 	"time"
 )
 
 // samples returns, per kind, a representative fully populated object as
 // loaded from the DB (snapshot taken) with one field changed since: what
-// the golden fixtures and round trips use. Numbers inside maps are float64,
+// the golden fixtures and round trips use. Numbers inside maps are json.Number,
 // as they come back from JSON.
 func samples() map[string]func() Object {
 	created := time.Date(2026, 3, 14, 9, 26, 53, 589000000, time.UTC)
@@ -21,11 +22,11 @@ func samples() map[string]func() Object {
 					"redfish_username": "admin", "redfish_password": "secret", "redfish_verify_ca": false,
 				},
 				DriverInternalInfo: map[string]any{"agent_url": "http://10.1.0.7:9999", "clean_steps": []any{"erase"}},
-				Extra:              map[string]any{"rack": "r1", "slot": float64(7)},
-				InstanceInfo:       map[string]any{"image_source": "http://images/ubuntu.iso", "root_gb": float64(40)},
-				Properties:         map[string]any{"cpus": float64(32), "memory_mb": float64(131072), "cpu_arch": "x86_64"},
-				CleanStep:          map[string]any{"interface": "deploy", "step": "erase_devices", "priority": float64(10)},
-				RAIDConfig:         map[string]any{"logical_disks": []any{map[string]any{"size_gb": float64(100), "raid_level": "1"}}},
+				Extra:              map[string]any{"rack": "r1", "slot": json.Number("7")},
+				InstanceInfo:       map[string]any{"image_source": "http://images/ubuntu.iso", "root_gb": json.Number("40")},
+				Properties:         map[string]any{"cpus": json.Number("32"), "memory_mb": json.Number("131072"), "cpu_arch": "x86_64"},
+				CleanStep:          map[string]any{"interface": "deploy", "step": "erase_devices", "priority": json.Number("10")},
+				RAIDConfig:         map[string]any{"logical_disks": []any{map[string]any{"size_gb": json.Number("100"), "raid_level": "1"}}},
 				TargetRAIDConfig:   map[string]any{"logical_disks": []any{map[string]any{"size_gb": "MAX", "raid_level": "5"}}},
 				InstanceUUID:       ptr("5a4a8a0e-64b7-4e0f-9e8c-0a1e0f0e9b11"),
 				LastError:          ptr("power sync failed once"),

@@ -19,7 +19,7 @@ import (
 //
 // Data holds exactly the fields available at Version, each encoded with
 // encoding/json (timestamps as RFC 3339 in UTC; numbers inside map fields
-// decode as float64). Changes lists the changed fields and is omitted when
+// decode as json.Number, exactly as the DB layer reads them). Changes lists the changed fields and is omitted when
 // empty.
 type Primitive struct {
 	Name    string                     `json:"rivet_object.name"`
@@ -193,7 +193,9 @@ func decodeValue(fi *fieldInfo, dst reflect.Value, raw json.RawMessage) error {
 		return nil
 	}
 	p := reflect.New(fi.typ)
-	if err := json.Unmarshal(raw, p.Interface()); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers in maps stay exact, as the DB layer reads them
+	if err := dec.Decode(p.Interface()); err != nil {
 		return err
 	}
 	dst.Set(wireValue(p.Elem()))

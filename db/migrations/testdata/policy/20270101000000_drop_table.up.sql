@@ -1,0 +1,2 @@
+-- Deliberately bad: drops a table older releases still read.
+DROP TABLE chassis;

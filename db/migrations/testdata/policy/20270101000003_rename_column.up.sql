@@ -1,0 +1,1 @@
+ALTER TABLE nodes RENAME COLUMN extra TO meta;

@@ -1,0 +1,1 @@
+RENAME TABLE chassis TO racks;

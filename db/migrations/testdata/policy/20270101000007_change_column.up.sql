@@ -1,0 +1,1 @@
+ALTER TABLE nodes CHANGE name name VARCHAR(512) NULL;

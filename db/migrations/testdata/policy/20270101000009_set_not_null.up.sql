@@ -1,0 +1,1 @@
+ALTER TABLE nodes ALTER COLUMN resource_class SET NOT NULL;

@@ -1,0 +1,56 @@
+package db
+
+import (
+	"github.com/uptrace/bun"
+)
+
+// Node is a row of the nodes table: an enrolled bare-metal server. Field and
+// column names are the canonical names of the Node object's fields. JSON
+// columns hold {} when empty. Nullable columns are pointers or bun.NullTime.
+type Node struct {
+	bun.BaseModel `bun:"table:nodes,alias:n"`
+
+	ID                   int64        `bun:"id,pk,autoincrement"`
+	UUID                 string       `bun:"uuid,notnull"`
+	Name                 *string      `bun:"name"`
+	ChassisID            *int64       `bun:"chassis_id"`
+	Driver               string       `bun:"driver,notnull"`
+	DriverInfo           JSONObject   `bun:"driver_info"`
+	DriverInternalInfo   JSONObject   `bun:"driver_internal_info"`
+	Extra                JSONObject   `bun:"extra"`
+	InstanceInfo         JSONObject   `bun:"instance_info"`
+	Properties           JSONObject   `bun:"properties"`
+	CleanStep            JSONObject   `bun:"clean_step"`
+	RAIDConfig           JSONObject   `bun:"raid_config"`
+	TargetRAIDConfig     JSONObject   `bun:"target_raid_config"`
+	InstanceUUID         *string      `bun:"instance_uuid"`
+	LastError            *string      `bun:"last_error"`
+	Maintenance          bool         `bun:"maintenance,notnull"`
+	MaintenanceReason    *string      `bun:"maintenance_reason"`
+	PowerState           *string      `bun:"power_state"`
+	TargetPowerState     *string      `bun:"target_power_state"`
+	ProvisionState       *string      `bun:"provision_state"`
+	TargetProvisionState *string      `bun:"target_provision_state"`
+	ProvisionUpdatedAt   bun.NullTime `bun:"provision_updated_at"`
+	InspectionStartedAt  bun.NullTime `bun:"inspection_started_at"`
+	InspectionFinishedAt bun.NullTime `bun:"inspection_finished_at"`
+	NetworkInterface     *string      `bun:"network_interface"`
+	ResourceClass        *string      `bun:"resource_class"`
+	ConsoleEnabled       bool         `bun:"console_enabled,notnull"`
+	// ConductorAffinity is the id of the conductor that last deployed the
+	// node (Ironic's takeover bookkeeping).
+	ConductorAffinity *int64 `bun:"conductor_affinity"`
+	ConductorGroup    string `bun:"conductor_group,notnull"`
+
+	// Reservation is the lease holder (a conductor hostname), nil when the
+	// node is free. Only the lease functions write the three lease columns.
+	Reservation *string `bun:"reservation"`
+	// ReservationExpiresAt is when the lease lapses unless renewed.
+	ReservationExpiresAt bun.NullTime `bun:"reservation_expires_at"`
+	// ReservationEpoch is the fencing counter, bumped by every acquisition.
+	ReservationEpoch int64 `bun:"reservation_epoch,notnull"`
+
+	Timestamps
+	// Version is the Node object version the row was written at.
+	Version *string `bun:"version"`
+}

@@ -1,0 +1,97 @@
+package onlinemigrations
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rivetmetal/rivet/db"
+)
+
+// BatchSize is the per-pass budget when no --max-count is given, as
+// ironic-dbsync's.
+const BatchSize = 50
+
+// Runner runs a registry's migrations against one database.
+type Runner struct {
+	DB       *db.DB
+	Registry *Registry
+	// Report receives progress; nil prints nothing.
+	Report Reporter
+	// ServiceTimeout is how recent a heartbeat must be for a service to
+	// count as live; 0 means db.DefaultServiceTimeout.
+	ServiceTimeout time.Duration
+}
+
+// MigrationError is a migration that failed. Its message is ironic-dbsync's.
+type MigrationError struct {
+	Name string
+	Err  error
+}
+
+// Error gives ironic-dbsync's "Error while running <name>: <err>."
+func (e *MigrationError) Error() string {
+	return fmt.Sprintf("Error while running %s: %v.", e.Name, e.Err)
+}
+
+// Unwrap returns the migration's error.
+func (e *MigrationError) Unwrap() error { return e.Err }
+
+// Run runs the migrations. With maxCount > 0 it makes one pass migrating at
+// most maxCount objects in all; with maxCount 0 it runs passes of BatchSize
+// until one migrates fewer. finished is false when the budget ran out, in
+// which case more may remain (there is no look-ahead, as in Ironic) and the
+// caller should re-run. options come from ParseOptions.
+func (r *Runner) Run(ctx context.Context, maxCount int, options map[string]map[string]string) (finished bool, err error) {
+	if maxCount < 0 {
+		return false, badArgument(`"max-count" must be a positive value.`)
+	}
+	timeout := r.ServiceTimeout
+	if timeout <= 0 {
+		timeout = db.DefaultServiceTimeout
+	}
+	ms := r.Registry.Migrations()
+	if err := CheckServices(ctx, r.DB, ms, timeout); err != nil {
+		return false, err
+	}
+	report := r.Report
+	if report == nil {
+		report = nopReporter{}
+	}
+	defer report.Finish()
+	if maxCount > 0 {
+		return r.pass(ctx, ms, maxCount, options, report)
+	}
+	report.Batches(BatchSize)
+	for !finished {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if finished, err = r.pass(ctx, ms, BatchSize, options, report); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// pass is ironic-dbsync's _run_migration_functions: each migration gets what
+// is left of the budget; reaching the budget ends the pass unfinished.
+func (r *Runner) pass(ctx context.Context, ms []Migration, budget int, options map[string]map[string]string, report Reporter) (bool, error) {
+	migratedSoFar := 0
+	for _, m := range ms {
+		left := budget - migratedSoFar
+		total, migrated, err := m.Run(ctx, r.DB, left, options[m.Name])
+		if err == nil && (migrated < 0 || total < 0 || migrated > left) {
+			err = fmt.Errorf("reported %d of %d migrated with a budget of %d", migrated, total, left)
+		}
+		if err != nil {
+			return false, &MigrationError{Name: m.Name, Err: err}
+		}
+		report.Migrated(m.Name, migrated, total)
+		migratedSoFar += migrated
+		if migratedSoFar >= budget {
+			return false, nil
+		}
+	}
+	return true, nil
+}
