@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbsync"
 	"github.com/rivetmetal/rivet/db/onlinemigrations"
@@ -19,6 +21,21 @@ import (
 // layer's update_to_latest_versions must come last.
 var onlineMigrationInstallers = []func(*onlinemigrations.Registry) error{
 	onlinemigrations.Install,
+	installUpdateToLatest,
+}
+
+// installUpdateToLatest registers update_to_latest_versions, which rewrites
+// old object rows through the versioned core.
+func installUpdateToLatest(r *onlinemigrations.Registry) error {
+	reg := objects.NewRegistry()
+	if err := objects.Install(reg); err != nil {
+		return err
+	}
+	m, err := onlinemigrations.UpdateToLatestVersions(reg, release.Default().Head())
+	if err != nil {
+		return err
+	}
+	return r.Register(m)
 }
 
 func onlineMigrations() (*onlinemigrations.Registry, error) {

@@ -1,0 +1,78 @@
+package onlinemigrations
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/uptrace/bun"
+)
+
+// LatestName is the name of the migration that must run last.
+const LatestName = "update_to_latest_versions"
+
+// UpdateToLatestVersions returns Ironic's update_to_latest_versions, done
+// through the versioned core: each object row whose version is not its
+// kind's latest is loaded (converted to latest, keeping what the
+// conversion changed) and saved at latest, so non-additive changes (a
+// moved value) are migrated too, not just the version string. It needs
+// every live service to run head's service version, since they must all
+// read the latest versions; register it last.
+func UpdateToLatestVersions(reg *objects.Registry, head release.Entry) (Migration, error) {
+	table, err := release.NewTable(head)
+	if err != nil {
+		return Migration{}, err
+	}
+	pinner := release.NewPinner(table, release.Pin{Mode: release.PinLatest})
+	return Migration{
+		Name:              LatestName,
+		MinServiceVersion: head.ServiceVersion,
+		Run: func(ctx context.Context, d *db.DB, maxCount int, _ map[string]string) (int, int, error) {
+			return updateToLatest(ctx, db.NewStore(d, reg, pinner), maxCount)
+		},
+	}, nil
+}
+
+func updateToLatest(ctx context.Context, s *db.Store, maxCount int) (total, migrated int, err error) {
+	reg := s.Registry()
+	tables := db.ObjectTables()
+	for _, kind := range db.ObjectKinds() {
+		latest, err := reg.Latest(kind)
+		if err != nil {
+			return total, migrated, err
+		}
+		where := func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("version IS NOT NULL AND version <> ?", latest.String())
+		}
+		n, err := where(s.DB().Bun().NewSelect().Table(tables[kind])).Count(ctx)
+		if err != nil {
+			return total, migrated, fmt.Errorf("count %s rows to migrate: %w", tables[kind], err)
+		}
+		total += int(n)
+		budget := maxCount - migrated
+		if n == 0 || (maxCount > 0 && budget <= 0) {
+			continue
+		}
+		q := where(s.DB().Bun().NewSelect().Table(tables[kind]).Column("id").OrderExpr("id ASC"))
+		if maxCount > 0 {
+			q = q.Limit(int64(budget))
+		}
+		var ids []int64
+		if err := q.Scan(ctx, &ids); err != nil {
+			return total, migrated, fmt.Errorf("select %s rows to migrate: %w", tables[kind], err)
+		}
+		for _, id := range ids {
+			obj, err := s.Load(ctx, kind, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("id = ?", id) })
+			if err != nil {
+				return total, migrated, fmt.Errorf("migrate %s %d: %w", kind, id, err)
+			}
+			if err := s.Save(ctx, obj); err != nil {
+				return total, migrated, fmt.Errorf("migrate %s %d: %w", kind, id, err)
+			}
+			migrated++
+		}
+	}
+	return total, migrated, nil
+}

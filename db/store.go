@@ -1,0 +1,281 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/core/version"
+	"github.com/uptrace/bun"
+)
+
+// Store reads and writes versioned objects: the DB boundary of the
+// versioned core (ARCHITECTURE §3.1). Rows are converted to the latest
+// version on read, keeping the conversion's changes; writes go out at the
+// effective release's version of the kind (pinned, or latest), only the
+// changed columns plus version and updated_at.
+type Store struct {
+	db     *DB
+	reg    *objects.Registry
+	pinner *release.Pinner
+}
+
+// NewStore returns a Store over d. pinner gives the effective release; a
+// pin reloaded on SIGHUP applies to the next write.
+func NewStore(d *DB, reg *objects.Registry, pinner *release.Pinner) *Store {
+	return &Store{db: d, reg: reg, pinner: pinner}
+}
+
+// DB returns the underlying database.
+func (s *Store) DB() *DB { return s.db }
+
+// Registry returns the object registry.
+func (s *Store) Registry() *objects.Registry { return s.reg }
+
+// leaseColumns are written only by the lease functions, never by a save.
+var leaseColumns = []string{"reservation", "reservation_expires_at", "reservation_epoch"}
+
+// rowFor returns a new row model for kind.
+func rowFor(kind string) (any, error) {
+	switch kind {
+	case "Node":
+		return new(Node), nil
+	case "Port":
+		return new(Port), nil
+	case "Portgroup":
+		return new(Portgroup), nil
+	case "Chassis":
+		return new(Chassis), nil
+	case "Conductor":
+		return new(Conductor), nil
+	}
+	return nil, fmt.Errorf("db: no table for object kind %q", kind)
+}
+
+// Load returns the object of kind whose row the query selects. Not found is
+// ErrNotFound.
+func (s *Store) Load(ctx context.Context, kind string, where func(*bun.SelectQuery) *bun.SelectQuery) (objects.Object, error) {
+	row, err := rowFor(kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := where(s.db.bun.NewSelect().Model(row)).Limit(1).Scan(ctx); err != nil {
+		return nil, s.db.wrap(notFound(err), "load "+kind)
+	}
+	return s.fromRow(kind, row)
+}
+
+// LoadAll returns the objects of kind whose rows the query selects, in the
+// query's order.
+func (s *Store) LoadAll(ctx context.Context, kind string, q func(*bun.SelectQuery) *bun.SelectQuery) ([]objects.Object, error) {
+	row, err := rowFor(kind)
+	if err != nil {
+		return nil, err
+	}
+	rows := reflect.New(reflect.SliceOf(reflect.TypeOf(row)))
+	if err := q(s.db.bun.NewSelect().Model(rows.Interface())).Scan(ctx); err != nil {
+		return nil, s.db.wrap(err, "list "+kind)
+	}
+	out := make([]objects.Object, 0, rows.Elem().Len())
+	for i := range rows.Elem().Len() {
+		obj, err := s.fromRow(kind, rows.Elem().Index(i).Interface())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+func notFound(err error) error {
+	if isNoRows(err) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// fromRow builds the latest object from a row (Ironic's _from_db_object).
+func (s *Store) fromRow(kind string, row any) (objects.Object, error) {
+	obj, err := s.reg.New(kind)
+	if err != nil {
+		return nil, err
+	}
+	rv := reflect.ValueOf(row).Elem()
+	table := s.db.bun.Table(rv.Type())
+	fields, err := s.reg.FieldTable(kind)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fields {
+		col, ok := table.FieldMap[f.Name]
+		if !ok {
+			return nil, fmt.Errorf("db: table %s has no column for %s.%s", table.Name, kind, f.Name)
+		}
+		val, set := objectValue(col.Value(rv))
+		if !set {
+			continue // NULL in a column whose field is not nullable: keep the default
+		}
+		if err := s.reg.Set(obj, f.Name, val); err != nil {
+			return nil, fmt.Errorf("db: %s row: %w", table.Name, err)
+		}
+	}
+	stored, err := rowVersion(table.Name, rv)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.reg.FromDB(obj, stored); err != nil {
+		return nil, fmt.Errorf("db: %s row: %w", table.Name, err)
+	}
+	return obj, nil
+}
+
+func rowVersion(table string, rv reflect.Value) (version.Version, error) {
+	vp := rv.FieldByName("Version").Interface().(*string)
+	if vp == nil {
+		return version.Version{}, fmt.Errorf("db: %s row has no object version; run `rivet dbsync upgrade` to check the database", table)
+	}
+	v, err := version.Parse(*vp)
+	if err != nil {
+		return version.Version{}, fmt.Errorf("db: %s row version: %w", table, err)
+	}
+	return v, nil
+}
+
+// Create inserts obj at the effective version and fills in its id and
+// created_at. Every field is written (a new object has no snapshot).
+func (s *Store) Create(ctx context.Context, obj objects.Object) error {
+	row, _, target, err := s.forDB(obj)
+	if err != nil {
+		return err
+	}
+	q := s.db.bun.NewInsert().Model(row)
+	if _, isNode := row.(*Node); isNode {
+		q = q.ExcludeColumn(leaseColumns...)
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return s.db.wrap(err, "create "+obj.Kind())
+	}
+	return s.afterWrite(obj, row, target)
+}
+
+// Save writes obj's changed fields (plus the conversion's, version and
+// updated_at) at the effective version. A vanished row is ErrNotFound.
+func (s *Store) Save(ctx context.Context, obj objects.Object) error {
+	row, changed, target, err := s.forDB(obj)
+	if err != nil {
+		return err
+	}
+	cols := slices.DeleteFunc(changed, func(c string) bool {
+		return slices.Contains(leaseColumns, c) || c == "id" || c == "created_at" || c == "updated_at"
+	})
+	cols = append(cols, "version", "updated_at")
+	res, err := s.db.bun.NewUpdate().Model(row).Column(cols...).WherePK().Exec(ctx)
+	if err != nil {
+		return s.db.wrap(err, "save "+obj.Kind())
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return s.db.wrap(errors.Join(ErrNotFound, err), "save "+obj.Kind())
+	}
+	return s.afterWrite(obj, row, target)
+}
+
+// Delete removes obj's row.
+func (s *Store) Delete(ctx context.Context, obj objects.Object) error {
+	row, _, _, err := s.forDB(obj)
+	if err != nil {
+		return err
+	}
+	res, err := s.db.bun.NewDelete().Model(row).WherePK().Exec(ctx)
+	if err != nil {
+		return s.db.wrap(err, "delete "+obj.Kind())
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return s.db.wrap(errors.Join(ErrNotFound, err), "delete "+obj.Kind())
+	}
+	return nil
+}
+
+// forDB converts obj to the effective version and fills a row from it.
+func (s *Store) forDB(obj objects.Object) (row any, changed []string, target version.Version, err error) {
+	target, err = s.reg.Target(obj.Kind(), s.pinner.Effective())
+	if err != nil {
+		return nil, nil, target, err
+	}
+	out, changed, err := s.reg.ForDB(obj, target)
+	if err != nil {
+		return nil, nil, target, err
+	}
+	row, err = rowFor(obj.Kind())
+	if err != nil {
+		return nil, nil, target, err
+	}
+	rv := reflect.ValueOf(row).Elem()
+	table := s.db.bun.Table(rv.Type())
+	values, err := s.reg.Values(out)
+	if err != nil {
+		return nil, nil, target, err
+	}
+	for name, val := range values {
+		col, ok := table.FieldMap[name]
+		if !ok {
+			return nil, nil, target, fmt.Errorf("db: table %s has no column for %s.%s", table.Name, obj.Kind(), name)
+		}
+		if err := setRowValue(col.Value(rv), val); err != nil {
+			return nil, nil, target, fmt.Errorf("db: %s.%s: %w", table.Name, name, err)
+		}
+	}
+	ts := target.String()
+	rv.FieldByName("Version").Set(reflect.ValueOf(&ts))
+	return row, changed, target, nil
+}
+
+// afterWrite copies what the database assigned back into obj and takes a
+// new snapshot: nothing is changed after a successful write.
+func (s *Store) afterWrite(obj objects.Object, row any, _ version.Version) error {
+	rv := reflect.ValueOf(row).Elem()
+	for _, name := range []string{"id", "created_at", "updated_at"} {
+		col := s.db.bun.Table(rv.Type()).FieldMap[name]
+		if val, set := objectValue(col.Value(rv)); set {
+			if err := s.reg.Set(obj, name, val); err != nil {
+				return err
+			}
+		}
+	}
+	return s.reg.ResetChanges(obj)
+}
+
+// GetNode returns the node whose UUID or name is ident.
+func (s *Store) GetNode(ctx context.Context, ident string) (*objects.Node, error) {
+	col := "name"
+	if looksLikeUUID(ident) {
+		col = "uuid"
+	}
+	obj, err := s.Load(ctx, "Node", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.? = ?", bun.Ident(col), ident) })
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*objects.Node), nil
+}
+
+// looksLikeUUID reports whether s has the 8-4-4-4-12 hex form (Ironic
+// treats such identifiers as UUIDs, anything else as a name).
+func looksLikeUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if r != '-' {
+				return false
+			}
+		case !('0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F'):
+			return false
+		}
+	}
+	return true
+}
