@@ -1,0 +1,212 @@
+package rpc
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rivetmetal/rivet/core/objects"
+)
+
+// ConductorAPI is the typed client of the conductor RPC API the REST API
+// uses: it routes each call to the conductor that owns the node and states
+// each method's contract. Methods newer than the cap fail with *CapError
+// before anything is sent (the REST API answers 406).
+//
+// Contract for the conductor side (core/conductor implements the server):
+//   - Node-changing methods take the node's lease; a held lease is a
+//     NodeLocked error (409) with Ironic's message.
+//   - Long work (power, deploy, tear down, clean, inspect, provisioning
+//     verbs) is validated and started before the call returns; the REST API
+//     answers 202 and clients poll the node.
+//   - Errors are Classed (class + HTTP code) so the REST API can map them.
+type ConductorAPI struct {
+	Client *Client
+	Router *Router
+}
+
+// target is where a node's calls go.
+func target(n *objects.Node) Target {
+	return Target{UUID: n.UUID, Driver: n.Driver, Group: n.ConductorGroup}
+}
+
+func (c ConductorAPI) call(ctx context.Context, n *objects.Node, method string, args map[string]any) (Reply, error) {
+	return c.Client.CallNode(ctx, c.Router, target(n), method, args)
+}
+
+// CreateNode validates the driver and interfaces on a conductor that has the
+// node's hardware type and stores the node; it returns the stored node.
+func (c ConductorAPI) CreateNode(ctx context.Context, n *objects.Node) (*objects.Node, error) {
+	return objectReply[*objects.Node](c.call(ctx, n, "create_node", map[string]any{"node": n}))
+}
+
+// UpdateNode saves the node's changed fields under its lease, validating a
+// driver or interface change; it returns the stored node.
+func (c ConductorAPI) UpdateNode(ctx context.Context, n *objects.Node) (*objects.Node, error) {
+	return objectReply[*objects.Node](c.call(ctx, n, "update_node", map[string]any{"node": n}))
+}
+
+// DestroyNode deletes the node (and its ports and portgroups) if its state
+// allows it (states.DeleteAllowed), else an InvalidState error (409).
+func (c ConductorAPI) DestroyNode(ctx context.Context, n *objects.Node) error {
+	_, err := c.call(ctx, n, "destroy_node", map[string]any{"node_id": n.UUID})
+	return err
+}
+
+// ChangeNodePowerState starts a power change to "power on", "power off" or
+// "rebooting": target_power_state is set and the work runs in the
+// background; failures land in last_error.
+func (c ConductorAPI) ChangeNodePowerState(ctx context.Context, n *objects.Node, state string) error {
+	_, err := c.call(ctx, n, "change_node_power_state", map[string]any{"node_id": n.UUID, "new_state": state})
+	return err
+}
+
+// BootDevice is a node's boot device as the management interface reports it.
+type BootDevice struct {
+	BootDevice *string `json:"boot_device"`
+	Persistent *bool   `json:"persistent"`
+}
+
+// GetBootDevice asks the driver for the current boot device.
+func (c ConductorAPI) GetBootDevice(ctx context.Context, n *objects.Node) (BootDevice, error) {
+	var bd BootDevice
+	reply, err := c.call(ctx, n, "get_boot_device", map[string]any{"node_id": n.UUID})
+	if err == nil {
+		err = reply.Decode(&bd)
+	}
+	return bd, err
+}
+
+// SetBootDevice sets the boot device ("pxe", "disk", "cdrom", "bios").
+func (c ConductorAPI) SetBootDevice(ctx context.Context, n *objects.Node, device string, persistent bool) error {
+	_, err := c.call(ctx, n, "set_boot_device", map[string]any{"node_id": n.UUID, "device": device, "persistent": persistent})
+	return err
+}
+
+// GetSupportedBootDevices lists the devices SetBootDevice accepts.
+func (c ConductorAPI) GetSupportedBootDevices(ctx context.Context, n *objects.Node) ([]string, error) {
+	var devs []string
+	reply, err := c.call(ctx, n, "get_supported_boot_devices", map[string]any{"node_id": n.UUID})
+	if err == nil {
+		err = reply.Decode(&devs)
+	}
+	return devs, err
+}
+
+// DoNodeDeploy starts a deploy (or a rebuild) from available, deploy
+// failed, active or error.
+func (c ConductorAPI) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any) error {
+	_, err := c.call(ctx, n, "do_node_deploy", map[string]any{"node_id": n.UUID, "rebuild": rebuild, "configdrive": configdrive})
+	return err
+}
+
+// DoNodeTearDown starts tearing down an active (or failed) node.
+func (c ConductorAPI) DoNodeTearDown(ctx context.Context, n *objects.Node) error {
+	_, err := c.call(ctx, n, "do_node_tear_down", map[string]any{"node_id": n.UUID})
+	return err
+}
+
+// DoNodeClean starts manual cleaning of a manageable node with the steps.
+func (c ConductorAPI) DoNodeClean(ctx context.Context, n *objects.Node, steps []map[string]any) error {
+	_, err := c.call(ctx, n, "do_node_clean", map[string]any{"node_id": n.UUID, "clean_steps": steps})
+	return err
+}
+
+// DoProvisioningAction runs a verb without arguments: manage, provide,
+// abort, adopt.
+func (c ConductorAPI) DoProvisioningAction(ctx context.Context, n *objects.Node, action string) error {
+	_, err := c.call(ctx, n, "do_provisioning_action", map[string]any{"node_id": n.UUID, "action": action})
+	return err
+}
+
+// InspectHardware starts inspection of a manageable (or inspect failed) node.
+func (c ConductorAPI) InspectHardware(ctx context.Context, n *objects.Node) error {
+	_, err := c.call(ctx, n, "inspect_hardware", map[string]any{"node_id": n.UUID})
+	return err
+}
+
+// InterfaceValidation is one interface's result in ValidateDriverInterfaces.
+type InterfaceValidation struct {
+	Result bool    `json:"result"`
+	Reason *string `json:"reason,omitempty"`
+}
+
+// ValidateDriverInterfaces validates each interface of the node's driver
+// (Ironic's GET /v1/nodes/{id}/validate body).
+func (c ConductorAPI) ValidateDriverInterfaces(ctx context.Context, n *objects.Node) (map[string]InterfaceValidation, error) {
+	out := map[string]InterfaceValidation{}
+	reply, err := c.call(ctx, n, "validate_driver_interfaces", map[string]any{"node_id": n.UUID})
+	if err == nil {
+		err = reply.Decode(&out)
+	}
+	return out, err
+}
+
+// GetNodeVendorPassthruMethods lists the driver's vendor methods.
+func (c ConductorAPI) GetNodeVendorPassthruMethods(ctx context.Context, n *objects.Node) (map[string]any, error) {
+	out := map[string]any{}
+	reply, err := c.call(ctx, n, "get_node_vendor_passthru_methods", map[string]any{"node_id": n.UUID})
+	if err == nil {
+		err = reply.Decode(&out)
+	}
+	return out, err
+}
+
+// CreatePort validates and stores a port of n; it returns the stored port.
+func (c ConductorAPI) CreatePort(ctx context.Context, n *objects.Node, p *objects.Port) (*objects.Port, error) {
+	return objectReply[*objects.Port](c.call(ctx, n, "create_port", map[string]any{"port": p}))
+}
+
+// UpdatePort saves a port's changes under its node's lease.
+func (c ConductorAPI) UpdatePort(ctx context.Context, n *objects.Node, p *objects.Port) (*objects.Port, error) {
+	return objectReply[*objects.Port](c.call(ctx, n, "update_port", map[string]any{"port": p}))
+}
+
+// DestroyPort deletes a port under its node's lease.
+func (c ConductorAPI) DestroyPort(ctx context.Context, n *objects.Node, p *objects.Port) error {
+	_, err := c.call(ctx, n, "destroy_port", map[string]any{"port": p})
+	return err
+}
+
+// UpdatePortgroup saves a portgroup's changes under its node's lease.
+func (c ConductorAPI) UpdatePortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) (*objects.Portgroup, error) {
+	return objectReply[*objects.Portgroup](c.call(ctx, n, "update_portgroup", map[string]any{"portgroup": pg}))
+}
+
+// DestroyPortgroup deletes a portgroup under its node's lease.
+func (c ConductorAPI) DestroyPortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) error {
+	_, err := c.call(ctx, n, "destroy_portgroup", map[string]any{"portgroup": pg})
+	return err
+}
+
+// Heartbeat passes a ramdisk agent's heartbeat to the node's conductor.
+func (c ConductorAPI) Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion string) error {
+	_, err := c.call(ctx, n, "heartbeat", map[string]any{"node_id": n.UUID, "callback_url": callbackURL, "agent_version": agentVersion})
+	return err
+}
+
+// GetDriverProperties returns the driver_info keys a hardware type takes,
+// with their descriptions, from any conductor that has it.
+func (c ConductorAPI) GetDriverProperties(ctx context.Context, driver string) (map[string]string, error) {
+	out := map[string]string{}
+	reply, err := c.Client.CallNode(ctx, c.Router, Target{UUID: driver, Driver: driver}, "get_driver_properties", map[string]any{"driver_name": driver})
+	if err == nil {
+		err = reply.Decode(&out)
+	}
+	return out, err
+}
+
+func objectReply[T objects.Object](reply Reply, err error) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	obj, err := reply.Object()
+	if err != nil {
+		return zero, err
+	}
+	out, ok := obj.(T)
+	if !ok {
+		return zero, fmt.Errorf("rpc: conductor replied with a %T, want a %T", obj, zero)
+	}
+	return out, nil
+}
