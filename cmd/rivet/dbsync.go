@@ -9,7 +9,6 @@ import (
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
-	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbsync"
 	"github.com/rivetmetal/rivet/db/onlinemigrations"
 	"github.com/urfave/cli/v2"
@@ -147,16 +146,9 @@ func runDBSync(c *cli.Context, cmd func(*dbsync.Syncer, context.Context) error) 
 	if err != nil {
 		return cli.Exit("dbsync: "+err.Error(), 1)
 	}
-	dbc := cfg.Database
 	s := &dbsync.Syncer{
-		Connection: dbc.Connection,
-		Options: db.Options{
-			MaxOpenConnections:    dbc.MaxOpenConnections,
-			MaxIdleConnections:    dbc.MaxIdleConnections,
-			ConnectionMaxLifetime: dbc.ConnectionMaxLifetime,
-			ConnectTimeout:        dbc.ConnectTimeout,
-			SQLiteBusyTimeout:     dbc.SQLiteBusyTimeout,
-		},
+		Connection:     cfg.Database.Connection,
+		Options:        dbOptions(cfg),
 		Out:            c.App.Writer,
 		Registry:       reg,
 		ServiceTimeout: cfg.Conductor.HeartbeatTimeout,

@@ -58,5 +58,6 @@ func commands() []*cli.Command {
 		pluginCommand(),
 		configCommand(),
 		dbsyncCommand(),
+		upgradeCommand(),
 	}
 }

@@ -32,21 +32,35 @@ func UpdateToLatestVersions(reg *objects.Registry, head release.Entry) (Migratio
 		Run: func(ctx context.Context, d *db.DB, maxCount int, _ map[string]string) (int, int, error) {
 			return updateToLatest(ctx, db.NewStore(d, reg, pinner), maxCount)
 		},
+		Pending: func(ctx context.Context, d *db.DB) (int, error) {
+			total := 0
+			for _, kind := range db.ObjectKinds() {
+				n, err := staleRows(d, reg, kind).Count(ctx)
+				if err != nil {
+					return 0, fmt.Errorf("count %s rows to migrate: %w", kind, err)
+				}
+				total += int(n)
+			}
+			return total, nil
+		},
 	}, nil
+}
+
+// staleRows selects kind's rows written at a version other than latest.
+func staleRows(d *db.DB, reg *objects.Registry, kind string) *bun.SelectQuery {
+	latest, _ := reg.Latest(kind) // kinds come from db.ObjectKinds, all registered
+	return d.Bun().NewSelect().Table(db.ObjectTables()[kind]).
+		Where("version IS NOT NULL AND version <> ?", latest.String())
 }
 
 func updateToLatest(ctx context.Context, s *db.Store, maxCount int) (total, migrated int, err error) {
 	reg := s.Registry()
 	tables := db.ObjectTables()
 	for _, kind := range db.ObjectKinds() {
-		latest, err := reg.Latest(kind)
-		if err != nil {
+		if _, err := reg.Latest(kind); err != nil {
 			return total, migrated, err
 		}
-		where := func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("version IS NOT NULL AND version <> ?", latest.String())
-		}
-		n, err := where(s.DB().Bun().NewSelect().Table(tables[kind])).Count(ctx)
+		n, err := staleRows(s.DB(), reg, kind).Count(ctx)
 		if err != nil {
 			return total, migrated, fmt.Errorf("count %s rows to migrate: %w", tables[kind], err)
 		}
@@ -55,7 +69,7 @@ func updateToLatest(ctx context.Context, s *db.Store, maxCount int) (total, migr
 		if n == 0 || (maxCount > 0 && budget <= 0) {
 			continue
 		}
-		q := where(s.DB().Bun().NewSelect().Table(tables[kind]).Column("id").OrderExpr("id ASC"))
+		q := staleRows(s.DB(), reg, kind).Column("id").OrderExpr("id ASC")
 		if maxCount > 0 {
 			q = q.Limit(int64(budget))
 		}

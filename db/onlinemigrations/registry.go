@@ -27,6 +27,9 @@ type Migration struct {
 	Options []string
 	// Run does the work.
 	Run Func
+	// Pending, when set, counts the objects still needing the migration
+	// without changing anything (for rivet upgrade status and check).
+	Pending func(ctx context.Context, d *db.DB) (int, error)
 }
 
 // Registry is an ordered set of online data migrations. The zero value is

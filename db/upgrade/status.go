@@ -1,0 +1,144 @@
+package upgrade
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/migrations"
+	"github.com/rivetmetal/rivet/db/onlinemigrations"
+)
+
+// Service is a registered service with its liveness and what it speaks.
+type Service struct {
+	db.Service
+	Live bool `json:"live"`
+	// Speaks is the release table entry the service's version maps to.
+	Speaks string `json:"speaks"`
+}
+
+// ObjectCount is how many rows of a table carry one object version.
+type ObjectCount struct {
+	Table   string `json:"table"`
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+	Rows    int    `json:"rows"`
+}
+
+// Migration is an online data migration and what is left for it.
+type Migration struct {
+	Name              string `json:"name"`
+	MinServiceVersion int    `json:"min_service_version"`
+	// Pending is the number of objects still to migrate; -1 when the
+	// migration cannot count without running.
+	Pending int `json:"pending"`
+}
+
+// Status is the state of the deployment as this binary sees it.
+type Status struct {
+	Release        string            `json:"release"`
+	ServiceVersion int               `json:"service_version"`
+	Services       []Service         `json:"services"`
+	AutoPin        string            `json:"auto_pin"`
+	Schema         migrations.Status `json:"schema"`
+	Objects        []ObjectCount     `json:"objects"`
+	Migrations     []Migration       `json:"online_migrations"`
+}
+
+// Collect reads the status. timeout is the heartbeat age beyond which a
+// service counts as dead.
+func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemigrations.Registry, timeout time.Duration) (*Status, error) {
+	st := &Status{Release: release.Current, ServiceVersion: table.Head().ServiceVersion}
+	m, err := migrations.NewMigrator(d)
+	if err != nil {
+		return nil, err
+	}
+	if st.Schema, err = m.Status(ctx); err != nil {
+		return nil, err
+	}
+	if len(st.Schema.Applied) == 0 {
+		return st, nil // empty database: nothing else to read
+	}
+	if err := collectServices(ctx, d, table, timeout, st); err != nil {
+		return nil, err
+	}
+	if st.Objects, err = countObjects(ctx, d); err != nil {
+		return nil, err
+	}
+	for _, mg := range reg.Migrations() {
+		pm := Migration{Name: mg.Name, MinServiceVersion: mg.MinServiceVersion, Pending: -1}
+		if mg.Pending != nil {
+			if pm.Pending, err = mg.Pending(ctx, d); err != nil {
+				return nil, err
+			}
+		}
+		st.Migrations = append(st.Migrations, pm)
+	}
+	return st, nil
+}
+
+func collectServices(ctx context.Context, d *db.DB, table *release.Table, timeout time.Duration, st *Status) error {
+	svcs, err := d.Services(ctx)
+	if err != nil {
+		return err
+	}
+	now, err := d.Now(ctx)
+	if err != nil {
+		return err
+	}
+	var live []int
+	for _, s := range svcs {
+		sv := Service{Service: s, Live: s.IsLive(now, timeout)}
+		if e, ok := table.ForServiceVersion(s.ServiceVersion); ok {
+			sv.Speaks = e.Label()
+		}
+		if sv.Live {
+			live = append(live, s.ServiceVersion)
+		}
+		st.Services = append(st.Services, sv)
+	}
+	st.AutoPin = table.Resolve(release.Pin{Mode: release.PinAuto}, live).Label()
+	return nil
+}
+
+func countObjects(ctx context.Context, d *db.DB) ([]ObjectCount, error) {
+	var out []ObjectCount
+	tables := db.ObjectTables()
+	for _, kind := range db.ObjectKinds() {
+		var rows []struct {
+			Version *string `bun:"version"`
+			N       int     `bun:"n"`
+		}
+		err := d.Bun().NewSelect().Table(tables[kind]).ColumnExpr("version").ColumnExpr("COUNT(*) AS n").
+			GroupExpr("version").Scan(ctx, &rows)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			v := "NULL"
+			if r.Version != nil {
+				v = *r.Version
+			}
+			out = append(out, ObjectCount{Table: tables[kind], Kind: kind, Version: v, Rows: r.N})
+		}
+	}
+	slices.SortFunc(out, func(a, b ObjectCount) int {
+		if a.Table != b.Table {
+			return compare(a.Table, b.Table)
+		}
+		return compare(a.Version, b.Version)
+	})
+	return out, nil
+}
+
+func compare(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,136 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/dbtest"
+	"github.com/rivetmetal/rivet/db/onlinemigrations"
+)
+
+func codes(rs []Result) map[string]Code {
+	out := map[string]Code{}
+	for _, r := range rs {
+		out[r.Check] = r.Code
+	}
+	return out
+}
+
+func details(rs []Result, check string) string {
+	for _, r := range rs {
+		if r.Check == check {
+			return r.Details
+		}
+	}
+	return ""
+}
+
+// TestCheckWalksAnUpgrade follows a deployment through a 0.1 → HEAD upgrade
+// (the bumped test table: 0.1 has service version 1, HEAD 2) and checks
+// what upgrade check says at each point.
+func TestCheckWalksAnUpgrade(t *testing.T) {
+	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
+		ctx := context.Background()
+		reg, tb := dbtest.BumpedRegistry(t), dbtest.BumpedTable(t)
+		mreg := &onlinemigrations.Registry{}
+		m, err := onlinemigrations.UpdateToLatestVersions(reg, tb.Head())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mreg.Register(m); err != nil {
+			t.Fatal(err)
+		}
+		check := func(dbh *db.DB) []Result {
+			t.Helper()
+			rs, err := Check(ctx, dbh, tb, mreg, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rs
+		}
+
+		empty := dbtest.OpenEmpty(t, d)
+		if rs := check(empty); Worst(rs) != Failure || !strings.Contains(details(rs, "Database schema"), "create-schema") {
+			t.Fatalf("empty database: %+v", rs)
+		}
+
+		dbh := dbtest.Open(t, d)
+		want := map[string]Code{"Database schema": Success, "Object versions": Success, "Service versions": Success,
+			"Release pins": Success, "Online data migrations": Success}
+		if diff := cmp.Diff(want, codes(check(dbh))); diff != "" {
+			t.Fatalf("fresh deployment (-want +got):\n%s", diff)
+		}
+
+		// Step 1.1: a 0.1 API and conductor, one conductor upgraded and pinned.
+		pin := "0.1"
+		for _, s := range []db.ServiceRegistration{
+			{Hostname: "api-1", Binary: db.BinaryAPI, Release: "0.1.0", ServiceVersion: 1},
+			{Hostname: "cond-1", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1},
+			{Hostname: "cond-2", Binary: db.BinaryConductor, Release: "0.2.0", ServiceVersion: 2, Pin: pin},
+		} {
+			if _, err := dbh.RegisterService(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pinned, _ := tb.ParsePin("0.1")
+		s := db.NewStore(dbh, reg, release.NewPinner(tb, pinned))
+		for i := range 3 {
+			obj, _ := reg.New("Node")
+			n := obj.(*objects.Node)
+			n.UUID, n.Driver = fmt.Sprintf("00000000-0000-0000-0000-00000000000%d", i), "fake-hardware"
+			if err := s.Create(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rs := check(dbh)
+		if codes(rs)["Service versions"] != Warning || !strings.Contains(details(rs, "Service versions"), "rolling upgrade is in progress") {
+			t.Fatalf("mixed services: %+v", rs)
+		}
+		if codes(rs)["Release pins"] != Success {
+			t.Fatalf("pins flagged mid-upgrade: %+v", rs)
+		}
+		if codes(rs)["Online data migrations"] != Warning || !strings.Contains(details(rs, "Online data migrations"), "update_to_latest_versions: 3 object(s)") {
+			t.Fatalf("pending migrations: %+v", rs)
+		}
+		st, err := Collect(ctx, dbh, tb, mreg, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.AutoPin != `0.1 ("anvil")` {
+			t.Fatalf("auto pin = %q", st.AutoPin)
+		}
+
+		// Step 3: everything on HEAD, still pinned: the pin check warns.
+		for _, h := range []struct{ host, binary string }{{"api-1", db.BinaryAPI}, {"cond-1", db.BinaryConductor}} {
+			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: h.host, Binary: h.binary, Release: "0.2.0", ServiceVersion: 2, Pin: pin}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rs = check(dbh)
+		if codes(rs)["Service versions"] != Success || codes(rs)["Release pins"] != Warning {
+			t.Fatalf("all upgraded, still pinned: %+v", rs)
+		}
+
+		// A row this release cannot read is a failure.
+		if _, err := dbh.Bun().NewUpdate().Table(db.TableNodes).Set("version = ?", "7.0").Where("uuid = ?", "00000000-0000-0000-0000-000000000000").Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if rs := check(dbh); codes(rs)["Object versions"] != Failure || Worst(rs) != Failure {
+			t.Fatalf("unreadable row: %+v", rs)
+		}
+		// A live service older than anything the table knows is a failure.
+		if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "ancient", Binary: db.BinaryConductor, Release: "0.0.1", ServiceVersion: 0}); err != nil {
+			t.Fatal(err)
+		}
+		if rs := check(dbh); codes(rs)["Service versions"] != Failure {
+			t.Fatalf("ancient service: %+v", rs)
+		}
+	})
+}
