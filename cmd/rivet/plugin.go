@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rivetmetal/rivet/drivers/fake"
+	"github.com/rivetmetal/rivet/drivers/ipmi"
 	"github.com/rivetmetal/rivet/plugins"
 )
 
@@ -17,6 +18,7 @@ import (
 // rivet-driver-<name> in the plugin directory takes precedence.
 var builtinDrivers = map[string]func(*slog.Logger) plugins.Driver{
 	"fake": func(log *slog.Logger) plugins.Driver { return fake.New(log) },
+	"ipmi": func(log *slog.Logger) plugins.Driver { return ipmi.New(log, ipmi.DefaultOptions()) },
 }
 
 // pluginCommand is the hidden `rivet plugin serve <driver>` mode the

@@ -1,0 +1,31 @@
+// Package ipmi is the "ipmi" hardware type: power, management (boot device,
+// NMI) and a network-boot ramdisk deploy over IPMI 2.0 (RMCP+, lanplus),
+// built on github.com/bougou/go-ipmi. It runs out of process like every
+// driver (rivet-driver-ipmi, or `rivet plugin serve ipmi`).
+//
+// driver_info keys are Ironic's: ipmi_address (required), ipmi_port (623),
+// ipmi_username, ipmi_password (secret), ipmi_cipher_suite (3). The
+// conductor's [ipmi] options reach the plugin as driver_info defaults it
+// fills in when a node does not set them (a plugin cannot read the
+// conductor's config): ipmi_timeout (command_timeout, seconds),
+// ipmi_retries (retries), ipmi_min_command_interval (seconds) and
+// ipmi_power_state_change_timeout (seconds). Absent keys take Options'
+// values, which equal the [ipmi] defaults.
+//
+// The deploy interface boots the node from the network: the conductor
+// serves the node's iPXE script and the ramdisk named by instance_info
+// (kernel + ramdisk, or boot_iso); this driver only checks those keys,
+// sets a one-time PXE boot and power-cycles the node.
+//
+// Rules (BMC etiquette):
+//   - One RMCP+ session per BMC (address:port), reused across calls, at most
+//     one command in flight per BMC, and at least MinCommandInterval between
+//     two commands to it. A session idle for SessionIdleTimeout is closed.
+//   - A session that stops answering is reopened and the command retried
+//     once; every attempt has an explicit timeout and retry count.
+//   - Close ends every session (and go-ipmi's keepalive goroutines).
+//   - Errors read "ipmi <address>:<port>: <operation>: …"; rejected
+//     credentials are ErrInvalidDriverInfo naming the keys, silence is
+//     retryable ErrBMCUnreachable. The password never reaches an error or a
+//     log line.
+package ipmi

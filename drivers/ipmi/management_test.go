@@ -1,0 +1,83 @@
+package ipmi
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rivetmetal/rivet/plugins"
+)
+
+// TestBootDeviceRoundTrip sets every device, once and persistent, in both
+// modes, and reads it back; go-ipmi's BMC keeps the whole boot flags byte.
+func TestBootDeviceRoundTrip(t *testing.T) {
+	bmc := startBMC(t, bmcConfig{})
+	d := newDriver(t, Options{})
+	n := bmc.node(nil)
+	devs, err := d.SupportedBootDevices(testCtx(t), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]plugins.BootDevice{plugins.BootPXE, plugins.BootDisk, plugins.BootCDROM, plugins.BootBIOS}, devs); diff != "" {
+		t.Errorf("supported devices (-want +got):\n%s", diff)
+	}
+	for _, dev := range devs {
+		for _, persistent := range []bool{false, true} {
+			for _, mode := range []plugins.BootMode{plugins.BootModeUEFI, plugins.BootModeBIOS} {
+				want := plugins.BootDeviceSetting{Device: dev, Persistent: persistent, Mode: mode}
+				if err := d.SetBootDevice(testCtx(t), n, want); err != nil {
+					t.Fatalf("set %+v: %v", want, err)
+				}
+				got, err := d.GetBootDevice(testCtx(t), n)
+				if err != nil {
+					t.Fatalf("get after %+v: %v", want, err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("boot device (-want +got):\n%s", diff)
+				}
+			}
+		}
+	}
+}
+
+// TestBootDeviceUnknown: a device without an IPMI selector is refused
+// before any BMC traffic.
+func TestBootDeviceUnknown(t *testing.T) {
+	d := newDriver(t, Options{})
+	err := d.SetBootDevice(testCtx(t), plugins.Node{}, plugins.BootDeviceSetting{Device: "floppy"})
+	if !errors.Is(err, plugins.ErrNotSupported) {
+		t.Errorf("set floppy: %v, want ErrNotSupported", err)
+	}
+}
+
+// TestInjectNMI: a BMC that implements the diagnostic interrupt gets one;
+// one that refuses it (go-ipmi's stock handler, cc 0xC9, like ipmi_sim's
+// 0xCC) gives ErrNotSupported naming the code.
+func TestInjectNMI(t *testing.T) {
+	tests := map[string]struct {
+		noNMI    bool
+		wantErr  error
+		wantNMIs int32
+	}{
+		"supported":   {false, nil, 1},
+		"unsupported": {true, plugins.ErrNotSupported, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			bmc := startBMC(t, bmcConfig{noNMI: tc.noNMI})
+			d := newDriver(t, Options{})
+			err := d.InjectNMI(testCtx(t), bmc.node(nil))
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+				t.Fatalf("InjectNMI: %v, want %v", err, tc.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), "completion code 0xc9") {
+				t.Errorf("error %q does not name the completion code", err)
+			}
+			if got := bmc.chassis.nmis.Load(); got != tc.wantNMIs {
+				t.Errorf("BMC saw %d NMIs, want %d", got, tc.wantNMIs)
+			}
+		})
+	}
+}
