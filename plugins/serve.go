@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -63,7 +64,7 @@ func Serve(cfg ServeConfig) {
 		}
 		os.Exit(0)
 	}
-	go exitWithParent(os.Getppid(), cfg.Logger)
+	go exitWithParent(os.Getppid(), cfg.Driver, cfg.Logger)
 
 	// go-plugin's own logger must be built before plugin.Serve swaps
 	// os.Stderr for a pipe; JSON so the host keeps levels and fields.
@@ -80,7 +81,31 @@ func Serve(cfg ServeConfig) {
 		GRPCServer:       plugin.DefaultGRPCServer,
 		Logger:           hl,
 	})
+	closeDriver(cfg.Driver, cfg.Logger)
 	os.Exit(0)
+}
+
+// Closer is implemented by drivers holding resources that must be released
+// before the plugin exits (BMC sessions: a BMC has only a few slots). Serve
+// calls Close, with CloseTimeout, whenever it ends the process normally or
+// because the host died.
+type Closer interface {
+	Close(ctx context.Context) error
+}
+
+// CloseTimeout bounds a driver's Close at plugin exit.
+const CloseTimeout = 5 * time.Second
+
+func closeDriver(d Driver, log *slog.Logger) {
+	c, ok := d.(Closer)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+	defer cancel()
+	if err := c.Close(ctx); err != nil {
+		log.Warn("closing the driver at exit", "error", err)
+	}
 }
 
 // exitWithParent ends the plugin when its parent dies. go-plugin has no
@@ -88,7 +113,7 @@ func Serve(cfg ServeConfig) {
 // plugins running under init. Polling the parent pid is portable;
 // Pdeathsig is not used because it fires when the forking OS thread exits,
 // which in a Go host is not the process exiting.
-func exitWithParent(ppid int, log *slog.Logger) {
+func exitWithParent(ppid int, d Driver, log *slog.Logger) {
 	if ppid <= 1 {
 		// Already an orphan, or the host is a container's PID 1, whose
 		// death ends every process in the container anyway.
@@ -98,6 +123,7 @@ func exitWithParent(ppid int, log *slog.Logger) {
 		time.Sleep(ParentPollInterval)
 		if os.Getppid() != ppid {
 			log.Warn("parent process is gone; exiting", "parent_pid", ppid)
+			closeDriver(d, log)
 			os.Exit(3)
 		}
 	}
