@@ -10,6 +10,7 @@ import (
 
 	"github.com/rivetmetal/rivet/drivers/fake"
 	"github.com/rivetmetal/rivet/drivers/ipmi"
+	"github.com/rivetmetal/rivet/drivers/redfish"
 	"github.com/rivetmetal/rivet/plugins"
 )
 
@@ -17,8 +18,9 @@ import (
 // a conductor needs no other binary (`go run ./cmd/rivet dev`). A
 // rivet-driver-<name> in the plugin directory takes precedence.
 var builtinDrivers = map[string]func(*slog.Logger) plugins.Driver{
-	"fake": func(log *slog.Logger) plugins.Driver { return fake.New(log) },
-	"ipmi": func(log *slog.Logger) plugins.Driver { return ipmi.New(log, ipmi.DefaultOptions()) },
+	"fake":    func(log *slog.Logger) plugins.Driver { return fake.New(log) },
+	"ipmi":    func(log *slog.Logger) plugins.Driver { return ipmi.New(log, ipmi.DefaultOptions()) },
+	"redfish": func(log *slog.Logger) plugins.Driver { return redfish.New(log, redfish.DefaultOptions()) },
 }
 
 // pluginCommand is the hidden `rivet plugin serve <driver>` mode the

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Result is one workload's figures.
+type Result struct {
+	Workload    string  `json:"workload"`
+	Requests    int     `json:"requests,omitempty"`
+	Errors      int     `json:"errors"`
+	Concurrency int     `json:"concurrency"`
+	Rate        float64 `json:"rate_per_s,omitempty"`
+	P50ms       float64 `json:"p50_ms,omitempty"`
+	P99ms       float64 `json:"p99_ms,omitempty"`
+	ElapsedS    float64 `json:"elapsed_s"`
+	Note        string  `json:"note,omitempty"`
+}
+
+func (r Result) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-10s c=%-3d", r.Workload, r.Concurrency)
+	if r.Requests > 0 {
+		fmt.Fprintf(&b, " %7d req  %9.1f/s  p50 %7.2f ms  p99 %7.2f ms", r.Requests, r.Rate, r.P50ms, r.P99ms)
+	}
+	fmt.Fprintf(&b, "  elapsed %7.2f s  errors %d", r.ElapsedS, r.Errors)
+	if r.Note != "" {
+		b.WriteString("  (" + r.Note + ")")
+	}
+	return b.String()
+}
+
+// latencies collects request durations from several workers.
+type latencies struct{ d []time.Duration }
+
+func (l *latencies) merge(o []time.Duration) { l.d = append(l.d, o...) }
+
+func (l *latencies) result(name string, conc, errs int, elapsed time.Duration) Result {
+	slices.Sort(l.d)
+	r := Result{Workload: name, Requests: len(l.d), Errors: errs, Concurrency: conc, ElapsedS: elapsed.Seconds()}
+	if len(l.d) > 0 {
+		r.Rate = float64(len(l.d)) / elapsed.Seconds()
+		r.P50ms = ms(l.d[len(l.d)/2])
+		r.P99ms = ms(l.d[min(len(l.d)-1, len(l.d)*99/100)])
+	}
+	return r
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

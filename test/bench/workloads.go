@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// bench holds state shared by the workloads: the nodes enrolled so far.
+type bench struct {
+	c     *client
+	o     options
+	mu    sync.Mutex
+	nodes []string
+}
+
+var workloads = map[string]func(context.Context, *bench) (Result, error){
+	"enroll":    enroll,
+	"get":       get,
+	"list":      list,
+	"detail":    detail,
+	"power":     power,
+	"lifecycle": lifecycle,
+}
+
+// parallel runs fn for i in [0, n) on conc workers and returns each
+// worker's latencies and the error count.
+func parallel(ctx context.Context, n, conc int, fn func(ctx context.Context, i int) error) (*latencies, int, time.Duration) {
+	var next, errs atomic.Int64
+	lat := &latencies{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					break
+				}
+				t := time.Now()
+				if err := fn(ctx, i); err != nil {
+					errs.Add(1)
+					continue
+				}
+				mine = append(mine, time.Since(t))
+			}
+			mu.Lock()
+			lat.merge(mine)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return lat, int(errs.Load()), time.Since(start)
+}
+
+// forDuration runs fn on conc workers until d has passed.
+func forDuration(ctx context.Context, d time.Duration, conc int, fn func(ctx context.Context) error) (*latencies, int, time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return parallel(ctx, int(^uint(0)>>1), conc, func(ctx context.Context, _ int) error {
+		err := fn(ctx)
+		if ctx.Err() != nil {
+			return nil // cut off by the deadline, not a failure
+		}
+		return err
+	})
+}
+
+func enroll(ctx context.Context, b *bench) (Result, error) {
+	var tmpl map[string]any
+	if err := json.Unmarshal([]byte(b.o.template), &tmpl); err != nil {
+		return Result{}, fmt.Errorf("--node-template: %w", err)
+	}
+	stamp := time.Now().UnixNano()
+	lat, errs, elapsed := parallel(ctx, b.o.nodes, b.o.concurrency, func(ctx context.Context, i int) error {
+		body := map[string]any{}
+		for k, v := range tmpl {
+			body[k] = v
+		}
+		body["name"] = fmt.Sprintf("bench-%d-%d", stamp, i)
+		var n node
+		if err := b.c.do(ctx, http.MethodPost, "/v1/nodes", body, http.StatusCreated, &n); err != nil {
+			return err
+		}
+		b.mu.Lock()
+		b.nodes = append(b.nodes, n.UUID)
+		b.mu.Unlock()
+		return nil
+	})
+	return lat.result("enroll", b.o.concurrency, errs, elapsed), nil
+}
+
+func (b *bench) need(n int) ([]string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.nodes) < n {
+		return nil, fmt.Errorf("needs %d enrolled nodes, has %d: run the enroll workload first with --nodes >= %d", n, len(b.nodes), n)
+	}
+	return b.nodes[:n], nil
+}
+
+func get(ctx context.Context, b *bench) (Result, error) {
+	nodes, err := b.need(1)
+	if err != nil {
+		return Result{}, err
+	}
+	lat, errs, elapsed := forDuration(ctx, b.o.duration, b.o.getConcurrency, func(ctx context.Context) error {
+		return b.c.do(ctx, http.MethodGet, "/v1/nodes/"+nodes[0], nil, http.StatusOK, nil)
+	})
+	return lat.result("get", b.o.getConcurrency, errs, elapsed), nil
+}
+
+func list(ctx context.Context, b *bench) (Result, error) {
+	if _, err := b.need(1000); err != nil {
+		return Result{}, err
+	}
+	lat, errs, elapsed := forDuration(ctx, b.o.duration, 1, func(ctx context.Context) error {
+		var page struct{ Nodes []node }
+		if err := b.c.do(ctx, http.MethodGet, "/v1/nodes?limit=1000", nil, http.StatusOK, &page); err != nil {
+			return err
+		}
+		if len(page.Nodes) != 1000 {
+			return fmt.Errorf("list returned %d nodes", len(page.Nodes))
+		}
+		return nil
+	})
+	r := lat.result("list-1000", 1, errs, elapsed)
+	return r, nil
+}
+
+func detail(ctx context.Context, b *bench) (Result, error) {
+	if _, err := b.need(100); err != nil {
+		return Result{}, err
+	}
+	lat, errs, elapsed := forDuration(ctx, b.o.duration, b.o.getConcurrency, func(ctx context.Context) error {
+		return b.c.do(ctx, http.MethodGet, "/v1/nodes/detail?limit=100", nil, http.StatusOK, nil)
+	})
+	return lat.result("detail-100", b.o.getConcurrency, errs, elapsed), nil
+}
