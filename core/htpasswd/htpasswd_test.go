@@ -79,3 +79,14 @@ func TestParseRejects(t *testing.T) {
 		})
 	}
 }
+
+// The shipped example must load and hold the password its comment states.
+func TestShippedExample(t *testing.T) {
+	f, err := Load(filepath.Join("..", "..", "configs", "htpasswd.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Check("admin", "change-me") {
+		t.Fatal(`configs/htpasswd.example: admin/change-me does not verify`)
+	}
+}
