@@ -59,5 +59,11 @@ func commands() []*cli.Command {
 		configCommand(),
 		dbsyncCommand(),
 		upgradeCommand(),
+		nodeCommand(),
+		portCommand(),
+		portgroupCommand(),
+		chassisCommand(),
+		driverCommand(),
+		completionCommand(),
 	}
 }

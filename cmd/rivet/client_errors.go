@@ -1,0 +1,110 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"syscall"
+
+	"github.com/rivetmetal/rivet/core/client"
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes of the admin client (docs/admin/cli.md).
+const (
+	exitClientAPI         = 1 // the API refused or failed the request
+	exitClientUsage       = 2 // bad arguments, format, URL or --api-version
+	exitClientUnreachable = 3 // no HTTP answer from the API
+	exitClientVersion     = 4 // no API microversion both sides accept
+	exitClientWaitFailed  = 5 // a node reached a failure state while waiting
+	exitClientWaitTimeout = 6 // a wait ran out of time
+)
+
+// clientTarget names what a command acted on, for messages: kind "node" and the
+// ident the user typed.
+type clientTarget struct {
+	kind  client.Kind
+	ident string
+}
+
+// cliError turns a client error into one line that says what went wrong
+// and how to fix it, with the exit code for its class.
+func cliError(err error, on clientTarget) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		ec      cli.ExitCoder
+		cerr    *client.ConnectError
+		verr    *client.VersionError
+		werr    *client.WaitError
+		apiErr  *client.APIError
+		subject = on.kind.Noun
+	)
+	if on.ident != "" {
+		subject += " " + on.ident
+	}
+	switch {
+	case errors.As(err, &ec):
+		return err
+	case errors.As(err, &cerr):
+		return cli.Exit(fmt.Sprintf("cannot reach the Rivet API at %s: %s (is `rivet dev` running? set --url/RIVET_URL)",
+			cerr.Endpoint, transportCause(cerr.Err)), exitClientUnreachable)
+	case errors.As(err, &verr) && verr.NoMicroversions:
+		return cli.Exit(verr.Error()+" (unset --api-version/RIVET_API_VERSION to go on at API 1.1)", exitClientVersion)
+	case errors.As(err, &verr) && verr.UserGiven:
+		return cli.Exit(verr.Error()+" (pick a version in both ranges with --api-version, or unset it to negotiate)", exitClientVersion)
+	case errors.As(err, &verr):
+		return cli.Exit(verr.Error()+" (upgrade the older side)", exitClientVersion)
+	case errors.As(err, &werr) && errors.Is(err, client.ErrWaitTimeout):
+		return cli.Exit(werr.Error()+" (raise --timeout, or check the conductor with rivet node show "+werr.Node+")", exitClientWaitTimeout)
+	case errors.As(err, &werr):
+		return cli.Exit(werr.Error(), exitClientWaitFailed)
+	case errors.Is(err, client.ErrNotFound) && on.ident != "":
+		return cli.Exit(fmt.Sprintf("%s not found (rivet %s list shows the %s)", subject, on.kind.Noun, on.kind.Path), exitClientAPI)
+	case errors.As(err, &apiErr):
+		msg := fmt.Sprintf("%s: %s", subject, apiErr.Message)
+		if apiErr.Message == "" {
+			msg = fmt.Sprintf("%s: the API answered %d", subject, apiErr.Status)
+		}
+		switch apiErr.Status {
+		case 401, 403:
+			msg += " (check --username/--password or RIVET_USERNAME/RIVET_PASSWORD)"
+		case 406:
+			msg += fmt.Sprintf(" (refused at API %s: this needs a newer --api-version)", apiErr.Version)
+		case 409:
+			msg += " (the node is busy or in the wrong state; retry or check rivet node show)"
+		}
+		if apiErr.RequestID != "" {
+			msg += " [request " + apiErr.RequestID + "]"
+		}
+		return cli.Exit(msg, exitClientAPI)
+	}
+	return cli.Exit(subject+": "+err.Error(), exitClientAPI)
+}
+
+// transportCause shortens a transport error to its useful part.
+func transportCause(err error) string {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return "connection refused"
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return "timed out"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// clientExitCode is the code cliError would give err.
+func clientExitCode(err error) int {
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return exitClientAPI
+}

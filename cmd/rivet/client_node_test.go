@@ -1,0 +1,302 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestClientCommands runs client commands through run() against the fake
+// and checks exit code, output and the requests the fake saw.
+func TestClientCommands(t *testing.T) {
+	cases := map[string]struct {
+		args      []string
+		wantCode  int
+		wantOut   []string // substrings of stdout
+		wantErr   []string // substrings of stderr
+		wantCalls []string // requests, in order, with version and body
+	}{
+		"list as a table": {
+			args:      []string{"node", "list"},
+			wantOut:   []string{"UUID", "Provision State", "sim-0", "available", "sim-1", "active"},
+			wantCalls: []string{"1.26 GET /v1/nodes"},
+		},
+		"list values with fields": {
+			args:      []string{"node", "list", "-f", "value", "--fields", "name,provision_state"},
+			wantOut:   []string{"sim-0 available\nsim-1 active\n"},
+			wantCalls: []string{"1.26 GET /v1/nodes?fields=name%2Cprovision_state"},
+		},
+		"show by name, flags after the node": {
+			args:      []string{"node", "show", "sim-0", "--fields", "name,driver_info", "-f", "value"},
+			wantOut:   []string{"sim-0\n{\"ipmi_address\":\"10.0.0.1\"}\n"},
+			wantCalls: []string{"1.26 GET /v1/nodes/sim-0?fields=name%2Cdriver_info"},
+		},
+		"show as yaml": {
+			args:    []string{"node", "show", "sim-1", "-f", "yaml", "--fields", "name,power_state"},
+			wantOut: []string{"name: sim-1\npower_state: power on\n"},
+		},
+		"show a missing node": {
+			args:     []string{"node", "show", "sim-9"},
+			wantCode: exitClientAPI,
+			wantErr:  []string{"node sim-9 not found (rivet node list shows the nodes)"},
+		},
+		"set and unset send JSON patch": {
+			args:      []string{"node", "set", "sim-0", "name=web-1", "properties/cpus:=4"},
+			wantCalls: []string{`1.26 PATCH /v1/nodes/sim-0 [{"op":"add","path":"/name","value":"web-1"},{"op":"add","path":"/properties/cpus","value":4}]`},
+		},
+		"unset": {
+			args:      []string{"node", "unset", "sim-0", "extra/foo"},
+			wantCalls: []string{`1.26 PATCH /v1/nodes/sim-0 [{"op":"remove","path":"/extra/foo"}]`},
+		},
+		"power on two nodes": {
+			args:    []string{"node", "power", "on", "sim-0", "sim-1"},
+			wantOut: []string{"node sim-0: power on requested\nnode sim-1: power on requested\n"},
+		},
+		"power with one missing node reports each": {
+			args:     []string{"node", "power", "off", "sim-0", "sim-9"},
+			wantCode: exitClientAPI,
+			wantOut:  []string{"node sim-0: power off requested"},
+			wantErr:  []string{"node sim-9 not found", "1 of 2 nodes failed"},
+		},
+		"deploy --wait": {
+			args:    []string{"node", "deploy", "sim-0", "--wait", "--interval", "1ms", "--timeout", "5s"},
+			wantOut: []string{"node sim-0: active\n"},
+			wantErr: []string{"node sim-0: deploying (waiting for active)", "node sim-0: wait call-back (waiting for active)"},
+			wantCalls: []string{
+				`1.26 PUT /v1/nodes/sim-0/states/provision {"target":"active"}`,
+				"1.26 GET /v1/nodes/sim-0/states", "1.26 GET /v1/nodes/sim-0/states", "1.26 GET /v1/nodes/sim-0/states",
+			},
+		},
+		"api-version 1.99 against a 1.26 server": {
+			args:      []string{"node", "list", "--api-version", "1.99"},
+			wantCode:  exitClientVersion,
+			wantErr:   []string{"API version 1.99 is not supported", "supports 1.1 to 1.26, this client supports 1.1 to 1.26"},
+			wantCalls: []string{"1.99 GET /v1/nodes"},
+		},
+		"invalid api-version fails before any request": {
+			args:     []string{"node", "list", "--api-version", "l33t"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{`invalid API version "l33t"`},
+		},
+		"unknown format": {
+			args:     []string{"node", "list", "-f", "xml"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{`unknown format "xml"`},
+		},
+		"clean with steps": {
+			args: []string{"node", "clean", "sim-0", "--clean-steps", `[{"interface":"deploy","step":"erase_devices"}]`},
+			wantCalls: []string{
+				"1.26 PUT /v1/nodes/sim-0/states/provision " + `{"target":"clean","clean_steps":[{"interface":"deploy","step":"erase_devices"}]}`,
+			},
+		},
+		"unknown flag after the node": {
+			args:     []string{"node", "show", "sim-0", "--bogus"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"flag provided but not defined: -bogus (see rivet node show --help)"},
+		},
+		"maintenance with a reason": {
+			args:      []string{"node", "maintenance", "set", "sim-1", "--reason", "disk swap"},
+			wantOut:   []string{"node sim-1: maintenance on\n"},
+			wantCalls: []string{`1.26 PUT /v1/nodes/sim-1/maintenance {"reason":"disk swap"}`},
+		},
+		"boot device": {
+			args:    []string{"node", "boot-device", "show", "sim-0", "-f", "json"},
+			wantOut: []string{`"boot_device": "pxe"`, `"persistent": false`},
+		},
+		"set boot device": {
+			args:      []string{"node", "boot-device", "set", "sim-0", "disk", "--persistent"},
+			wantCalls: []string{`1.26 PUT /v1/nodes/sim-0/management/boot_device {"boot_device":"disk","persistent":true}`},
+		},
+		"validate": {
+			args:    []string{"node", "validate", "sim-0", "-f", "value"},
+			wantOut: []string{"deploy false missing image_source\npower true \n"},
+		},
+		"driver list": {
+			args:    []string{"driver", "list", "-f", "value"},
+			wantOut: []string{"fake-hardware [\"c1\"]\n"},
+		},
+		"driver properties": {
+			args:    []string{"driver", "properties", "fake-hardware"},
+			wantOut: []string{"ipmi_address", "BMC address. Required."},
+		},
+		"missing driver": {
+			args:     []string{"driver", "show", "nope"},
+			wantCode: exitClientAPI,
+			wantErr:  []string{"driver nope not found (rivet driver list shows the drivers)"},
+		},
+		"clean needs steps": {
+			args:     []string{"node", "clean", "sim-0"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"clean needs --clean-steps"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			fake, url := newCLIFake(t, "1.1", "1.26")
+			args := append([]string{tc.args[0], "--url", url}, tc.args[1:]...)
+			code, out, errOut := runCLI(t, args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.wantCode, out, errOut)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if tc.wantCode == exitClientUsage && len(fake.log()) != 0 {
+				t.Errorf("a usage error still sent %v", fake.log())
+			}
+			if tc.wantCalls != nil {
+				if diff := cmp.Diff(tc.wantCalls, fake.log()); diff != "" {
+					t.Errorf("requests (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// TestNegotiatedListSucceedsWhereForcedVersionFails: the same command
+// fails with --api-version 1.99 but succeeds without it, at 1.26.
+func TestNegotiatedListSucceedsWhereForcedVersionFails(t *testing.T) {
+	_, url := newCLIFake(t, "1.1", "1.26")
+	if code, _, _ := runCLI(t, "node", "list", "--url", url, "--api-version", "1.99"); code == 0 {
+		t.Fatal("--api-version 1.99 exited 0")
+	}
+	code, out, errOut := runCLI(t, "node", "list", "--url", url, "-f", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var nodes []map[string]any
+	if err := json.Unmarshal([]byte(out), &nodes); err != nil || len(nodes) != 2 {
+		t.Fatalf("json list: %v %q", err, out)
+	}
+}
+
+// TestNegotiationIsCachedAcrossInvocations: against a 1.1–1.10 server the
+// first invocation negotiates (1.26 → 1.10) and the second starts at 1.10.
+func TestNegotiationIsCachedAcrossInvocations(t *testing.T) {
+	fake, url := newCLIFake(t, "1.1", "1.10")
+	for range 2 {
+		if code, _, errOut := runCLI(t, "node", "show", "sim-0", "--url", url); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+	}
+	want := []string{"1.26 GET /v1/nodes/sim-0", "1.10 GET /v1/nodes/sim-0", "1.10 GET /v1/nodes/sim-0"}
+	if diff := cmp.Diff(want, fake.log()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+func TestDeployWaitFailureReportsLastError(t *testing.T) {
+	fake, url := newCLIFake(t, "1.1", "1.26")
+	fake.failWith["sim-0"] = "IPMI said no"
+	code, _, errOut := runCLI(t, "node", "--url", url, "deploy", "--wait", "--interval", "1ms", "sim-0")
+	if code != exitClientWaitFailed || !strings.Contains(errOut, `reached "deploy failed" instead of "active": IPMI said no`) {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestEnvironmentSetsTheClient(t *testing.T) {
+	fake, url := newCLIFake(t, "1.1", "1.26")
+	t.Setenv("RIVET_URL", url)
+	t.Setenv("RIVET_API_VERSION", "latest")
+	if code, _, errOut := runCLI(t, "node", "show", "sim-0"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// A flag beats the environment.
+	if code, _, _ := runCLI(t, "node", "show", "sim-0", "--api-version", "1.20"); code != 0 {
+		t.Fatal("flag version failed")
+	}
+	want := []string{"latest GET /v1/nodes/sim-0", "1.20 GET /v1/nodes/sim-0"}
+	if diff := cmp.Diff(want, fake.log()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+func TestConnectionRefusedIsOneLine(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	code, _, errOut := runCLI(t, "node", "list", "--url", "http://127.0.0.1:1")
+	want := "rivet: cannot reach the Rivet API at http://127.0.0.1:1/v1: connection refused (is `rivet dev` running? set --url/RIVET_URL)\n"
+	if code != exitClientUnreachable || errOut != want {
+		t.Fatalf("exit %d, stderr %q, want %q", code, errOut, want)
+	}
+}
+
+func TestDebugLogsRequestIDsButNoPassword(t *testing.T) {
+	_, url := newCLIFake(t, "1.1", "1.26")
+	code, _, errOut := runCLI(t, "node", "list", "--url", url, "--debug", "--username", "admin", "--password", "sekrit")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "request_id=req-cli") || !strings.Contains(errOut, "version_sent=1.26") || strings.Contains(errOut, "sekrit") {
+		t.Errorf("debug log:\n%s", errOut)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	cases := map[string]struct {
+		args     []string
+		wantCode int
+		want     []string
+	}{
+		"bash":           {args: []string{"completion", "bash"}, want: []string{"complete -o bashdefault -o default -F _rivet_complete rivet", "--generate-bash-completion"}},
+		"zsh":            {args: []string{"completion", "zsh"}, want: []string{"#compdef rivet", "compdef _rivet rivet"}},
+		"fish":           {args: []string{"completion", "fish"}, want: []string{"complete -c rivet -f -a '(__rivet_complete)'"}},
+		"unknown shell":  {args: []string{"completion", "tcsh"}, wantCode: exitClientUsage},
+		"node commands":  {args: []string{"node", "--generate-bash-completion"}, want: []string{"list\n", "deploy\n", "maintenance\n"}},
+		"power commands": {args: []string{"node", "power", "--generate-bash-completion"}, want: []string{"on\n", "off\n", "reboot\n"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			// urfave's completion reads os.Args, not the app's arguments.
+			saved := os.Args
+			os.Args = append([]string{"rivet"}, tc.args...)
+			t.Cleanup(func() { os.Args = saved })
+			code, out, _ := runCLI(t, tc.args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d", code, tc.wantCode)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// TestLatestReportsTheServersChoice is use case 9: "latest" is sent as-is
+// and a version newer than the client knows is reported.
+func TestLatestReportsTheServersChoice(t *testing.T) {
+	cases := map[string]struct {
+		max      string
+		wantNote bool
+	}{
+		"newer than the client": {max: "1.31", wantNote: true},
+		"the client's max":      {max: "1.26"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			fake, url := newCLIFake(t, "1.1", tc.max)
+			code, _, errOut := runCLI(t, "node", "list", "--url", url, "--api-version", "latest")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			note := "the server chose API " + tc.max + " for latest; this client knows 1.1 to 1.26"
+			if got := strings.Contains(errOut, note); got != tc.wantNote {
+				t.Errorf("note shown %v, want %v: %q", got, tc.wantNote, errOut)
+			}
+			if diff := cmp.Diff([]string{"latest GET /v1/nodes"}, fake.log()); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,155 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+var (
+	// ErrNotFound matches an *APIError with status 404.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict matches an *APIError with status 409 (e.g. node locked).
+	ErrConflict = errors.New("conflict")
+	// ErrNotAcceptable matches an *APIError with status 406 that is not a
+	// version mismatch: the request used a feature newer than its version.
+	ErrNotAcceptable = errors.New("not acceptable at this API version")
+)
+
+// APIError is an error answer from the server.
+type APIError struct {
+	// Method and Path identify the request.
+	Method, Path string
+	// Status is the HTTP status code.
+	Status int
+	// Message is the faultstring or description of Ironic's error body, or
+	// the start of the body when it is not Ironic's shape.
+	Message string
+	// RequestID is the Openstack-Request-Id of the answer, if any.
+	RequestID string
+	// Version is the microversion the server applied, if it said.
+	Version string
+}
+
+// Error renders one line: "GET /v1/nodes/x: 404 Not Found: Node x could not
+// be found. (request req-…)".
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %d %s", e.Method, e.Path, e.Status, http.StatusText(e.Status))
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.RequestID != "" {
+		b.WriteString(" (request " + e.RequestID + ")")
+	}
+	return b.String()
+}
+
+// Is lets errors.Is match the sentinels by status.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrNotFound:
+		return e.Status == http.StatusNotFound
+	case ErrConflict:
+		return e.Status == http.StatusConflict
+	case ErrNotAcceptable:
+		return e.Status == http.StatusNotAcceptable
+	}
+	return false
+}
+
+// ParseErrorBody extracts the message of an Ironic error body:
+// {"error_message": "<JSON string>"} whose inner document has a faultstring
+// (handler errors) or a description (routing errors, e.g. version checks).
+// error_message may also be an object or a plain string. Any other body
+// gives its first line, trimmed, so the user still sees something.
+func ParseErrorBody(body []byte) string {
+	var outer struct {
+		ErrorMessage json.RawMessage `json:"error_message"`
+	}
+	if err := json.Unmarshal(body, &outer); err == nil && len(outer.ErrorMessage) > 0 {
+		inner := []byte(outer.ErrorMessage)
+		var s string
+		if json.Unmarshal(inner, &s) == nil {
+			inner = []byte(s)
+		}
+		var doc struct {
+			FaultString string `json:"faultstring"`
+			Description string `json:"description"`
+		}
+		if json.Unmarshal(inner, &doc) == nil {
+			if doc.FaultString != "" {
+				return oneLine(doc.FaultString)
+			}
+			if doc.Description != "" {
+				return oneLine(doc.Description)
+			}
+		}
+		if s != "" {
+			return oneLine(s)
+		}
+	}
+	return oneLine(string(body))
+}
+
+// oneLine keeps the first line of s, at most 300 characters.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// VersionError is a microversion the client and the server cannot agree on.
+type VersionError struct {
+	// Endpoint is the API endpoint (base URL with /v1).
+	Endpoint string
+	// Requested is what the client sent: "1.15" or "latest".
+	Requested string
+	// ClientMin and ClientMax are the client's range.
+	ClientMin, ClientMax version.Version
+	// ServerMin and ServerMax are the server's range from the 406; zero when
+	// NoMicroversions is set.
+	ServerMin, ServerMax version.Version
+	// NoMicroversions is set when the server sent no version headers at all:
+	// it predates microversions and serves 1.1 semantics only (use case 3B).
+	NoMicroversions bool
+	// UserGiven is set when the version came from the caller, which is why
+	// the client did not downgrade.
+	UserGiven bool
+}
+
+// Error names both ranges, or explains that the server has none.
+func (e *VersionError) Error() string {
+	if e.NoMicroversions {
+		return fmt.Sprintf("the server at %s does not support API microversions (it sent no %s header), so API %s cannot be used; it speaks only API %s",
+			e.Endpoint, HeaderVersion, e.Requested, MinVersion)
+	}
+	return fmt.Sprintf("API version %s is not supported: the server at %s supports %s to %s, this client supports %s to %s",
+		e.Requested, e.Endpoint, e.ServerMin, e.ServerMax, e.ClientMin, e.ClientMax)
+}
+
+// ConnectError is a request that never got an HTTP answer (connection
+// refused, DNS failure, timeout).
+type ConnectError struct {
+	// Endpoint is the API endpoint the client was aimed at.
+	Endpoint string
+	// Err is the transport error.
+	Err error
+}
+
+// Error names the endpoint and the cause.
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("cannot reach the API at %s: %v", e.Endpoint, e.Err)
+}
+
+// Unwrap returns the transport error.
+func (e *ConnectError) Unwrap() error { return e.Err }
