@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -298,5 +300,29 @@ func TestLatestReportsTheServersChoice(t *testing.T) {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Connection flags work before the noun too (issue 9's acceptance command).
+func TestConnectionFlagsBeforeTheNoun(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-OpenStack-Ironic-API-Minimum-Version", "1.1")
+		w.Header().Set("X-OpenStack-Ironic-API-Maximum-Version", "1.26")
+		if r.Header.Get("X-OpenStack-Ironic-API-Version") == "1.99" {
+			w.WriteHeader(http.StatusNotAcceptable)
+			_, _ = w.Write([]byte(`{"error_message": "{\"code\": 406, \"title\": \"Not Acceptable\", \"description\": \"Version 1.99 was requested but the minor version is not supported by this service. The supported version range is: [1.1, 1.26].\"}"}`))
+			return
+		}
+		w.Header().Set("X-OpenStack-Ironic-API-Version", r.Header.Get("X-OpenStack-Ironic-API-Version"))
+		_, _ = w.Write([]byte(`{"nodes": []}`))
+	}))
+	defer srv.Close()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	code, _, errOut := runCLI(t, "--url", srv.URL, "--api-version", "1.99", "node", "list")
+	if code == 0 || !strings.Contains(errOut, "1.26") || !strings.Contains(errOut, "1.99") {
+		t.Fatalf("--api-version 1.99 before the noun: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "--url", srv.URL, "node", "list"); code != 0 {
+		t.Fatalf("negotiated list: exit %d: %s", code, errOut)
 	}
 }

@@ -7,11 +7,14 @@ import "github.com/urfave/cli/v2"
 const flagConfigFile = "config-file"
 
 func globalFlags() []cli.Flag {
-	return []cli.Flag{
+	// The admin client's connection flags are accepted here too, so
+	// `rivet --api-version 1.26 node list` works as well as putting them
+	// after the noun; the innermost explicit one wins (clientSetting).
+	return append(connFlags(),
 		&cli.StringSliceFlag{
 			Name:    flagConfigFile,
 			Usage:   "INI configuration `FILE` (repeatable; later files override earlier ones)",
 			EnvVars: []string{"RIVET_CONFIG_FILE"},
 		},
-	}
+	)
 }
