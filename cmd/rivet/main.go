@@ -59,6 +59,7 @@ func commands() []*cli.Command {
 		configCommand(),
 		dbsyncCommand(),
 		upgradeCommand(),
+		conductorCommand(),
 		nodeCommand(),
 		portCommand(),
 		portgroupCommand(),

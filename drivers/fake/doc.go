@@ -4,7 +4,8 @@
 // hardware; it is served like any driver (rivet-driver-fake, or the rivet
 // binary's hidden `plugin serve fake` mode).
 //
-// Rules: every operation succeeds instantly and is remembered per node UUID
+// Rules: every operation succeeds instantly (Deploy waits driver_info
+// fake_deploy_delay seconds when set) and is remembered per node UUID
 // for the life of the process; a node never seen before is powered off with
 // a one-time PXE boot override. It needs no driver_info.
 package fake

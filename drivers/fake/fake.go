@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/rivetmetal/rivet/plugins"
 )
@@ -132,8 +134,20 @@ func (d *Driver) PrepareDeploy(_ context.Context, node plugins.Node) error {
 	return d.with(node, "prepare deploy", func(s *nodeState) error { s.prepared = true; return nil })
 }
 
-// Deploy implements plugins.Deployer: the node is active and powered on.
-func (d *Driver) Deploy(_ context.Context, node plugins.Node) error {
+// DeployDelayKey is the driver_info key (seconds) that makes Deploy take
+// that long, so tests can act in the middle of a deploy.
+const DeployDelayKey = "fake_deploy_delay"
+
+// Deploy implements plugins.Deployer: the node is active and powered on,
+// after driver_info fake_deploy_delay seconds if set (ctx cuts it short).
+func (d *Driver) Deploy(ctx context.Context, node plugins.Node) error {
+	if secs, err := strconv.ParseFloat(fmt.Sprint(node.DriverInfo[DeployDelayKey]), 64); err == nil && secs > 0 {
+		select {
+		case <-time.After(time.Duration(secs * float64(time.Second))):
+		case <-ctx.Done():
+			return fmt.Errorf("driver fake: node %s: deploy: %w", node.UUID, ctx.Err())
+		}
+	}
 	return d.with(node, "deploy", func(s *nodeState) error {
 		s.deployed, s.power = true, plugins.PowerOn
 		s.boot = plugins.BootDeviceSetting{Device: plugins.BootDisk, Persistent: true, Mode: s.boot.Mode}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rivetmetal/rivet/core/conductor"
+	"github.com/rivetmetal/rivet/core/config"
+	"github.com/rivetmetal/rivet/core/htpasswd"
+	"github.com/rivetmetal/rivet/core/logging"
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/plugins/host"
+)
+
+func conductorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "conductor",
+		Usage: "run the conductor service: node leases, driver plugins, JSON-RPC ([json_rpc] host_ip:port)",
+		Description: "Registers in the database, starts the driver plugins (built-in drivers re-execute " +
+			"this binary; rivet-driver-* in [conductor] plugin_dir take precedence) and serves the " +
+			"conductor RPC API. SIGHUP reloads pin_release_version and log_level. SIGTERM stops taking " +
+			"work, goes offline, finishes in-flight work within [conductor] graceful_shutdown_timeout, " +
+			"releases its node leases and exits 0.",
+		Action: runConductor,
+	}
+}
+
+func runConductor(c *cli.Context) error {
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	fail := func(code int, err error) error { return cli.Exit("conductor: "+conductorErrLine(err), code) }
+	if cfg.Default.RPCTransport != "json-rpc" {
+		return fail(2, errors.New("[DEFAULT] rpc_transport must be json-rpc for a stand-alone conductor (local is for all-in-one)"))
+	}
+	log, level, err := logging.New(os.Stderr, cfg.Default.LogFormat, cfg.Default.LogLevel)
+	if err != nil {
+		return fail(2, err)
+	}
+	log = log.With("service", "conductor", "host", cfg.Default.Host)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+
+	table := release.Default()
+	pin, err := cfg.Pin(table)
+	if err != nil {
+		return fail(2, err)
+	}
+	pinner := release.NewPinner(table, pin)
+
+	dbh, err := db.Open(ctx, cfg.Database.Connection, dbOptions(cfg))
+	if err != nil {
+		return fail(1, err)
+	}
+	defer dbh.Close()
+	reloader := config.NewReloader(config.Source{Files: configFiles(c), Environ: os.Environ()}, cfg, log)
+	reloader.OnChange("DEFAULT", "pin_release_version", func(nc *config.Config) {
+		if p, err := nc.Pin(table); err == nil {
+			pinner.Set(p, nil)
+			if p.Mode == release.PinAuto {
+				_ = resolveAutoPin(ctx, dbh, pinner, nc.Conductor.HeartbeatTimeout)
+			}
+			log.Info("pin reloaded", "pin", p.String(), "rpc", pinner.Effective().RPC.String())
+		}
+	})
+	reloader.OnChange("DEFAULT", "log_level", func(nc *config.Config) {
+		if l, err := logging.ParseLevel(nc.Default.LogLevel); err == nil {
+			level.Set(l)
+		}
+	})
+	// SIGHUP stays handled through the graceful shutdown.
+	reloadCtx, stopReload := context.WithCancel(context.Background())
+	defer stopReload()
+	go func() { _ = reloader.Run(reloadCtx) }()
+	if err := schemaCurrent(ctx, dbh); err != nil {
+		return fail(2, err)
+	}
+	reg := objects.NewRegistry()
+	if err := objects.Install(reg); err != nil {
+		return fail(1, err)
+	}
+	if pin.Mode == release.PinAuto {
+		if err := resolveAutoPin(ctx, dbh, pinner, cfg.Conductor.HeartbeatTimeout); err != nil {
+			return fail(1, err)
+		}
+	}
+
+	mgr, err := startPlugins(ctx, cfg, log)
+	if err != nil {
+		return fail(1, err)
+	}
+	defer mgr.Close()
+	rpcOpts, err := conductorJSONRPC(cfg)
+	if err != nil {
+		return fail(2, err)
+	}
+	svc, err := conductor.New(conductor.ConfigFrom(cfg), conductor.Deps{
+		Store:   db.NewStore(dbh, reg, pinner),
+		Drivers: conductor.PluginDrivers{Manager: mgr, Enabled: cfg.Conductor.EnabledHardwareTypes},
+		Pinner:  pinner,
+		Logger:  log,
+		JSONRPC: rpcOpts,
+	})
+	if err != nil {
+		return fail(2, err)
+	}
+	if err := svc.Start(ctx); err != nil {
+		_ = svc.Stop(context.Background())
+		return fail(1, err)
+	}
+	<-ctx.Done()
+	stop() // a second SIGTERM now kills the process
+	log.Info("signal received; shutting down gracefully", "graceful_shutdown_timeout", cfg.Conductor.GracefulShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.Conductor.GracefulShutdownTimeout+30*time.Second)
+	defer cancel()
+	if err := svc.Stop(sctx); err != nil {
+		return fail(1, err)
+	}
+	return nil
+}
+
+// resolveAutoPin sets an auto pin from the live services' versions.
+func resolveAutoPin(ctx context.Context, dbh *db.DB, pinner *release.Pinner, timeout time.Duration) error {
+	live, err := dbh.LiveServices(ctx, timeout)
+	if err != nil {
+		return err
+	}
+	var versions []int
+	for _, s := range live {
+		versions = append(versions, s.ServiceVersion)
+	}
+	pinner.Set(pinner.Pin(), append(versions, pinner.Table().Head().ServiceVersion))
+	return nil
+}
+
+// startPlugins starts the driver plugins: built-ins by re-executing this
+// binary, rivet-driver-* in plugin_dir (default: this binary's directory)
+// first.
+func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*host.Manager, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the rivet executable for built-in drivers: %w", err)
+	}
+	dir := cfg.Conductor.PluginDir
+	if dir == "" {
+		dir = filepath.Dir(exe)
+	}
+	// Only the built-in drivers serving an enabled hardware type start
+	// ("fake" serves fake-hardware); plugin_dir binaries always do.
+	var names []string
+	for name := range builtinDrivers {
+		if slices.Contains(cfg.Conductor.EnabledHardwareTypes, name) ||
+			slices.Contains(cfg.Conductor.EnabledHardwareTypes, name+"-hardware") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	sums := map[string]string{}
+	for _, item := range cfg.Conductor.PluginChecksums {
+		name, sum, _ := strings.Cut(item, ":")
+		sums[strings.TrimPrefix(name, host.BinaryPrefix)] = strings.ToLower(sum)
+	}
+	mgr, err := host.New(host.Config{PluginDir: dir, BuiltIn: host.BuiltInCommands(exe, names...), Checksums: sums,
+		Logger: log.With("component", "plugins"), HostVersion: release.Current})
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.Start(ctx); err != nil {
+		mgr.Close()
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// conductorJSONRPC is the listener configuration from [json_rpc].
+func conductorJSONRPC(cfg *config.Config) (*conductor.JSONRPCOptions, error) {
+	j := cfg.JSONRPC
+	o := &conductor.JSONRPCOptions{HostIP: j.HostIP, Port: j.Port, MaxBodyBytes: int64(j.MaxRequestBodySize)}
+	if j.UseSSL {
+		if j.CertFile == "" || j.KeyFile == "" {
+			return nil, errors.New("[json_rpc] use_ssl needs cert_file and key_file")
+		}
+		o.CertFile, o.KeyFile = j.CertFile, j.KeyFile
+	}
+	strategy := j.AuthStrategy
+	if strategy == "" {
+		strategy = cfg.Default.AuthStrategy
+	}
+	if strategy == "http_basic" {
+		users, err := htpasswd.Load(j.HTTPBasicAuthUserFile)
+		if err != nil {
+			return nil, fmt.Errorf("[json_rpc] http_basic_auth_user_file: %w", err)
+		}
+		o.Users = users
+	}
+	return o, nil
+}
+
+// conductorErrLine folds an error into one line.
+func conductorErrLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

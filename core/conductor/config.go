@@ -1,0 +1,122 @@
+package conductor
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/conductor/powersync"
+	"github.com/rivetmetal/rivet/core/conductor/workers"
+	"github.com/rivetmetal/rivet/core/config"
+	"github.com/rivetmetal/rivet/core/rpc"
+)
+
+// Config tunes a Service. ConfigFrom fills it from the [conductor] and
+// [DEFAULT] options.
+type Config struct {
+	// Hostname is the name the conductor registers and holds leases as
+	// (RegisteredName).
+	Hostname string
+	// Group is [conductor] conductor_group (stored lowercased).
+	Group string
+	// HeartbeatInterval and HeartbeatTimeout are Ironic's options: a
+	// conductor is live while its heartbeat is younger than the timeout.
+	HeartbeatInterval, HeartbeatTimeout time.Duration
+	// LeaseDuration is a lease's lifetime; it is renewed every third of it.
+	LeaseDuration time.Duration
+	// LockRetryAttempts and LockRetryInterval bound waiting for a lease
+	// another conductor holds before answering NodeLocked.
+	LockRetryAttempts int
+	LockRetryInterval time.Duration
+	// CheckInterval is [conductor] check_provision_state_interval: the
+	// takeover and timeout periodic.
+	CheckInterval time.Duration
+	// DeployCallbackTimeout fails nodes waiting in "wait call-back" for
+	// longer; 0 waits forever.
+	DeployCallbackTimeout time.Duration
+	// AutomatedClean runs clean steps on provide and after tear down.
+	AutomatedClean bool
+	// GracefulShutdownTimeout bounds waiting for in-flight work at Stop.
+	GracefulShutdownTimeout time.Duration
+	// HashPartitionExponent and RingResetInterval configure the hash ring.
+	HashPartitionExponent int
+	RingResetInterval     time.Duration
+	// PowerSync configures power-state sync; Interval 0 disables it.
+	PowerSync powersync.Config
+	// PowerSyncMaxRetries is how many consecutive syncs may see a power
+	// state differing from the database before it is recorded.
+	PowerSyncMaxRetries int
+	// Workers sizes the shared worker pool.
+	Workers workers.Config
+}
+
+// RegisteredName is the name a conductor registers as: [DEFAULT] host, or
+// host:port when [json_rpc] port is not the default 8089 (as Ironic does
+// with RPC 1.58+), so the name is also the JSON-RPC address.
+func RegisteredName(host string, port int) string {
+	if port == 0 || port == rpc.DefaultPort {
+		return host
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// ConfigFrom builds a Config from a loaded configuration.
+func ConfigFrom(c *config.Config) Config {
+	port := c.JSONRPC.Port
+	if c.Default.RPCTransport == "local" {
+		port = 0
+	}
+	ps := powersync.DefaultConfig()
+	ps.Interval = c.Conductor.SyncPowerStateInterval
+	ps.Spread = ps.Interval / 2
+	ps.Workers = c.Conductor.SyncPowerStateWorkers
+	if ps.Interval > 0 && ps.CallTimeout >= ps.Interval {
+		ps.CallTimeout = ps.Interval
+	}
+	return Config{
+		Hostname:                RegisteredName(c.Default.Host, port),
+		Group:                   c.Conductor.ConductorGroup,
+		HeartbeatInterval:       c.Conductor.HeartbeatInterval,
+		HeartbeatTimeout:        c.Conductor.HeartbeatTimeout,
+		LeaseDuration:           c.Conductor.LeaseDuration,
+		LockRetryAttempts:       c.Conductor.NodeLockedRetryAttempts,
+		LockRetryInterval:       c.Conductor.NodeLockedRetryInterval,
+		CheckInterval:           c.Conductor.CheckProvisionStateInterval,
+		DeployCallbackTimeout:   c.Conductor.DeployCallbackTimeout,
+		AutomatedClean:          c.Conductor.AutomatedClean,
+		GracefulShutdownTimeout: c.Conductor.GracefulShutdownTimeout,
+		HashPartitionExponent:   c.Default.HashPartitionExponent,
+		RingResetInterval:       c.Default.HashRingResetInterval,
+		PowerSync:               ps,
+		PowerSyncMaxRetries:     c.Conductor.PowerStateSyncMaxRetries,
+		Workers:                 workers.DefaultConfig(),
+	}
+}
+
+// Validate reports every problem with c.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("conductor: "+format, args...)) }
+	if c.Hostname == "" {
+		bad("Hostname is required")
+	}
+	if c.HeartbeatInterval <= 0 || c.HeartbeatTimeout <= c.HeartbeatInterval {
+		bad("heartbeat_timeout %v must be greater than heartbeat_interval %v (> 0)", c.HeartbeatTimeout, c.HeartbeatInterval)
+	}
+	if c.LeaseDuration <= 0 {
+		bad("lease_duration %v must be positive", c.LeaseDuration)
+	}
+	if c.LockRetryAttempts < 0 || c.LockRetryInterval < 0 {
+		bad("node_locked_retry_attempts and node_locked_retry_interval must not be negative")
+	}
+	if c.CheckInterval <= 0 {
+		bad("check_provision_state_interval %v must be positive", c.CheckInterval)
+	}
+	if c.HashPartitionExponent < 1 || c.RingResetInterval <= 0 {
+		bad("hash_partition_exponent and hash_ring_reset_interval must be positive")
+	}
+	errs = append(errs, c.Workers.Validate(), c.PowerSync.Validate())
+	return errors.Join(errs...)
+}

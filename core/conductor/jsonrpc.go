@@ -1,0 +1,74 @@
+package conductor
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/htpasswd"
+	"github.com/rivetmetal/rivet/core/rpc"
+)
+
+// JSONRPCOptions configures the conductor's JSON-RPC listener ([json_rpc]).
+type JSONRPCOptions struct {
+	// HostIP and Port are where to listen; Port 0 picks a free port.
+	HostIP string
+	Port   int
+	// CertFile and KeyFile enable TLS (at least TLS 1.2) when both are set.
+	CertFile, KeyFile string
+	// Users enables http_basic authentication when non-nil.
+	Users *htpasswd.File
+	// MaxBodyBytes bounds a request body.
+	MaxBodyBytes int64
+}
+
+type jsonRPCListener struct {
+	ln  net.Listener
+	srv *http.Server
+	tls bool
+}
+
+// newJSONRPCListener binds the listener now, so a busy port fails Start
+// with a clear message before the conductor registers.
+func newJSONRPCListener(server *rpc.Server, o JSONRPCOptions, log *slog.Logger) (*jsonRPCListener, error) {
+	addr := net.JoinHostPort(o.HostIP, strconv.Itoa(o.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("conductor: JSON-RPC listen on %s: %w", addr, err)
+	}
+	h := rpc.NewHTTPHandler(server, rpc.HTTPHandlerOptions{Users: o.Users, MaxBodyBytes: o.MaxBodyBytes, Log: log})
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	l := &jsonRPCListener{ln: ln, srv: srv}
+	if o.CertFile != "" || o.KeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("conductor: JSON-RPC TLS certificate %s / key %s: %w", o.CertFile, o.KeyFile, err)
+		}
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		l.tls = true
+	}
+	return l, nil
+}
+
+func (l *jsonRPCListener) addr() string { return l.ln.Addr().String() }
+
+func (l *jsonRPCListener) serve() error {
+	if l.tls {
+		return l.srv.ServeTLS(l.ln, "", "")
+	}
+	return l.srv.Serve(l.ln)
+}
+
+// shutdown stops accepting (callers then see the conductor unreachable and
+// retry on a fresh ring) and waits for requests in progress.
+func (l *jsonRPCListener) shutdown(ctx context.Context) error {
+	err := l.srv.Shutdown(ctx)
+	_ = l.ln.Close() // in case serve never ran
+	return err
+}

@@ -1,0 +1,146 @@
+package conductor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/db"
+)
+
+// protectedNodeFields are never taken from update_node: identity, the
+// lease, and the states only the conductor moves.
+var protectedNodeFields = []string{"id", "uuid", "created_at", "updated_at", "reservation",
+	"provision_state", "target_provision_state", "provision_updated_at", "power_state", "target_power_state",
+	"conductor_affinity"}
+
+func objectArg[T objects.Object](p rpc.Params, name string) (T, error) {
+	var zero T
+	obj, err := p.Object(name)
+	if err != nil {
+		return zero, err
+	}
+	t, ok := obj.(T)
+	if !ok {
+		return zero, errInvalidParameter("argument %s is a %T, want a %T", name, obj, zero)
+	}
+	return t, nil
+}
+
+// createNode stores a new node after checking that this conductor serves
+// its hardware type.
+func (s *Service) createNode(ctx context.Context, p rpc.Params) (any, error) {
+	n, err := objectArg[*objects.Node](p, "node")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.hardware(n); err != nil {
+		return nil, err
+	}
+	if n.UUID == "" {
+		n.UUID = uuid.NewString()
+	}
+	if n.ProvisionState == "" {
+		n.ProvisionState = string(states.Enroll)
+	}
+	n.ConductorGroup = strings.ToLower(n.ConductorGroup)
+	if err := s.store.Create(ctx, n); err != nil {
+		if db.IsUniqueViolation(err) {
+			return nil, s.duplicateNode(ctx, n, err)
+		}
+		return nil, err
+	}
+	s.nodeLog(ctx, n).Info("node created", "driver", n.Driver)
+	return n, nil
+}
+
+func (s *Service) duplicateNode(ctx context.Context, n *objects.Node, err error) error {
+	if n.Name != nil {
+		if other, gerr := s.store.GetNode(ctx, *n.Name); gerr == nil && other.UUID != n.UUID {
+			return classed("DuplicateName", http.StatusConflict, err, "A node with name %s already exists.", *n.Name)
+		}
+	}
+	return classed("NodeAlreadyExists", http.StatusConflict, err, "A node with UUID %s already exists.", n.UUID)
+}
+
+// updateNode applies the fields the caller changed to the stored node under
+// its lease and returns the stored node.
+func (s *Service) updateNode(ctx context.Context, p rpc.Params) (any, error) {
+	in, err := objectArg[*objects.Node](p, "node")
+	if err != nil {
+		return nil, err
+	}
+	reg := s.store.Registry()
+	changed, err := reg.Changed(in)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.tasks.Acquire(ctx, in.UUID, "node update")
+	if err != nil {
+		return nil, err
+	}
+	return withLease(ctx, t, func() (any, error) {
+		n := t.Node
+		for _, f := range changed {
+			if slices.Contains(protectedNodeFields, f) {
+				continue
+			}
+			v, err := reg.Get(in, f)
+			if err != nil {
+				return nil, err
+			}
+			if err := reg.Set(n, f, v); err != nil {
+				return nil, errInvalidParameter("node %s: field %s: %v", n.UUID, f, err)
+			}
+		}
+		n.ConductorGroup = strings.ToLower(n.ConductorGroup)
+		if _, err := s.hardware(n); err != nil {
+			return nil, err
+		}
+		if err := t.Save(ctx); err != nil {
+			if db.IsUniqueViolation(err) {
+				return nil, s.duplicateNode(ctx, n, err)
+			}
+			return nil, err
+		}
+		s.nodeLog(ctx, n).Info("node updated", "fields", changed)
+		return n, nil
+	})
+}
+
+// destroyNode deletes a node in a state that allows it (or in
+// maintenance), with its ports and portgroups.
+func (s *Service) destroyNode(ctx context.Context, p rpc.Params) (any, error) {
+	t, err := s.acquireParam(ctx, p, "node deletion")
+	if err != nil {
+		return nil, err
+	}
+	defer t.Release(ctx)
+	n := t.Node
+	st := states.State(n.ProvisionState)
+	if !states.DeleteAllowed[st] && !n.Maintenance {
+		var valid []string
+		for s := range states.DeleteAllowed {
+			valid = append(valid, string(s))
+		}
+		slices.Sort(valid)
+		return nil, errInvalidState("Can not delete node \"%s\" while it is in provision state \"%s\". Valid provision states to start deletion are: %s, in addition to any maintenance state.",
+			n.UUID, st, strings.Join(valid, ", "))
+	}
+	if err := s.db.DestroyNodeFenced(ctx, n.ID, s.cfg.Hostname, t.epoch); err != nil {
+		if errors.Is(err, db.ErrLeaseLost) {
+			return nil, fmt.Errorf("conductor %s: destroy node %s: %w", s.cfg.Hostname, n.UUID, err)
+		}
+		return nil, err
+	}
+	s.nodeLog(ctx, n).Info("node destroyed")
+	return nil, nil
+}

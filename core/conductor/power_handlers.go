@@ -1,0 +1,146 @@
+package conductor
+
+import (
+	"context"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/plugins"
+)
+
+// changeNodePowerState sets target_power_state and runs the power action
+// in the background; the reached state or last_error is recorded.
+func (s *Service) changeNodePowerState(ctx context.Context, p rpc.Params) (any, error) {
+	state, err := p.String("new_state")
+	if err != nil {
+		return nil, err
+	}
+	target := plugins.PowerState(state)
+	if target != plugins.PowerOn && target != plugins.PowerOff && target != plugins.Rebooting {
+		id, _ := p.String("node_id")
+		return nil, errInvalidParameter("The requested action \"%s\" can not be performed on node \"%s\".", state, id)
+	}
+	t, err := s.acquireParam(ctx, p, "changing node power state")
+	if err != nil {
+		return nil, err
+	}
+	hw, err := s.hardware(t.Node)
+	if err != nil {
+		t.Release(ctx)
+		return nil, err
+	}
+	reached := target
+	if target == plugins.Rebooting {
+		reached = plugins.PowerOn // Ironic's target for a reboot
+	}
+	prepare := func() error {
+		t.Node.TargetPowerState = ptr(string(reached))
+		t.Node.LastError = nil
+		return t.Save(ctx)
+	}
+	work := func(ctx context.Context, t *Task) {
+		n := t.Node
+		err := driverCall(ctx, n, "set power state to "+string(target), func(ctx context.Context, pn plugins.Node) error {
+			if target == plugins.Rebooting {
+				return hw.Reboot(ctx, pn)
+			}
+			return hw.SetPowerState(ctx, pn, target)
+		})
+		n.TargetPowerState = nil
+		log := t.log
+		if err != nil {
+			n.LastError = ptr(err.Error())
+			log.Warn("power action failed", "target", string(target), "error", err)
+		} else {
+			n.PowerState = ptr(string(reached))
+			log.Info("power state changed", "power_state", string(reached))
+		}
+		if serr := t.Save(ctx); serr != nil {
+			log.Error("recording the power action failed", "error", serr)
+		}
+	}
+	return nil, s.startWork(ctx, t, prepare, work)
+}
+
+// sharedNode loads the node named by node_id without a lease, with its
+// driver.
+func (s *Service) sharedNode(ctx context.Context, p rpc.Params) (*objects.Node, Hardware, error) {
+	id, err := nodeID(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := s.tasks.Shared(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	hw, err := s.hardware(n)
+	return n, hw, err
+}
+
+// getBootDevice reads the boot device; a read takes no lease.
+func (s *Service) getBootDevice(ctx context.Context, p rpc.Params) (any, error) {
+	n, hw, err := s.sharedNode(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	var bd plugins.BootDeviceSetting
+	err = driverCall(ctx, n, "get boot device", func(ctx context.Context, pn plugins.Node) (err error) {
+		bd, err = hw.GetBootDevice(ctx, pn)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	dev := string(bd.Device)
+	return rpc.BootDevice{BootDevice: &dev, Persistent: &bd.Persistent}, nil
+}
+
+// setBootDevice sets the boot device under the node's lease.
+func (s *Service) setBootDevice(ctx context.Context, p rpc.Params) (any, error) {
+	device, err := p.String("device")
+	if err != nil {
+		return nil, err
+	}
+	var persistent bool
+	if err := p.Decode("persistent", &persistent); err != nil {
+		return nil, err
+	}
+	dev, perr := plugins.ParseBootDevice(device)
+	if perr != nil {
+		return nil, errInvalidParameter("Invalid boot device %s specified.", device)
+	}
+	t, err := s.acquireParam(ctx, p, "setting boot device")
+	if err != nil {
+		return nil, err
+	}
+	return withLease(ctx, t, func() (any, error) {
+		hw, err := s.hardware(t.Node)
+		if err != nil {
+			return nil, err
+		}
+		return nil, driverCall(ctx, t.Node, "set boot device to "+device, func(ctx context.Context, pn plugins.Node) error {
+			return hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: dev, Persistent: persistent})
+		})
+	})
+}
+
+// getSupportedBootDevices lists the boot devices; no lease.
+func (s *Service) getSupportedBootDevices(ctx context.Context, p rpc.Params) (any, error) {
+	n, hw, err := s.sharedNode(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	var devs []plugins.BootDevice
+	err = driverCall(ctx, n, "list supported boot devices", func(ctx context.Context, pn plugins.Node) (err error) {
+		devs, err = hw.SupportedBootDevices(ctx, pn)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(devs))
+	for i, d := range devs {
+		out[i] = string(d)
+	}
+	return out, nil
+}

@@ -1,0 +1,228 @@
+package conductor
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/plugins"
+)
+
+// AgentCallbackKey is the instance_info key that makes a deploy wait in
+// "wait call-back" for the ramdisk agent's heartbeat after the driver's
+// deploy step (a Rivet extension: the driver SDK's Deploy has no way to
+// say "wait"). deploy_callback_timeout bounds the wait.
+const AgentCallbackKey = "agent_callback"
+
+// fail records a failed operation: the failure event from the node's
+// current state, last_error naming what failed, and the save.
+func (s *Service) fail(ctx context.Context, t *Task, err error) {
+	n := t.Node
+	log := t.log
+	if ctx.Err() != nil {
+		err = errors.Join(err, errors.New("conductor "+s.cfg.Hostname+" shut down before the operation finished"))
+	}
+	if ferr := fire(n, states.Fail, ""); ferr != nil {
+		log.Error("cannot record failure: no fail transition", "provision_state", n.ProvisionState, "error", ferr)
+	}
+	n.LastError = ptr(err.Error())
+	n.TargetPowerState = nil
+	log.Warn("operation failed", "provision_state", n.ProvisionState, "error", err)
+	s.save(context.WithoutCancel(ctx), t)
+}
+
+// save writes the node under t's lease and logs a failure (a lost lease
+// means another conductor owns the node now).
+func (s *Service) save(ctx context.Context, t *Task) bool {
+	if err := t.Save(ctx); err != nil {
+		t.log.Error("saving node failed", "error", err)
+		return false
+	}
+	return true
+}
+
+// step runs one driver operation of a background task and records the
+// failure if it fails.
+func (s *Service) step(ctx context.Context, t *Task, op string, fn func(ctx context.Context, hw Hardware, pn plugins.Node) error) bool {
+	hw, err := s.hardware(t.Node)
+	if err == nil {
+		err = driverCall(ctx, t.Node, op, func(ctx context.Context, pn plugins.Node) error { return fn(ctx, hw, pn) })
+	}
+	if err == nil && t.Lost() {
+		return false
+	}
+	if err != nil {
+		s.fail(ctx, t, err)
+		return false
+	}
+	return true
+}
+
+// finish fires ev (done, wait, manage), runs extra and saves.
+func (s *Service) finish(ctx context.Context, t *Task, ev states.Event, extra func(n *objects.Node)) {
+	n := t.Node
+	if err := fire(n, ev, ""); err != nil {
+		s.fail(ctx, t, err)
+		return
+	}
+	if extra != nil {
+		extra(n)
+	}
+	if s.save(ctx, t) {
+		t.log.Info("provision state changed", "provision_state", n.ProvisionState)
+	}
+}
+
+// deployWork prepares and deploys through the driver, then the node is
+// active (or waits for its agent).
+func (s *Service) deployWork(ctx context.Context, t *Task) {
+	if !s.step(ctx, t, "prepare deploy", func(ctx context.Context, hw Hardware, pn plugins.Node) error { return hw.PrepareDeploy(ctx, pn) }) ||
+		!s.step(ctx, t, "deploy", func(ctx context.Context, hw Hardware, pn plugins.Node) error { return hw.Deploy(ctx, pn) }) {
+		return
+	}
+	if wait, _ := t.Node.InstanceInfo[AgentCallbackKey].(bool); wait {
+		s.finish(ctx, t, states.Wait, nil)
+		return
+	}
+	s.finish(ctx, t, states.Done, s.deployed)
+}
+
+// deployed records that this conductor deployed (or adopted) the node.
+func (s *Service) deployed(n *objects.Node) {
+	n.ConductorAffinity = ptr(s.conductorID.Load())
+	n.PowerState = ptr(string(plugins.PowerOn))
+}
+
+// tearDownWork undeploys through the driver, then cleans (automated_clean)
+// or skips cleaning, and the node is available.
+func (s *Service) tearDownWork(ctx context.Context, t *Task) {
+	if !s.step(ctx, t, "tear down", func(ctx context.Context, hw Hardware, pn plugins.Node) error { return hw.TearDown(ctx, pn) }) {
+		return
+	}
+	n := t.Node
+	n.PowerState = ptr(string(plugins.PowerOff))
+	n.InstanceInfo, n.InstanceUUID, n.ConductorAffinity = map[string]any{}, nil, nil
+	if err := fire(n, states.Clean, ""); err != nil {
+		s.fail(ctx, t, err)
+		return
+	}
+	if !s.save(ctx, t) {
+		return
+	}
+	if s.cfg.AutomatedClean {
+		s.cleanWork(ctx, t, nil, false)
+		return
+	}
+	s.finish(ctx, t, states.Done, nil)
+}
+
+// cleanWork runs clean steps: the given ones (manual cleaning, back to
+// manageable) or the driver's with a positive priority, highest first
+// (automated cleaning, on to available). A driver without clean steps has
+// nothing to run.
+func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanStep, manual bool) {
+	hw, err := s.hardware(t.Node)
+	if err != nil {
+		s.fail(ctx, t, err)
+		return
+	}
+	if !manual {
+		all, err := hw.ListCleanSteps(ctx, pluginNode(t.Node))
+		switch {
+		case errors.Is(err, plugins.ErrNotSupported):
+		case err != nil:
+			s.fail(ctx, t, driverError(t.Node.Driver, bmcOf(t.Node), "list clean steps", err))
+			return
+		}
+		for _, st := range all {
+			if st.Priority > 0 {
+				steps = append(steps, st)
+			}
+		}
+		slices.SortStableFunc(steps, func(a, b plugins.CleanStep) int { return b.Priority - a.Priority })
+	}
+	for _, st := range steps {
+		t.Node.CleanStep = map[string]any{"interface": string(st.Interface), "step": st.Step, "args": st.Args}
+		if !s.save(ctx, t) {
+			return
+		}
+		if !s.step(ctx, t, "execute clean step "+st.Step, func(ctx context.Context, hw Hardware, pn plugins.Node) error {
+			return hw.ExecuteCleanStep(ctx, pn, st)
+		}) {
+			return
+		}
+	}
+	t.Node.CleanStep = map[string]any{}
+	if manual {
+		s.finish(ctx, t, states.Manage, nil)
+		return
+	}
+	s.finish(ctx, t, states.Done, nil)
+}
+
+// verifyWork checks the BMC answers (reads the power state): enroll →
+// manageable.
+func (s *Service) verifyWork(ctx context.Context, t *Task) {
+	var ps plugins.PowerState
+	if !s.step(ctx, t, "get power state", func(ctx context.Context, hw Hardware, pn plugins.Node) (err error) {
+		ps, err = hw.GetPowerState(ctx, pn)
+		return err
+	}) {
+		return
+	}
+	s.finish(ctx, t, states.Done, func(n *objects.Node) { n.PowerState = ptr(string(ps)) })
+}
+
+// adoptWork takes an already deployed node under management: adopting →
+// active with this conductor's affinity.
+func (s *Service) adoptWork(ctx context.Context, t *Task) {
+	var ps plugins.PowerState
+	if !s.step(ctx, t, "get power state", func(ctx context.Context, hw Hardware, pn plugins.Node) (err error) {
+		ps, err = hw.GetPowerState(ctx, pn)
+		return err
+	}) {
+		return
+	}
+	s.finish(ctx, t, states.Done, func(n *objects.Node) {
+		n.ConductorAffinity = ptr(s.conductorID.Load())
+		n.PowerState = ptr(string(ps))
+	})
+}
+
+// inspectWork reads the inventory into properties and creates a port for
+// every NIC whose MAC address no port has yet.
+func (s *Service) inspectWork(ctx context.Context, t *Task) {
+	var inv plugins.Inventory
+	if !s.step(ctx, t, "inspect", func(ctx context.Context, hw Hardware, pn plugins.Node) (err error) {
+		inv, err = hw.Inspect(ctx, pn)
+		return err
+	}) {
+		return
+	}
+	n := t.Node
+	props := cloneMap(n.Properties)
+	props["cpus"], props["cpu_arch"], props["memory_mb"], props["local_gb"] = inv.CPUs, inv.CPUArch, inv.MemoryMB, inv.LocalGB
+	n.Properties = props
+	for _, nic := range inv.NICs {
+		port := &objects.Port{UUID: uuid.NewString(), Address: nic.MACAddress, NodeID: n.ID, PXEEnabled: true,
+			Extra: map[string]any{}, LocalLinkConnection: map[string]any{}, InternalInfo: map[string]any{}}
+		if err := s.store.Create(ctx, port); err != nil {
+			if db.IsUniqueViolation(err) {
+				continue // a port with this MAC exists already
+			}
+			s.fail(ctx, t, err)
+			return
+		}
+		t.log.Info("port created from inspection", "port", port.UUID, "address", port.Address)
+	}
+	s.finish(ctx, t, states.Done, func(n *objects.Node) {
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		n.InspectionFinishedAt = &now
+	})
+}

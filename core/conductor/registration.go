@@ -1,0 +1,154 @@
+package conductor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/plugins"
+)
+
+// interfaceNames are the Ironic interface names recorded in
+// conductor_hardware_interfaces for each hardware type (what
+// GET /v1/drivers shows as enabled_*_interfaces).
+var interfaceNames = map[string]string{"fake-hardware": "fake", "ipmi": "ipmitool", "redfish": "redfish"}
+
+func interfaceName(hw string, iface plugins.Interface) string {
+	if iface == plugins.InterfaceDeploy && hw != "fake-hardware" {
+		return "ramdisk"
+	}
+	if n, ok := interfaceNames[hw]; ok {
+		return n
+	}
+	return hw
+}
+
+// register writes the conductors row (online, fresh heartbeat, drivers =
+// the hardware types whose plugins negotiated), its hardware interface and
+// plugin rows, and the services row.
+func (s *Service) register(ctx context.Context) error {
+	hwTypes := s.drivers.HardwareTypes()
+	var ifaces []db.ConductorHardwareInterface
+	for _, hw := range hwTypes {
+		for _, iface := range s.drivers.Interfaces(hw) {
+			ifaces = append(ifaces, db.ConductorHardwareInterface{HardwareType: hw, InterfaceType: string(iface),
+				InterfaceName: interfaceName(hw, iface), IsDefault: true})
+		}
+	}
+	target, err := s.store.Registry().Target("Conductor", s.pinner.Effective())
+	if err != nil {
+		return fmt.Errorf("conductor %s: %w", s.cfg.Hostname, err)
+	}
+	if live, err := s.db.LiveConductors(ctx, s.cfg.HeartbeatTimeout); err == nil {
+		for _, c := range live {
+			if c.Hostname == s.cfg.Hostname {
+				s.log.Warn("a live conductor is already registered under this name; taking the registration over " +
+					"(if it is another process, give each conductor a unique [DEFAULT] host)")
+			}
+		}
+	}
+	plugs := s.drivers.Plugins()
+	c, err := s.db.RegisterConductor(ctx, db.ConductorRegistration{Hostname: s.cfg.Hostname, Group: s.cfg.Group,
+		Drivers: hwTypes, Version: target.String(), Interfaces: ifaces, Plugins: plugs})
+	if err != nil {
+		return err
+	}
+	s.conductorID.Store(c.ID)
+	for _, p := range plugs {
+		if p.Status != nil && *p.Status == "refused" {
+			s.log.Warn("driver plugin refused; recorded in conductor_plugins", "driver", deref(p.Driver), "reason", deref(p.Error))
+		}
+	}
+	if len(hwTypes) == 0 {
+		s.log.Warn("no hardware type is served: no plugin negotiated for [conductor] enabled_hardware_types")
+	}
+	return s.registerService(ctx)
+}
+
+func (s *Service) registerService(ctx context.Context) error {
+	pin := s.pinner.Pin().String()
+	_, err := s.db.RegisterService(ctx, db.ServiceRegistration{Hostname: s.cfg.Hostname, Binary: db.BinaryConductor,
+		Release: release.Current, ServiceVersion: s.pinner.Table().Head().ServiceVersion, Pin: pin})
+	if err == nil {
+		s.servicePin.Store(&pin)
+	}
+	return err
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// heartbeatLoop touches the conductors and services rows every
+// heartbeat_interval: online until shutdown starts, offline while the
+// conductor drains (so the ring has moved but its leases stay its own).
+func (s *Service) heartbeatLoop() {
+	tick := time.NewTicker(s.cfg.HeartbeatInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stopBeat:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.HeartbeatInterval)
+		s.heartbeat(ctx)
+		cancel()
+	}
+}
+
+func (s *Service) heartbeat(ctx context.Context) {
+	online := !s.draining.Load()
+	err := s.db.TouchConductor(ctx, s.cfg.Hostname, online)
+	if errors.Is(err, db.ErrNotFound) && online {
+		s.log.Warn("conductor row vanished; registering again")
+		err = s.register(ctx)
+	}
+	if err != nil {
+		s.log.Error("conductor heartbeat failed", "error", err)
+		return
+	}
+	if !online {
+		return // the services row was marked offline at Stop
+	}
+	if p := s.pinner.Pin(); p.Mode == release.PinAuto {
+		s.followAutoPin(ctx, p)
+	}
+	if registered := s.servicePin.Load(); registered == nil || *registered != s.pinner.Pin().String() {
+		if err := s.registerService(ctx); err != nil {
+			s.log.Error("recording the reloaded pin failed", "error", err)
+		}
+	}
+	err = s.db.HeartbeatService(ctx, s.cfg.Hostname, db.BinaryConductor)
+	if errors.Is(err, db.ErrNotFound) {
+		err = s.registerService(ctx)
+	}
+	if err != nil {
+		s.log.Error("service heartbeat failed", "error", err)
+	}
+}
+
+// followAutoPin recomputes an "auto" pin from the live services' service
+// versions (this conductor's included), so the effective release follows
+// the oldest live service as the fleet is upgraded.
+func (s *Service) followAutoPin(ctx context.Context, p release.Pin) {
+	live, err := s.db.LiveServices(ctx, s.cfg.HeartbeatTimeout)
+	if err != nil {
+		s.log.Warn("auto pin: listing live services failed; keeping the current pin", "error", err)
+		return
+	}
+	versions := []int{s.pinner.Table().Head().ServiceVersion}
+	for _, svc := range live {
+		versions = append(versions, svc.ServiceVersion)
+	}
+	before := s.pinner.Effective().Label()
+	if after := s.pinner.Set(p, versions).Label(); after != before {
+		s.log.Info("auto pin moved", "from", before, "to", after)
+	}
+}

@@ -1,0 +1,247 @@
+package conductor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/conductor/powersync"
+	"github.com/rivetmetal/rivet/core/conductor/workers"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/db"
+)
+
+// Deps are a Service's collaborators.
+type Deps struct {
+	Store   *db.Store
+	Drivers DriverSet
+	Pinner  *release.Pinner
+	// Logger defaults to discarding.
+	Logger *slog.Logger
+	// JSONRPC, when set, serves the RPC API over JSON-RPC from Start to
+	// Stop.
+	JSONRPC *JSONRPCOptions
+}
+
+// Service is one rivet conductor. Create it with New, then Start and Stop
+// it once each.
+type Service struct {
+	cfg     Config
+	store   *db.Store
+	db      *db.DB
+	drivers DriverSet
+	pinner  *release.Pinner
+	log     *slog.Logger
+
+	tasks  *TaskManager
+	pool   *workers.Pool
+	server *rpc.Server
+	router *rpc.Router
+	psync  *powersync.Scheduler
+	http   *jsonRPCListener
+
+	conductorID atomic.Int64
+	draining    atomic.Bool
+	// abortWork is closed when in-flight work must stop (graceful
+	// shutdown timed out); work contexts derive from it.
+	abortWork chan struct{}
+	stopBg    chan struct{}
+	bg        sync.WaitGroup
+	// stopBeat ends the heartbeat, which runs (offline) until the leases
+	// are released so nobody takes over work that is finishing.
+	stopBeat  chan struct{}
+	beat      sync.WaitGroup
+	powerSeen sync.Map // node UUID → consecutive differing syncs (int)
+	// servicePin is the pin last written to the services row.
+	servicePin atomic.Pointer[string]
+}
+
+// New returns a conductor that has started nothing yet.
+func New(cfg Config, d Deps) (*Service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if d.Store == nil || d.Drivers == nil || d.Pinner == nil {
+		return nil, errors.New("conductor: Store, Drivers and Pinner are required")
+	}
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("conductor", cfg.Hostname)
+	pool, err := workers.New(cfg.Workers)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{
+		cfg: cfg, store: d.Store, db: d.Store.DB(), drivers: d.Drivers, pinner: d.Pinner, log: log,
+		tasks:     NewTaskManager(d.Store, cfg.Hostname, cfg.LeaseDuration, cfg.LockRetryAttempts, cfg.LockRetryInterval, log),
+		pool:      pool,
+		abortWork: make(chan struct{}),
+		stopBg:    make(chan struct{}),
+		stopBeat:  make(chan struct{}),
+	}
+	s.router = rpc.NewRouter(s.listConductors, cfg.HashPartitionExponent, cfg.RingResetInterval)
+	s.server = rpc.NewServer(rpc.ConductorMethods(), rpc.ObjectCodecFor(d.Store.Registry(), d.Pinner), log, context.Background())
+	s.registerHandlers()
+	if s.psync, err = powersync.New(cfg.PowerSync, powersync.Deps{
+		Source: powerSource{s}, Prober: powerProber{s}, Recorder: powerRecorder{s}, Runner: pool,
+		Logger: log.With("periodic", "power_sync"),
+	}); err != nil {
+		return nil, err
+	}
+	if d.JSONRPC != nil {
+		if s.http, err = newJSONRPCListener(s.server, *d.JSONRPC, log); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Hostname is the name the conductor registered as.
+func (s *Service) Hostname() string { return s.cfg.Hostname }
+
+// RPCServer is the conductor's RPC dispatcher, for in-process use
+// (all-in-one: rpc.LocalTransport).
+func (s *Service) RPCServer() *rpc.Server { return s.server }
+
+// Tasks is the conductor's task manager.
+func (s *Service) Tasks() *TaskManager { return s.tasks }
+
+// Addr is the JSON-RPC listener's address, or "" without one.
+func (s *Service) Addr() string {
+	if s.http == nil {
+		return ""
+	}
+	return s.http.addr()
+}
+
+// Start registers the conductor (conductors and services rows, hardware
+// interfaces, plugin negotiation results), releases the leases a previous
+// incarnation held, fails the stuck nodes it owns, and starts the
+// heartbeat, the takeover periodic, power-state sync and the JSON-RPC
+// listener.
+func (s *Service) Start(ctx context.Context) error {
+	if err := s.register(ctx); err != nil {
+		return err
+	}
+	n, err := s.db.ReleaseLeasesHeldBy(ctx, s.cfg.Hostname)
+	if err != nil {
+		return fmt.Errorf("conductor %s: release leases of a previous run: %w", s.cfg.Hostname, err)
+	}
+	if n > 0 {
+		s.log.Warn("released leases left by a previous run of this conductor", "count", n)
+	}
+	if err := s.router.Refresh(ctx); err != nil {
+		return fmt.Errorf("conductor %s: build hash ring: %w", s.cfg.Hostname, err)
+	}
+	s.checkOrphans(ctx) // fix stuck states this conductor owns now
+	s.beat.Add(1)
+	go func() { defer s.beat.Done(); s.heartbeatLoop() }()
+	s.background(s.orphanLoop)
+	s.background(func() {
+		if err := s.psync.Run(context.Background()); err != nil {
+			s.log.Error("power-state sync stopped", "error", err)
+		}
+	})
+	if s.http != nil {
+		s.background(func() {
+			if err := s.http.serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("JSON-RPC server stopped", "error", err)
+			}
+		})
+	}
+	s.log.Info("conductor started", "hardware_types", s.drivers.HardwareTypes(), "group", s.cfg.Group,
+		"rpc_addr", s.Addr(), "release", release.Current)
+	return nil
+}
+
+func (s *Service) background(fn func()) {
+	s.bg.Add(1)
+	go func() { defer s.bg.Done(); fn() }()
+}
+
+// Stop shuts the conductor down gracefully: new RPCs get TemporaryFailure,
+// the conductor goes offline so the ring moves away from it, in-flight
+// work gets GracefulShutdownTimeout (bounded by ctx), then work still
+// running is cancelled (its nodes go to their failure states), every lease
+// is released and the background loops stop.
+func (s *Service) Stop(ctx context.Context) error {
+	if !s.draining.CompareAndSwap(false, true) {
+		return nil
+	}
+	s.log.Info("conductor shutting down: no new work, going offline", "in_flight", s.pool.Stats())
+	var errs []error
+	if err := s.db.TouchConductor(ctx, s.cfg.Hostname, false); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.db.MarkServiceOffline(ctx, s.cfg.Hostname, db.BinaryConductor); err != nil {
+		errs = append(errs, err)
+	}
+	close(s.stopBg)
+	graceCtx, cancel := context.WithTimeout(ctx, s.cfg.GracefulShutdownTimeout)
+	defer cancel()
+	_ = s.psync.Stop(graceCtx)
+	if s.http != nil {
+		// Requests in progress are short: long work runs on the pool.
+		if err := s.http.shutdown(graceCtx); err != nil {
+			errs = append(errs, fmt.Errorf("conductor %s: stop JSON-RPC server: %w", s.cfg.Hostname, err))
+		}
+	}
+	if err := s.pool.Close(graceCtx); err != nil {
+		s.log.Warn("in-flight work did not finish within graceful_shutdown_timeout; cancelling it",
+			"timeout", s.cfg.GracefulShutdownTimeout, "running", s.pool.Stats())
+		close(s.abortWork)
+		// Cancelled work records its failure and releases its lease.
+		abortCtx, cancelAbort := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = s.pool.Close(abortCtx)
+		cancelAbort()
+	}
+	s.bg.Wait() // the takeover periodic and power sync are done too
+	if n := s.tasks.ReleaseAll(ctx); n > 0 {
+		s.log.Warn("released leases still held at shutdown", "count", n)
+	}
+	if _, err := s.db.ReleaseLeasesHeldBy(context.WithoutCancel(ctx), s.cfg.Hostname); err != nil {
+		errs = append(errs, err)
+	}
+	close(s.stopBeat)
+	s.beat.Wait()
+	if err := s.db.TouchConductor(context.WithoutCancel(ctx), s.cfg.Hostname, false); err != nil {
+		errs = append(errs, err)
+	}
+	s.log.Info("conductor stopped")
+	return errors.Join(errs...)
+}
+
+// workContext returns a context for background work started by a request:
+// it outlives the request and ends only when shutdown aborts work.
+func (s *Service) workContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	go func() {
+		select {
+		case <-s.abortWork:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// listConductors feeds the hash ring with the live conductors.
+func (s *Service) listConductors(ctx context.Context) ([]rpc.ConductorInfo, error) {
+	cs, err := s.db.LiveConductors(ctx, s.cfg.HeartbeatTimeout)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rpc.ConductorInfo, len(cs))
+	for i, c := range cs {
+		out[i] = rpc.ConductorInfo{Hostname: c.Hostname, Group: c.ConductorGroup, HardwareTypes: c.Drivers}
+	}
+	return out, nil
+}

@@ -1,0 +1,182 @@
+package conductor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/db"
+)
+
+// orphanLoop runs checkOrphans every check_provision_state_interval.
+func (s *Service) orphanLoop() {
+	tick := time.NewTicker(s.cfg.CheckInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stopBg:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.CheckInterval, 30*time.Second))
+		s.checkOrphans(ctx)
+		cancel()
+	}
+}
+
+// checkOrphans finds the nodes the ring over live conductors maps here that
+// need a conductor and recovers each under its lease:
+//   - a lease held by a conductor whose heartbeat is older than
+//     heartbeat_timeout, or an expired lease, is taken over (never this
+//     conductor's own);
+//   - a node left in a transient state (deploying, cleaning, …) goes to
+//     its failure state with last_error; a left target_power_state is
+//     cleared;
+//   - a node waiting for its agent longer than deploy_callback_timeout
+//     fails;
+//   - an active node deployed by another conductor is re-adopted
+//     (conductor_affinity = this conductor).
+//
+// It returns how many nodes it recovered.
+func (s *Service) checkOrphans(ctx context.Context) int {
+	if s.draining.Load() {
+		return 0
+	}
+	if err := s.router.Refresh(ctx); err != nil {
+		s.log.Error("takeover check: hash ring refresh failed", "error", err)
+		return 0
+	}
+	live, err := s.db.LiveConductors(ctx, s.cfg.HeartbeatTimeout)
+	if err != nil {
+		s.log.Error("takeover check: listing live conductors failed", "error", err)
+		return 0
+	}
+	q := db.OrphanQuery{Self: s.cfg.Hostname, SelfID: s.conductorID.Load(), Group: strings.ToLower(s.cfg.Group),
+		Drivers: s.drivers.HardwareTypes(), Unleased: stuckStates(), Active: string(states.Active)}
+	for _, c := range live {
+		q.Live = append(q.Live, c.Hostname)
+	}
+	nodes, err := s.db.OrphanCandidates(ctx, q)
+	if err != nil {
+		s.log.Error("takeover check failed", "error", err)
+		return 0
+	}
+	waiting, err := s.callbackTimedOut(ctx, q)
+	if err != nil {
+		s.log.Error("callback timeout check failed", "error", err)
+	}
+	nodes = append(nodes, waiting...)
+	recovered := 0
+	for _, row := range nodes {
+		if ctx.Err() != nil || s.draining.Load() {
+			break
+		}
+		host, err := s.router.HostFor(ctx, rpc.Target{UUID: row.UUID, Driver: row.Driver, Group: row.ConductorGroup})
+		if err != nil || host != s.cfg.Hostname || s.tasks.Holds(row.UUID) {
+			continue
+		}
+		if s.recover(ctx, row) {
+			recovered++
+		}
+	}
+	return recovered
+}
+
+func stuckStates() []string {
+	out := make([]string, len(states.StuckStates))
+	for i, st := range states.StuckStates {
+		out[i] = string(st)
+	}
+	return out
+}
+
+// callbackTimedOut lists nodes waiting in "wait call-back" longer than
+// deploy_callback_timeout.
+func (s *Service) callbackTimedOut(ctx context.Context, q db.OrphanQuery) ([]db.Node, error) {
+	if s.cfg.DeployCallbackTimeout <= 0 {
+		return nil, nil
+	}
+	now, err := s.db.Now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.db.WaitingSince(ctx, q.Group, q.Drivers, string(states.DeployWait), now.Add(-s.cfg.DeployCallbackTimeout))
+}
+
+// recover takes the node's lease (over from a dead holder when needed) and
+// puts the node in a defined state.
+func (s *Service) recover(ctx context.Context, row db.Node) bool {
+	log := s.log.With("node", row.UUID, "periodic", "takeover")
+	var t *Task
+	var err error
+	from := ""
+	if row.Reservation != nil {
+		from = *row.Reservation
+		t, err = s.tasks.TakeOver(ctx, row.UUID, from, "takeover", s.cfg.HeartbeatTimeout)
+	} else {
+		t, err = s.tasks.TryAcquire(ctx, row.UUID, "takeover")
+	}
+	var locked *db.NodeLockedError
+	if errors.As(err, &locked) || errors.Is(err, db.ErrNotFound) {
+		return false // someone else acts on it now, or it is gone
+	}
+	if err != nil {
+		log.Error("takeover: taking the lease failed", "error", err)
+		return false
+	}
+	defer t.Release(ctx)
+	n := t.Node
+	st := states.State(n.ProvisionState)
+	changed := false
+	switch {
+	case isStuck(st):
+		why := fmt.Sprintf("Conductor %s took over node %s while it was %q", s.cfg.Hostname, n.UUID, st)
+		if from != "" {
+			why += fmt.Sprintf(" under a lease of conductor %s, which is no longer alive", from)
+		} else {
+			why += " with no conductor working on it"
+		}
+		if err := fire(n, states.Fail, ""); err != nil {
+			log.Error("takeover: no failure transition", "provision_state", st, "error", err)
+			return false
+		}
+		n.LastError = ptr(why + "; the operation did not complete.")
+		changed = true
+	case st == states.DeployWait && s.cfg.DeployCallbackTimeout > 0 && n.ProvisionUpdatedAt != nil &&
+		time.Since(*n.ProvisionUpdatedAt) > s.cfg.DeployCallbackTimeout:
+		_ = fire(n, states.Fail, "")
+		n.LastError = ptr(fmt.Sprintf("Timeout reached while waiting for callback for node %s", n.UUID))
+		changed = true
+	case st == states.Active && (n.ConductorAffinity == nil || *n.ConductorAffinity != s.conductorID.Load()):
+		n.ConductorAffinity = ptr(s.conductorID.Load())
+		changed = true
+	}
+	if n.TargetPowerState != nil {
+		n.TargetPowerState = nil
+		changed = true
+	}
+	if !changed {
+		if from != "" {
+			log.Info("took over a lease from a dead conductor; node needed no recovery", "from", from)
+		}
+		return from != ""
+	}
+	if !s.save(ctx, t) {
+		return false
+	}
+	log.Warn("node recovered", "from", from, "provision_state", n.ProvisionState, "last_error", deref(n.LastError))
+	return true
+}
+
+func isStuck(st states.State) bool {
+	for _, s := range states.StuckStates {
+		if s == st {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,143 @@
+package conductor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/plugins"
+)
+
+// validatedInterfaces are the interfaces validate_driver_interfaces
+// reports, as Ironic's GET /v1/nodes/{id}/validate.
+var validatedInterfaces = []string{"boot", "console", "deploy", "inspect", "management", "network", "power", "raid", "rescue", "storage"}
+
+// validateDriverInterfaces reports, per interface, whether the node can use
+// it and why not. It takes no lease and calls no BMC.
+func (s *Service) validateDriverInterfaces(ctx context.Context, p rpc.Params) (any, error) {
+	id, err := nodeID(p)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.tasks.Shared(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.hardware(n); err != nil {
+		return nil, err
+	}
+	out := make(map[string]rpc.InterfaceValidation, len(validatedInterfaces))
+	for _, name := range validatedInterfaces {
+		out[name] = s.validateInterface(n, name)
+	}
+	return out, nil
+}
+
+func ok() rpc.InterfaceValidation { return rpc.InterfaceValidation{Result: true} }
+
+func notOK(format string, args ...any) rpc.InterfaceValidation {
+	reason := fmt.Sprintf(format, args...)
+	return rpc.InterfaceValidation{Result: false, Reason: &reason}
+}
+
+func (s *Service) validateInterface(n *objects.Node, name string) rpc.InterfaceValidation {
+	has := func(i plugins.Interface) bool { return s.hasInterface(n.Driver, i) }
+	switch name {
+	case "power", "management":
+		if !has(plugins.Interface(name)) {
+			return notOK("not supported")
+		}
+		return s.validateDriverInfo(n)
+	case "deploy", "boot":
+		if !has(plugins.InterfaceDeploy) {
+			return notOK("not supported")
+		}
+		if v := s.validateDriverInfo(n); !v.Result {
+			return v
+		}
+		return validateInstanceInfo(n, name)
+	case "inspect":
+		if !has(plugins.InterfaceInspect) {
+			return notOK("not supported")
+		}
+		return s.validateDriverInfo(n)
+	case "network", "storage":
+		return ok() // noop interfaces
+	}
+	return notOK("not supported")
+}
+
+// validateDriverInfo checks the required driver_info keys, naming the
+// missing ones (never a value).
+func (s *Service) validateDriverInfo(n *objects.Node) rpc.InterfaceValidation {
+	err := plugins.DriverInfo(n.DriverInfo).Require(requiredKeys[n.Driver]...)
+	if err != nil {
+		return notOK("Some parameters were missing in node's driver_info: %s", strings.TrimPrefix(err.Error(), plugins.ErrInvalidDriverInfo.Error()+": missing "))
+	}
+	return ok()
+}
+
+// validateInstanceInfo checks what a ramdisk deploy needs: boot_iso, or
+// kernel and ramdisk. fake-hardware needs nothing.
+func validateInstanceInfo(n *objects.Node, iface string) rpc.InterfaceValidation {
+	if n.Driver == "fake-hardware" {
+		return ok()
+	}
+	str := func(k string) string { v, _ := n.InstanceInfo[k].(string); return strings.TrimSpace(v) }
+	if str("boot_iso") != "" || (str("kernel") != "" && str("ramdisk") != "") {
+		return ok()
+	}
+	return notOK("Cannot validate %s interface: missing instance_info: boot_iso (or kernel and ramdisk)", iface)
+}
+
+// getVendorPassthruMethods lists the driver's vendor methods: none, Rivet
+// plugins expose no vendor passthru.
+func (s *Service) getVendorPassthruMethods(ctx context.Context, p rpc.Params) (any, error) {
+	id, err := nodeID(p)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.tasks.Shared(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.hardware(n); err != nil {
+		return nil, err
+	}
+	return map[string]any{}, nil
+}
+
+// vendorPassthru is not supported by any Rivet driver.
+func (s *Service) vendorPassthru(ctx context.Context, p rpc.Params) (any, error) {
+	id, err := nodeID(p)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.tasks.Shared(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.hardware(n); err != nil {
+		return nil, err
+	}
+	return nil, errUnsupported(n.Driver, "vendor")
+}
+
+// getDriverProperties returns the driver_info keys of a hardware type this
+// conductor serves, with their descriptions.
+func (s *Service) getDriverProperties(_ context.Context, p rpc.Params) (any, error) {
+	hw, err := p.String("driver_name")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.drivers.Hardware(hw); err != nil {
+		return nil, errDriverNotFound(hw)
+	}
+	props, ok := driverProperties[hw]
+	if !ok {
+		props = map[string]string{}
+	}
+	return props, nil
+}
