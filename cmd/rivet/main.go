@@ -60,6 +60,7 @@ func commands() []*cli.Command {
 		dbsyncCommand(),
 		upgradeCommand(),
 		conductorCommand(),
+		apiCommand(),
 		nodeCommand(),
 		portCommand(),
 		portgroupCommand(),

@@ -2,7 +2,12 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/db"
 )
 
 // faultBody is the inner document of an error raised by a resource handler
@@ -44,4 +49,61 @@ func writeErrorMessage(w http.ResponseWriter, status int, inner any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// Error is a client-visible error with Ironic's status and message. Handlers
+// return it; the router writes it with WriteFault.
+type Error struct {
+	Status  int
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// HTTPCode implements rpc.Classed's status part.
+func (e *Error) HTTPCode() int { return e.Status }
+
+// errorf returns an *Error with a formatted message.
+func errorf(status int, format string, args ...any) *Error {
+	return &Error{Status: status, Message: fmt.Sprintf(format, args...)}
+}
+
+// Ironic's messages used by several resources.
+const (
+	msgNotAcceptable = "Request not acceptable."
+	msgNotFound      = "Resource could not be found."
+	msgTooLarge      = "Request is too large."
+)
+
+// errNotAcceptable is Ironic's NotAcceptable: a feature newer than the
+// request's microversion.
+func errNotAcceptable() *Error {
+	return &Error{Status: http.StatusNotAcceptable, Message: msgNotAcceptable}
+}
+
+// statusOf returns the HTTP status and message for err: an *Error or an RPC
+// Classed error keeps its code and text; anything else is a 500 whose text
+// stays in the log.
+func statusOf(err error) (int, string, bool) {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae.Status, ae.Message, true
+	}
+	var c rpc.Classed
+	if errors.As(err, &c) {
+		code := c.HTTPCode()
+		if code < 400 || code > 599 {
+			code = http.StatusInternalServerError
+		}
+		return code, c.Error(), true
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return http.StatusRequestEntityTooLarge, msgTooLarge, true
+	}
+	if db.IsUniqueViolation(err) {
+		// A concurrent create won the race the handler's check lost.
+		return http.StatusConflict, "The resource already exists.", true
+	}
+	return http.StatusInternalServerError, "Internal Server Error", false
 }

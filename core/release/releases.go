@@ -22,7 +22,7 @@ func v(s string) version.Version { return version.MustParse(s) }
 //   - ServiceVersion: bumped with any RPC change or online migration.
 var head = Entry{
 	Version: HeadKey,
-	API:     v("1.1"),
+	API:     v("1.26"),
 	RPC:     v("1.0"),
 	Objects: map[string][]version.Version{
 		"Chassis":   {v("1.0")},

@@ -1,0 +1,171 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// readBody reads the request body within the size limit. Too large is 413.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Message: msgTooLarge}
+		}
+		return nil, errorf(http.StatusBadRequest, "Could not read the request body: %v", err)
+	}
+	return data, nil
+}
+
+// decodeJSON decodes a whole JSON document into v, numbers as json.Number;
+// malformed JSON or trailing data is 400.
+func decodeJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return errorf(http.StatusBadRequest, "Invalid JSON body: %s", jsonProblem(err))
+	}
+	if dec.More() {
+		return errorf(http.StatusBadRequest, "Invalid JSON body: unexpected data after the JSON document")
+	}
+	return nil
+}
+
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("expected %s, got %s", te.Type, te.Value)
+	}
+	if errors.Is(err, io.EOF) {
+		return "the body is empty"
+	}
+	return err.Error()
+}
+
+// object is a decoded JSON object body, by attribute.
+type object map[string]json.RawMessage
+
+// readObject reads a body that must be a JSON object.
+func readObject(r *http.Request) (object, error) {
+	data, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	var raw any
+	if err := decodeJSON(data, &raw); err != nil {
+		return nil, err
+	}
+	if _, ok := raw.(map[string]any); !ok {
+		return nil, errorf(http.StatusBadRequest, "Invalid JSON body: expected an object")
+	}
+	var o object
+	_ = json.Unmarshal(data, &o)
+	if o == nil {
+		o = object{}
+	}
+	return o, nil
+}
+
+// only rejects attributes outside allowed with wsme's message.
+func (o object) only(arg string, allowed ...string) error {
+	var unknown []string
+	for k := range o {
+		if !contains(allowed, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	return errorf(http.StatusBadRequest, "Unknown attribute for argument %s: %s", arg, strings.Join(unknown, ", "))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// typeError is wsme's wrong-type message.
+func typeError(attr string, raw json.RawMessage, want string) error {
+	if attr == "driver_info" || attr == "instance_info" || isSecretKey(attr) {
+		raw = json.RawMessage(Masked) // never echo what may hold a secret
+	}
+	return errorf(http.StatusBadRequest, "Invalid input for field/attribute %s. Value: '%s'. Wrong type. Expected '%s'.",
+		attr, string(raw), want)
+}
+
+// isNull reports whether raw is the JSON null.
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// str decodes a string attribute; null gives nil when nullable.
+func (o object) str(attr string, nullable bool) (*string, bool, error) {
+	raw, ok := o[attr]
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(raw) {
+		if nullable {
+			return nil, true, nil
+		}
+		return nil, true, typeError(attr, raw, "string")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, true, typeError(attr, raw, "string")
+	}
+	return &s, true, nil
+}
+
+// boolean decodes a boolean attribute.
+func (o object) boolean(attr string) (*bool, bool, error) {
+	raw, ok := o[attr]
+	if !ok {
+		return nil, false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err != nil || isNull(raw) {
+		return nil, true, typeError(attr, raw, "boolean")
+	}
+	return &b, true, nil
+}
+
+// dict decodes a JSON object attribute (numbers as json.Number); null is {}.
+func (o object) dict(attr string) (map[string]any, bool, error) {
+	raw, ok := o[attr]
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(raw) {
+		return map[string]any{}, true, nil
+	}
+	m, err := asDict(raw)
+	if err != nil {
+		return nil, true, typeError(attr, raw, "dict")
+	}
+	return m, true, nil
+}
+
+func asDict(raw json.RawMessage) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return nil, errors.New("not an object")
+	}
+	return m, nil
+}

@@ -1,0 +1,38 @@
+package api
+
+import (
+	"context"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/rpc"
+)
+
+// Conductor is what the REST API asks of conductors: the methods of
+// rpc.ConductorAPI it calls, so handler tests can use a hand-written fake.
+// rpc.ConductorAPI implements it; its contract (leases, 202-style async work,
+// classed errors) is the one documented there.
+type Conductor interface {
+	CreateNode(ctx context.Context, n *objects.Node) (*objects.Node, error)
+	UpdateNode(ctx context.Context, n *objects.Node) (*objects.Node, error)
+	DestroyNode(ctx context.Context, n *objects.Node) error
+	ChangeNodePowerState(ctx context.Context, n *objects.Node, state string) error
+	GetBootDevice(ctx context.Context, n *objects.Node) (rpc.BootDevice, error)
+	SetBootDevice(ctx context.Context, n *objects.Node, device string, persistent bool) error
+	GetSupportedBootDevices(ctx context.Context, n *objects.Node) ([]string, error)
+	DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any) error
+	DoNodeTearDown(ctx context.Context, n *objects.Node) error
+	DoNodeClean(ctx context.Context, n *objects.Node, steps []map[string]any) error
+	DoProvisioningAction(ctx context.Context, n *objects.Node, action string) error
+	InspectHardware(ctx context.Context, n *objects.Node) error
+	ValidateDriverInterfaces(ctx context.Context, n *objects.Node) (map[string]rpc.InterfaceValidation, error)
+	GetNodeVendorPassthruMethods(ctx context.Context, n *objects.Node) (map[string]any, error)
+	CreatePort(ctx context.Context, n *objects.Node, p *objects.Port) (*objects.Port, error)
+	UpdatePort(ctx context.Context, n *objects.Node, p *objects.Port) (*objects.Port, error)
+	DestroyPort(ctx context.Context, n *objects.Node, p *objects.Port) error
+	UpdatePortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) (*objects.Portgroup, error)
+	DestroyPortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) error
+	Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion string) error
+	GetDriverProperties(ctx context.Context, driver string) (map[string]string, error)
+}
+
+var _ Conductor = rpc.ConductorAPI{}

@@ -1,0 +1,128 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/api"
+	"github.com/rivetmetal/rivet/core/conductor"
+	"github.com/rivetmetal/rivet/core/config"
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/version"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/dbtest"
+	"github.com/rivetmetal/rivet/drivers/fake"
+)
+
+// TestLifecycleThroughRealConductor runs the API in process against a real
+// conductor (fake-hardware, in-process RPC): Ironic's minimal lifecycle
+// (reference §10.1) over HTTP, polling the node as clients do.
+func TestLifecycleThroughRealConductor(t *testing.T) {
+	srv := httptest.NewServer(newStack(t))
+	defer srv.Close()
+
+	call := func(method, path string, body string, want int) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set(api.HeaderVersion, "1.26")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode != want {
+			t.Fatalf("%s %s: %d, want %d: %v", method, path, resp.StatusCode, want, out)
+		}
+		return out
+	}
+	wait := func(id, state string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n := call("GET", "/v1/nodes/"+id, "", 200)
+			if n["provision_state"] == state && n["target_provision_state"] == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node never reached %s: %v (last_error %v)", state, n["provision_state"], n["last_error"])
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	drivers := call("GET", "/v1/drivers", "", 200)["drivers"].([]any)
+	if len(drivers) != 1 || drivers[0].(map[string]any)["name"] != fake.HardwareType {
+		t.Fatalf("drivers = %v", drivers)
+	}
+	n := call("POST", "/v1/nodes", `{"name":"n1","driver":"fake-hardware","driver_info":{"ipmi_password":"pw"}}`, 201)
+	id := n["uuid"].(string)
+	if n["provision_state"] != "enroll" {
+		t.Fatalf("new node in %v", n["provision_state"])
+	}
+	call("POST", "/v1/ports", `{"node_uuid":"`+id+`","address":"52:54:00:00:00:aa"}`, 201)
+	call("PATCH", "/v1/nodes/n1", `[{"op":"add","path":"/extra/rack","value":"r1"}]`, 200)
+	for _, step := range []struct{ verb, state string }{{"manage", "manageable"}, {"provide", "available"}, {"active", "active"}} {
+		call("PUT", "/v1/nodes/n1/states/provision", `{"target":"`+step.verb+`"}`, 202)
+		wait(id, step.state)
+	}
+	call("PUT", "/v1/nodes/n1/states/power", `{"target":"power off"}`, 202)
+	call("DELETE", "/v1/nodes/n1", "", 409)
+	call("PUT", "/v1/nodes/n1/states/provision", `{"target":"deleted"}`, 202)
+	wait(id, "available")
+	call("DELETE", "/v1/nodes/n1", "", 204)
+	call("GET", "/v1/nodes/n1", "", 404)
+}
+
+// newStack builds the API over a real conductor (fake-hardware, in-process
+// RPC) on a fresh SQLite database.
+func newStack(t *testing.T) http.Handler {
+	t.Helper()
+	dbh := dbtest.Open(t, db.SQLite)
+	reg := objects.NewRegistry()
+	if err := objects.Install(reg); err != nil {
+		t.Fatal(err)
+	}
+	pinner := release.NewPinner(release.Default(), release.Pin{})
+	store := db.NewStore(dbh, reg, pinner)
+	cfg := conductor.ConfigFrom(config.Default())
+	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
+	cfg.PowerSync.Interval, cfg.AutomatedClean, cfg.CheckInterval = 0, false, time.Hour
+	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner,
+		Drivers: conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Stop(ctx) })
+	lister := func(ctx context.Context) ([]rpc.ConductorInfo, error) {
+		live, err := dbh.LiveConductors(ctx, cfg.HeartbeatTimeout)
+		if err != nil {
+			return nil, err
+		}
+		var out []rpc.ConductorInfo
+		for _, c := range live {
+			out = append(out, rpc.ConductorInfo{Hostname: c.Hostname, Group: c.ConductorGroup, HardwareTypes: c.Drivers})
+		}
+		return out, nil
+	}
+	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
+		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
+	h, err := api.New(api.Deps{Store: store, Pinner: pinner, Conductors: lister,
+		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}

@@ -1,0 +1,208 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/db"
+)
+
+// fakeConductor is a hand-written conductor over the same store: it
+// finishes every operation at once (fake-hardware with fake deploy) and
+// refuses what Ironic's conductor refuses, with classed errors.
+type fakeConductor struct {
+	store *db.Store
+	mu    sync.Mutex
+	calls []string
+	boot  map[string]rpc.BootDevice
+}
+
+func newFakeConductor(store *db.Store) *fakeConductor {
+	return &fakeConductor{store: store, boot: map[string]rpc.BootDevice{}}
+}
+
+func (f *fakeConductor) record(call string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, call)
+}
+
+func (f *fakeConductor) locked(n *objects.Node) error {
+	if n.Reservation != nil {
+		return &rpc.RemoteError{Class: "NodeLocked", Code: http.StatusConflict,
+			Message: fmt.Sprintf("Node %s is locked by host %s, please retry after the current operation is completed.", n.UUID, *n.Reservation)}
+	}
+	return nil
+}
+
+func (f *fakeConductor) CreateNode(ctx context.Context, n *objects.Node) (*objects.Node, error) {
+	f.record("create_node")
+	if n.Driver != "fake-hardware" {
+		return nil, &rpc.NoValidHost{Driver: n.Driver}
+	}
+	return n, f.store.Create(ctx, n)
+}
+
+func (f *fakeConductor) UpdateNode(ctx context.Context, n *objects.Node) (*objects.Node, error) {
+	f.record("update_node")
+	if err := f.locked(n); err != nil {
+		return nil, err
+	}
+	return n, f.store.Save(ctx, n)
+}
+
+func (f *fakeConductor) DestroyNode(ctx context.Context, n *objects.Node) error {
+	f.record("destroy_node")
+	if !states.DeleteAllowed[states.State(n.ProvisionState)] {
+		return &rpc.RemoteError{Class: "InvalidState", Code: http.StatusConflict,
+			Message: fmt.Sprintf("Can not delete node \"%s\" while it is in provision state \"%s\".", n.UUID, n.ProvisionState)}
+	}
+	for _, table := range []string{"ports", "portgroups"} {
+		if _, err := f.store.DB().Bun().NewDelete().Table(table).Where("node_id = ?", n.ID).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return f.store.Delete(ctx, n)
+}
+
+func (f *fakeConductor) ChangeNodePowerState(ctx context.Context, n *objects.Node, state string) error {
+	f.record("change_node_power_state " + state)
+	if err := f.locked(n); err != nil {
+		return err
+	}
+	if state == "rebooting" {
+		state = "power on"
+	}
+	n.PowerState = &state
+	return f.store.Save(ctx, n)
+}
+
+func (f *fakeConductor) GetBootDevice(_ context.Context, n *objects.Node) (rpc.BootDevice, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.boot[n.UUID], nil
+}
+
+func (f *fakeConductor) SetBootDevice(_ context.Context, n *objects.Node, device string, persistent bool) error {
+	if device != "pxe" && device != "disk" {
+		return &rpc.RemoteError{Class: "InvalidParameterValue", Code: http.StatusBadRequest,
+			Message: fmt.Sprintf("Invalid boot device %s specified.", device)}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.boot[n.UUID] = rpc.BootDevice{BootDevice: &device, Persistent: &persistent}
+	return nil
+}
+
+func (f *fakeConductor) GetSupportedBootDevices(context.Context, *objects.Node) ([]string, error) {
+	return []string{"pxe", "disk"}, nil
+}
+
+// move runs a verb to its resting state, as fake-hardware does in ~100 ms.
+func (f *fakeConductor) move(ctx context.Context, n *objects.Node, e states.Event) error {
+	if err := f.locked(n); err != nil {
+		return err
+	}
+	to, err := states.Next(n.UUID, states.State(n.ProvisionState), e)
+	if err != nil {
+		return err
+	}
+	for !states.IsStable(to) {
+		next := states.Done
+		if to == states.Deleting {
+			next = states.Clean
+		}
+		if to, err = states.Next(n.UUID, to, next); err != nil {
+			return err
+		}
+	}
+	now := time.Now().UTC()
+	n.ProvisionState, n.TargetProvisionState, n.ProvisionUpdatedAt = string(to), nil, &now
+	return f.store.Save(ctx, n)
+}
+
+func (f *fakeConductor) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, _ any) error {
+	f.record("do_node_deploy")
+	if rebuild {
+		return f.move(ctx, n, states.Rebuild)
+	}
+	return f.move(ctx, n, states.Deploy)
+}
+
+func (f *fakeConductor) DoNodeTearDown(ctx context.Context, n *objects.Node) error {
+	f.record("do_node_tear_down")
+	return f.move(ctx, n, states.Delete)
+}
+
+func (f *fakeConductor) DoNodeClean(ctx context.Context, n *objects.Node, _ []map[string]any) error {
+	f.record("do_node_clean")
+	if err := f.move(ctx, n, states.Clean); err != nil {
+		return err
+	}
+	n.ProvisionState = string(states.Manageable) // manual cleaning returns to manageable
+	return f.store.Save(ctx, n)
+}
+
+func (f *fakeConductor) DoProvisioningAction(ctx context.Context, n *objects.Node, action string) error {
+	f.record("do_provisioning_action " + action)
+	e, _ := states.VerbEvent(action)
+	return f.move(ctx, n, e)
+}
+
+func (f *fakeConductor) InspectHardware(ctx context.Context, n *objects.Node) error {
+	f.record("inspect_hardware")
+	return f.move(ctx, n, states.Inspect)
+}
+
+func (f *fakeConductor) ValidateDriverInterfaces(context.Context, *objects.Node) (map[string]rpc.InterfaceValidation, error) {
+	reason := "not supported"
+	return map[string]rpc.InterfaceValidation{"power": {Result: true}, "management": {Result: true},
+		"deploy": {Result: true}, "console": {Result: false, Reason: &reason}}, nil
+}
+
+func (f *fakeConductor) GetNodeVendorPassthruMethods(context.Context, *objects.Node) (map[string]any, error) {
+	return map[string]any{}, nil
+}
+
+func (f *fakeConductor) CreatePort(ctx context.Context, _ *objects.Node, p *objects.Port) (*objects.Port, error) {
+	f.record("create_port")
+	return p, f.store.Create(ctx, p)
+}
+
+func (f *fakeConductor) UpdatePort(ctx context.Context, n *objects.Node, p *objects.Port) (*objects.Port, error) {
+	f.record("update_port")
+	if err := f.locked(n); err != nil {
+		return nil, err
+	}
+	return p, f.store.Save(ctx, p)
+}
+
+func (f *fakeConductor) DestroyPort(ctx context.Context, _ *objects.Node, p *objects.Port) error {
+	f.record("destroy_port")
+	return f.store.Delete(ctx, p)
+}
+
+func (f *fakeConductor) UpdatePortgroup(ctx context.Context, _ *objects.Node, pg *objects.Portgroup) (*objects.Portgroup, error) {
+	f.record("update_portgroup")
+	return pg, f.store.Save(ctx, pg)
+}
+
+func (f *fakeConductor) DestroyPortgroup(ctx context.Context, _ *objects.Node, pg *objects.Portgroup) error {
+	f.record("destroy_portgroup")
+	return f.store.Delete(ctx, pg)
+}
+
+func (f *fakeConductor) Heartbeat(_ context.Context, _ *objects.Node, cb, _ string) error {
+	f.record("heartbeat " + cb)
+	return nil
+}
+
+func (f *fakeConductor) GetDriverProperties(_ context.Context, driver string) (map[string]string, error) {
+	return map[string]string{"deploy_kernel": "UUID of the deploy kernel."}, nil
+}

@@ -1,0 +1,58 @@
+package api
+
+import (
+	"net/http"
+	"testing"
+)
+
+// fuzzEnv is shared by a fuzz target's iterations: one database, one node.
+func fuzzEnv(f *testing.F) (*env, string) {
+	e := newEnv(f)
+	return e, e.node(map[string]any{"name": "fz", "driver_info": map[string]any{"ipmi_password": "pw"}})
+}
+
+// FuzzNodePatch asserts that no JSON-patch body makes the API answer 500.
+func FuzzNodePatch(f *testing.F) {
+	e, id := fuzzEnv(f)
+	for _, seed := range []string{
+		`[{"op":"add","path":"/extra/a","value":1}]`,
+		`[{"op":"replace","path":"/driver_info/ipmi_password","value":"x"}]`,
+		`[{"op":"remove","path":"/name"}]`,
+		`[{"op":"add","path":"/properties/a/b/c","value":{"d":[1,2]}}]`,
+		`[{"op":"replace","path":"/maintenance","value":"no"}]`,
+		`[{"op":"add","path":"/","value":{}}]`,
+		`[{"op":"replace","path":"/chassis_uuid","value":"x"}]`,
+		`{}`, `[]`, `[1]`, `null`, `[{"op":"test","path":"/uuid"}]`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		r := e.withT(t).do("PATCH", "/v1/nodes/"+id, "latest", body)
+		if r.Code >= 500 {
+			t.Fatalf("PATCH %s → %d %s", body, r.Code, r.Body)
+		}
+	})
+}
+
+// FuzzCreateBodies asserts that no node or port POST body answers 500.
+func FuzzCreateBodies(f *testing.F) {
+	e, id := fuzzEnv(f)
+	for _, seed := range []string{
+		`{"driver":"fake-hardware"}`, `{"driver":"fake-hardware","name":"a b"}`,
+		`{"driver":"fake-hardware","chassis_uuid":"` + id + `"}`, `{"driver":["x"]}`,
+		`{"address":"52:54:00:00:00:01","node_uuid":"` + id + `"}`, `{"address":1,"node_uuid":null}`,
+		`{"driver":"fake-hardware","uuid":"` + id + `"}`, `{"driver":"fake-hardware","properties":[]}`,
+	} {
+		f.Add("/v1/nodes", seed)
+		f.Add("/v1/ports", seed)
+	}
+	f.Fuzz(func(t *testing.T, path, body string) {
+		if path != "/v1/nodes" && path != "/v1/ports" {
+			path = "/v1/nodes"
+		}
+		r := e.withT(t).do(http.MethodPost, path, "latest", body)
+		if r.Code >= 500 {
+			t.Fatalf("POST %s %s → %d %s", path, body, r.Code, r.Body)
+		}
+	})
+}

@@ -1,0 +1,78 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/version"
+	"github.com/rivetmetal/rivet/db"
+)
+
+// Deps is what the REST API needs. rivet api builds it from configuration;
+// all-in-one and tests build it in process (Conductor may be a fake).
+type Deps struct {
+	// Store reads and writes objects; the API reads the DB directly, as Ironic.
+	Store *db.Store
+	// Conductor takes every call that touches hardware or node state.
+	Conductor Conductor
+	// Conductors lists the live conductors, for /v1/drivers.
+	Conductors rpc.ConductorLister
+	// Pinner gives the effective release: its API version is the maximum
+	// microversion, read on every request.
+	Pinner *release.Pinner
+	// Logger receives one line per request and every internal error.
+	Logger *slog.Logger
+	// Auth checks credentials; nil means noauth.
+	Auth Authenticator
+	// MaxLimit is [api] max_limit (default 1000).
+	MaxLimit int
+	// MaxBodyBytes is [api] max_request_body_size (default 1 MiB).
+	MaxBodyBytes int64
+	// Metrics, when set, receives the request metrics and is served at
+	// /metrics.
+	Metrics *prometheus.Registry
+}
+
+// server holds the dependencies of every handler.
+type server struct {
+	Deps
+	reg *objects.Registry
+	rg  Range
+}
+
+// New returns the REST API as one handler: request ids, metrics, body
+// limits, auth, microversion negotiation and every Ironic v1 resource Rivet
+// serves, with Ironic's error body on every error.
+func New(d Deps) (http.Handler, error) {
+	if d.Store == nil || d.Conductor == nil || d.Pinner == nil {
+		return nil, errors.New("api: Store, Conductor and Pinner are required")
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.MaxLimit <= 0 {
+		d.MaxLimit = 1000
+	}
+	if d.MaxBodyBytes <= 0 {
+		d.MaxBodyBytes = 1 << 20
+	}
+	if d.Conductors == nil {
+		d.Conductors = func(context.Context) ([]rpc.ConductorInfo, error) { return nil, nil }
+	}
+	s := &server{Deps: d, reg: d.Store.Registry(),
+		rg: Range{Min: release.MinAPI, Max: func() version.Version { return d.Pinner.Effective().API }}}
+	var m *metrics
+	if d.Metrics != nil {
+		var err error
+		if m, err = newMetrics(d.Metrics); err != nil {
+			return nil, err
+		}
+	}
+	return s.chain(s.routes(), m), nil
+}

@@ -1,0 +1,153 @@
+package api
+
+import (
+	"net/http"
+)
+
+// getBootDevice serves GET /v1/nodes/{node}/management/boot_device.
+func (s *server) getBootDevice(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	bd, err := s.Conductor.GetBootDevice(r.Context(), n)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, bd)
+	return nil
+}
+
+// putBootDevice serves PUT /v1/nodes/{node}/management/boot_device with
+// {"boot_device", "persistent"?}: 204, as gophercloud expects.
+func (s *server) putBootDevice(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	body, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	if err := body.only("boot_device", "boot_device", "persistent"); err != nil {
+		return err
+	}
+	dev, _, err := body.str("boot_device", false)
+	if err != nil {
+		return err
+	}
+	if dev == nil {
+		return errorf(http.StatusBadRequest, "Invalid input for field/attribute boot_device. Value: 'None'. Mandatory field missing.")
+	}
+	persistent, _, err := body.boolean("persistent")
+	if err != nil {
+		return err
+	}
+	if err := s.Conductor.SetBootDevice(r.Context(), n, *dev, persistent != nil && *persistent); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// getSupportedBootDevices serves .../management/boot_device/supported.
+func (s *server) getSupportedBootDevices(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	devs, err := s.Conductor.GetSupportedBootDevices(r.Context(), n)
+	if err != nil {
+		return err
+	}
+	if devs == nil {
+		devs = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"supported_boot_devices": devs})
+	return nil
+}
+
+// validateNode serves GET /v1/nodes/{node}/validate: each interface's result.
+func (s *server) validateNode(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	res, err := s.Conductor.ValidateDriverInterfaces(r.Context(), n)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// vendorMethods serves GET /v1/nodes/{node}/vendor_passthru/methods.
+func (s *server) vendorMethods(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	methods, err := s.Conductor.GetNodeVendorPassthruMethods(r.Context(), n)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, methods)
+	return nil
+}
+
+// unsupported is Ironic's UnsupportedDriverExtension.
+func unsupported(status int, driver, extension string) *Error {
+	return errorf(status, "Driver %s does not support %s (disabled or not implemented).", driver, extension)
+}
+
+// putRAID serves PUT /v1/nodes/{node}/states/raid (1.12). Rivet's drivers
+// have no RAID interface, so the answer is Ironic's for a driver without
+// one: 404 UnsupportedDriverExtension.
+func (s *server) putRAID(w http.ResponseWriter, r *http.Request) error {
+	if !RequireVersion(w, r, v1_12) {
+		return nil
+	}
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	if _, err := readObject(r); err != nil {
+		return err
+	}
+	return unsupported(http.StatusNotFound, n.Driver, "raid")
+}
+
+// getConsole serves GET /v1/nodes/{node}/states/console. No Rivet driver
+// has a console, so it is never enabled (Ironic's NodeConsoleNotEnabled
+// answer).
+func (s *server) getConsole(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.getNodeByIdent(r, r.PathValue("node")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"console_enabled": false, "console_info": nil})
+	return nil
+}
+
+// putConsole serves PUT /v1/nodes/{node}/states/console {"enabled": bool}:
+// Ironic's 400 for a driver without a console interface.
+func (s *server) putConsole(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	body, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	if err := body.only("enabled", "enabled"); err != nil {
+		return err
+	}
+	enabled, _, err := body.boolean("enabled")
+	if err != nil {
+		return err
+	}
+	if enabled == nil {
+		return errorf(http.StatusBadRequest, "Invalid input for field/attribute enabled. Value: 'None'. Mandatory field missing.")
+	}
+	return unsupported(http.StatusBadRequest, n.Driver, "console")
+}

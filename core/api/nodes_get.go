@@ -1,0 +1,174 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/core/version"
+	"github.com/uptrace/bun"
+)
+
+// nodeFilter is a node list query parameter and the version it needs.
+type nodeFilter struct {
+	name  string
+	since version.Version
+}
+
+// listNodes serves GET /v1/nodes and /v1/nodes/detail with Ironic's
+// filters: associated, maintenance, instance_uuid, chassis_uuid,
+// provision_state (1.9), driver (1.16), resource_class (1.21).
+func (s *server) listNodes(detail bool) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		return s.writeNodes(w, r, detail, nil)
+	}
+}
+
+// writeNodes lists nodes, optionally within a chassis (chassisID).
+func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool, chassisID *int64) error {
+	v := VersionFrom(r.Context())
+	q := r.URL.Query()
+	var fields []string
+	if !detail {
+		var err error
+		if fields, err = parseFields(r, nodeFields, nodeSince); err != nil {
+			return err
+		}
+	}
+	if q.Has("provision_state") && v.Less(v1_9) {
+		return errNotAcceptable()
+	}
+	for _, f := range []nodeFilter{{"driver", v1_16}, {"resource_class", v1_21}} {
+		if q.Has(f.name) && v.Less(f.since) {
+			return errorf(http.StatusNotAcceptable, "Request not acceptable. The minimal required API version should be %s", f.since)
+		}
+	}
+	where, err := s.nodeWhere(r, chassisID)
+	if err != nil {
+		return err
+	}
+	pg, err := s.parsePage(r, "Node")
+	if err != nil {
+		return err
+	}
+	objs, err := s.loadPage(r.Context(), "Node", pg, where, func(m string) error { return errNodeNotFound(m) })
+	if err != nil {
+		return err
+	}
+	cache := chassisUUIDs{}
+	items := make([]map[string]any, 0, len(objs))
+	last := ""
+	for _, o := range objs {
+		n := o.(*objects.Node)
+		view, err := s.nodeView(r, n, cache)
+		if err != nil {
+			return err
+		}
+		switch {
+		case fields != nil:
+			view = selectFields(view, fields)
+		case !detail:
+			view = selectFields(view, nodeListFields)
+		}
+		items = append(items, view)
+		last = n.UUID
+	}
+	writeCollection(w, "nodes", items, nextURL(r, pg, len(objs), last))
+	return nil
+}
+
+// nodeWhere builds the list filter from the query.
+func (s *server) nodeWhere(r *http.Request, chassisID *int64) (func(*bun.SelectQuery) *bun.SelectQuery, error) {
+	q := r.URL.Query()
+	var conds []func(*bun.SelectQuery) *bun.SelectQuery
+	add := func(c func(*bun.SelectQuery) *bun.SelectQuery) { conds = append(conds, c) }
+	if chassisID != nil {
+		id := *chassisID
+		add(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.chassis_id = ?", id) })
+	}
+	for _, name := range []string{"associated", "maintenance"} {
+		if !q.Has(name) {
+			continue
+		}
+		b, err := parseBool(name, q.Get(name))
+		if err != nil {
+			return nil, err
+		}
+		switch name {
+		case "associated":
+			op := "IS NULL"
+			if b {
+				op = "IS NOT NULL"
+			}
+			add(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.instance_uuid " + op) })
+		case "maintenance":
+			add(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.maintenance = ?", b) })
+		}
+	}
+	if ps := q.Get("provision_state"); q.Has("provision_state") {
+		if !validState(ps) {
+			return nil, errorf(http.StatusBadRequest, "Provision state \"%s\" is not valid", ps)
+		}
+	}
+	for _, col := range []string{"instance_uuid", "provision_state", "driver", "resource_class"} {
+		if val := q.Get(col); q.Has(col) {
+			add(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.? = ?", bun.Ident(col), val) })
+		}
+	}
+	if cu := q.Get("chassis_uuid"); q.Has("chassis_uuid") {
+		ch, err := s.getChassisByUUID(r, cu)
+		if err != nil {
+			return nil, err
+		}
+		add(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.chassis_id = ?", ch.ID) })
+	}
+	return func(q *bun.SelectQuery) *bun.SelectQuery {
+		for _, c := range conds {
+			q = c(q)
+		}
+		return q
+	}, nil
+}
+
+func validState(s string) bool {
+	for _, st := range states.AllStates {
+		if string(st) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// parseBool accepts what oslo's bool_from_string strict mode accepts.
+func parseBool(name, s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case "1", "t", "true", "on", "y", "yes":
+		return true, nil
+	case "0", "f", "false", "off", "n", "no":
+		return false, nil
+	}
+	if b, err := strconv.ParseBool(s); err == nil {
+		return b, nil
+	}
+	return false, errorf(http.StatusBadRequest, "Invalid input for field/attribute %s. Value: '%s'. Wrong type. Expected 'bool'", name, s)
+}
+
+// getNode serves GET /v1/nodes/{node}, with ?fields from 1.8.
+func (s *server) getNode(w http.ResponseWriter, r *http.Request) error {
+	fields, err := parseFields(r, nodeFields, nodeSince)
+	if err != nil {
+		return err
+	}
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	view, err := s.nodeView(r, n, chassisUUIDs{})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, selectFields(view, fields))
+	return nil
+}

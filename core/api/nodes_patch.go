@@ -1,0 +1,112 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/states"
+)
+
+// nodePatch are the node fields PATCH may change up to 1.26, in the order
+// of Ironic's "Only the following can be updated" message.
+var nodePatch = patchRules{
+	allowed: []string{"chassis_uuid", "driver", "driver_info", "extra", "instance_info", "instance_uuid",
+		"maintenance", "name", "network_interface", "properties", "resource_class"},
+	since: nodeSince,
+}
+
+// nodeDoc is the unmasked document a node PATCH applies to: every field
+// the request's version shows (masking happens only on the way out).
+func (s *server) nodeDoc(r *http.Request, n *objects.Node) (map[string]any, error) {
+	view, err := s.nodeView(r, n, chassisUUIDs{})
+	if err != nil {
+		return nil, err
+	}
+	for f, val := range map[string]map[string]any{"driver_info": n.DriverInfo,
+		"instance_info": n.InstanceInfo, "driver_internal_info": n.DriverInternalInfo} {
+		if _, ok := view[f]; ok {
+			view[f] = orEmpty(val)
+		}
+	}
+	return view, nil
+}
+
+// patchNode serves PATCH /v1/nodes/{node}: JSON patch, validated here and
+// saved by the conductor under the node's lease; 200 with the node.
+func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
+	v := VersionFrom(r.Context())
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	ops, err := readPatch(r)
+	if err != nil {
+		return err
+	}
+	doc, err := s.nodeDoc(r, n)
+	if err != nil {
+		return err
+	}
+	if err := nodePatch.check(ops, doc, v); err != nil {
+		return err
+	}
+	if n.TargetProvisionState != nil && !states.UpdateAllowed[states.State(n.ProvisionState)] {
+		return errorf(http.StatusConflict, "Node %s can not be updated while a state transition is in progress.", r.PathValue("node"))
+	}
+	patched, err := applyPatch(doc, ops)
+	if err != nil {
+		return err
+	}
+	changed, err := changedAttrs(doc, patched, nodePatch.allowed)
+	if err != nil {
+		return err
+	}
+	if len(changed) == 0 {
+		view, err := s.nodeView(r, n, chassisUUIDs{})
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, view)
+		return nil
+	}
+	if raw, ok := changed["name"]; ok && !isNull(raw) {
+		name, _, err := changed.str("name", true)
+		if err != nil {
+			return err
+		}
+		if !validNodeName(*name, v) {
+			return errorf(http.StatusBadRequest, "Node %s: Cannot change name to invalid name '%s'", r.PathValue("node"), *name)
+		}
+	}
+	if raw, ok := changed["driver"]; ok && isNull(raw) {
+		return errorf(http.StatusBadRequest, "Invalid input for field/attribute driver. Value: 'None'. Mandatory field missing.")
+	}
+	for _, f := range []string{"maintenance"} {
+		if raw, ok := changed[f]; ok && isNull(raw) {
+			changed[f] = []byte("false")
+		}
+	}
+	hadChassis := n.ChassisID != nil
+	if err := s.applyNodeAttrs(r, n, changed); err != nil {
+		return err
+	}
+	if hadChassis && n.ChassisID == nil && v.Less(v1_25) {
+		return errNotAcceptable() // unsetting chassis_uuid is 1.25
+	}
+	if !n.Maintenance {
+		n.MaintenanceReason = nil
+	}
+	if err := s.checkNodeUnique(r.Context(), n); err != nil {
+		return err
+	}
+	stored, err := s.Conductor.UpdateNode(r.Context(), n)
+	if err != nil {
+		return err
+	}
+	view, err := s.nodeView(r, stored, chassisUUIDs{})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, view)
+	return nil
+}

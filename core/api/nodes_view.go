@@ -1,0 +1,147 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/states"
+	"github.com/uptrace/bun"
+)
+
+// nodeFields are the node's API fields up to 1.26 (reference §11.1), in
+// Ironic's order.
+var nodeFields = []string{
+	"uuid", "created_at", "updated_at", "chassis_uuid", "console_enabled", "driver", "driver_info", "extra",
+	"instance_info", "instance_uuid", "last_error", "maintenance", "maintenance_reason", "power_state",
+	"properties", "provision_state", "provision_updated_at", "reservation", "target_power_state",
+	"target_provision_state", "links", "ports",
+	"driver_internal_info", "name", "inspection_started_at", "inspection_finished_at", "clean_step",
+	"raid_config", "target_raid_config", "states", "network_interface", "resource_class", "portgroups",
+}
+
+// nodeSince is THE node gating table: the microversion each node field
+// newer than 1.1 appeared in. Responses hide newer fields; POST and PATCH
+// setting them are 406.
+var nodeSince = gated{
+	"driver_internal_info": v1_3, "name": v1_5,
+	"inspection_started_at": v1_6, "inspection_finished_at": v1_6,
+	"clean_step": v1_7, "raid_config": v1_12, "target_raid_config": v1_12,
+	"states": v1_14, "network_interface": v1_20, "resource_class": v1_21, "portgroups": v1_24,
+}
+
+// nodeListFields are the fields of a non-detail node list item.
+var nodeListFields = []string{"uuid", "instance_uuid", "maintenance", "power_state", "provision_state", "links", "name"}
+
+// chassisUUIDs caches chassis id → uuid while one response is built.
+type chassisUUIDs map[int64]string
+
+func (s *server) chassisUUID(ctx context.Context, cache chassisUUIDs, id *int64) (any, error) {
+	if id == nil {
+		return nil, nil
+	}
+	if u, ok := cache[*id]; ok {
+		return u, nil
+	}
+	obj, err := s.Store.Load(ctx, "Chassis", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.id = ?", *id) })
+	if err != nil {
+		if isNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	u := obj.(*objects.Chassis).UUID
+	cache[*id] = u
+	return u, nil
+}
+
+// nodeView is the node as Ironic shows it at the request's version, with
+// secrets masked and newer fields hidden.
+func (s *server) nodeView(r *http.Request, n *objects.Node, cache chassisUUIDs) (map[string]any, error) {
+	v := VersionFrom(r.Context())
+	chassis, err := s.chassisUUID(r.Context(), cache, n.ChassisID)
+	if err != nil {
+		return nil, err
+	}
+	var prov any = n.ProvisionState
+	if v.Less(v1_2) && n.ProvisionState == string(states.Available) {
+		prov = nil // NOSTATE before 1.2
+	}
+	view := map[string]any{
+		"uuid": n.UUID, "created_at": isoTime(n.CreatedAt), "updated_at": isoTimePtr(n.UpdatedAt),
+		"chassis_uuid": chassis, "console_enabled": n.ConsoleEnabled, "driver": n.Driver,
+		"driver_info": maskDict(n.DriverInfo), "extra": orEmpty(n.Extra),
+		"instance_info": maskInstanceInfo(n.InstanceInfo), "instance_uuid": strOrNil(n.InstanceUUID),
+		"last_error": strOrNil(n.LastError), "maintenance": n.Maintenance,
+		"maintenance_reason": strOrNil(n.MaintenanceReason), "power_state": strOrNil(n.PowerState),
+		"properties": orEmpty(n.Properties), "provision_state": prov,
+		"provision_updated_at": isoTimePtr(n.ProvisionUpdatedAt), "reservation": strOrNil(n.Reservation),
+		"target_power_state": strOrNil(n.TargetPowerState), "target_provision_state": strOrNil(n.TargetProvisionState),
+		"links": resourceLinks(r, "nodes", n.UUID), "ports": resourceLinks(r, "nodes", n.UUID+"/ports"),
+		"driver_internal_info": maskDict(n.DriverInternalInfo), "name": strOrNil(n.Name),
+		"inspection_started_at": isoTimePtr(n.InspectionStartedAt), "inspection_finished_at": isoTimePtr(n.InspectionFinishedAt),
+		"clean_step": orEmpty(n.CleanStep), "raid_config": orEmpty(n.RAIDConfig), "target_raid_config": orEmpty(n.TargetRAIDConfig),
+		"states": resourceLinks(r, "nodes", n.UUID+"/states"), "network_interface": strOrNil(n.NetworkInterface),
+		"resource_class": strOrNil(n.ResourceClass), "portgroups": resourceLinks(r, "nodes", n.UUID+"/portgroups"),
+	}
+	nodeSince.hide(view, v)
+	s.hideUnpinned(view, "Node")
+	return view, nil
+}
+
+// hideUnpinned removes object fields the effective (pinned) release's
+// object version of kind does not have, so a pinned API never shows data
+// older services cannot hold.
+func (s *server) hideUnpinned(view map[string]any, kind string) {
+	ov, ok := s.Pinner.Effective().ObjectVersion(kind)
+	if !ok {
+		return
+	}
+	avail := s.reg.FieldsAt(kind, ov)
+	all, err := s.reg.FieldTable(kind)
+	if err != nil {
+		return
+	}
+	for _, f := range all {
+		if _, inView := view[f.Name]; inView && !slices.Contains(avail, f.Name) {
+			delete(view, f.Name)
+		}
+	}
+}
+
+// getNodeByIdent finds a node by UUID, or by name from 1.5 (reference:
+// Ironic's get_rpc_node): below 1.5 a non-UUID is simply not found; from
+// 1.5 an invalid name is 400.
+func (s *server) getNodeByIdent(r *http.Request, ident string) (*objects.Node, error) {
+	v := VersionFrom(r.Context())
+	if !isUUID(ident) {
+		if v.Less(v1_5) {
+			return nil, errNodeNotFound(ident)
+		}
+		if !validLogicalName(ident, v) {
+			return nil, errorf(http.StatusBadRequest, "Expected a logical name or UUID but received %s.", ident)
+		}
+	}
+	n, err := s.Store.GetNode(r.Context(), ident)
+	if err != nil {
+		if isNotFound(err) {
+			return nil, errNodeNotFound(ident)
+		}
+		return nil, err
+	}
+	return n, nil
+}
+
+func errNodeNotFound(ident string) *Error {
+	return errorf(http.StatusNotFound, "Node %s could not be found.", ident)
+}
+
+// nodeByID loads a node by primary key (for ports and portgroups).
+func (s *server) nodeByID(ctx context.Context, id int64) (*objects.Node, error) {
+	obj, err := s.Store.Load(ctx, "Node", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.id = ?", id) })
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*objects.Node), nil
+}

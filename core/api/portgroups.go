@@ -1,0 +1,216 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/uptrace/bun"
+)
+
+// portgroupFields are the portgroup's API fields up to 1.26 (portgroups
+// are 1.23).
+var portgroupFields = []string{"uuid", "name", "address", "node_uuid", "extra", "internal_info",
+	"standalone_ports_supported", "created_at", "updated_at", "links", "ports", "mode", "properties"}
+
+// portgroupSince is the portgroup gating table.
+var portgroupSince = gated{"mode": v1_26, "properties": v1_26}
+
+var portgroupListFields = []string{"uuid", "address", "name", "links"}
+
+var portgroupPatch = patchRules{
+	allowed: []string{"address", "extra", "mode", "name", "node_uuid", "properties", "standalone_ports_supported"},
+	since:   portgroupSince,
+}
+
+// defaultPortgroupMode is Ironic's [DEFAULT] default_portgroup_mode.
+const defaultPortgroupMode = "active-backup"
+
+func (s *server) portgroupView(r *http.Request, pg *objects.Portgroup, nodes *uuidCache) (map[string]any, error) {
+	nodeID := pg.NodeID
+	nu, err := nodes.get(r.Context(), &nodeID)
+	if err != nil {
+		return nil, err
+	}
+	view := map[string]any{
+		"uuid": pg.UUID, "name": strOrNil(pg.Name), "address": strOrNil(pg.Address), "node_uuid": nu,
+		"extra": orEmpty(pg.Extra), "internal_info": orEmpty(pg.InternalInfo),
+		"standalone_ports_supported": pg.StandalonePortsSupported,
+		"created_at":                 isoTime(pg.CreatedAt), "updated_at": isoTimePtr(pg.UpdatedAt),
+		"links": resourceLinks(r, "portgroups", pg.UUID), "ports": resourceLinks(r, "portgroups", pg.UUID+"/ports"),
+		"mode": strOrNil(pg.Mode), "properties": orEmpty(pg.Properties),
+	}
+	portgroupSince.hide(view, VersionFrom(r.Context()))
+	s.hideUnpinned(view, "Portgroup")
+	return view, nil
+}
+
+// portgroupByIdent finds a portgroup by UUID or name.
+func (s *server) portgroupByIdent(r *http.Request, ident string) (*objects.Portgroup, error) {
+	col := "uuid"
+	if !isUUID(ident) {
+		col = "name"
+	}
+	obj, err := s.Store.Load(r.Context(), "Portgroup", func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("?TableAlias.? = ?", bun.Ident(col), ident)
+	})
+	if isNotFound(err) {
+		return nil, errPortgroupNotFound(ident)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*objects.Portgroup), nil
+}
+
+// portgroupsAllowed answers 404 below 1.23, as Ironic for a newer resource.
+func portgroupsAllowed(r *http.Request) error {
+	if VersionFrom(r.Context()).Less(v1_23) {
+		return errorf(http.StatusNotFound, msgNotFound)
+	}
+	return nil
+}
+
+// listPortgroups serves /v1/portgroups (filters node, address) and
+// /v1/nodes/{node}/portgroups (1.24).
+func (s *server) listPortgroups(detail, underNode bool) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := portgroupsAllowed(r); err != nil {
+			return err
+		}
+		v := VersionFrom(r.Context())
+		var conds []func(*bun.SelectQuery) *bun.SelectQuery
+		nodeIdent := r.URL.Query().Get("node")
+		if underNode {
+			if v.Less(v1_24) {
+				return errorf(http.StatusNotFound, msgNotFound)
+			}
+			nodeIdent = r.PathValue("node")
+		}
+		if nodeIdent != "" {
+			n, err := s.getNodeByIdent(r, nodeIdent)
+			if err != nil {
+				return err
+			}
+			conds = append(conds, eq("node_id", n.ID))
+		}
+		if addr := r.URL.Query().Get("address"); addr != "" {
+			mac, ok := normalizeMAC(addr)
+			if !ok {
+				return errorf(http.StatusBadRequest, "Expected a MAC address but received %s.", addr)
+			}
+			conds = append(conds, eq("address", mac))
+		}
+		var fields []string
+		if !detail {
+			var err error
+			if fields, err = parseFields(r, portgroupFields, portgroupSince); err != nil {
+				return err
+			}
+		}
+		pg, err := s.parsePage(r, "Portgroup")
+		if err != nil {
+			return err
+		}
+		objs, err := s.loadPage(r.Context(), "Portgroup", pg, all(conds), errPortgroupNotFound)
+		if err != nil {
+			return err
+		}
+		nodes := s.uuids("Node")
+		items, last := []map[string]any{}, ""
+		for _, o := range objs {
+			g := o.(*objects.Portgroup)
+			view, err := s.portgroupView(r, g, nodes)
+			if err != nil {
+				return err
+			}
+			switch {
+			case fields != nil:
+				view = selectFields(view, fields)
+			case !detail:
+				view = selectFields(view, portgroupListFields)
+			}
+			items, last = append(items, view), g.UUID
+		}
+		writeCollection(w, "portgroups", items, nextURL(r, pg, len(objs), last))
+		return nil
+	}
+}
+
+// getPortgroup serves GET /v1/portgroups/{pg}.
+func (s *server) getPortgroup(w http.ResponseWriter, r *http.Request) error {
+	if err := portgroupsAllowed(r); err != nil {
+		return err
+	}
+	fields, err := parseFields(r, portgroupFields, portgroupSince)
+	if err != nil {
+		return err
+	}
+	g, err := s.portgroupByIdent(r, r.PathValue("pg"))
+	if err != nil {
+		return err
+	}
+	view, err := s.portgroupView(r, g, s.uuids("Node"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, selectFields(view, fields))
+	return nil
+}
+
+var portgroupCreatable = []string{"uuid", "name", "address", "node_uuid", "extra", "standalone_ports_supported", "mode", "properties"}
+
+// createPortgroup serves POST /v1/portgroups; the API writes the DB
+// directly, as Ironic. 201 with Location.
+func (s *server) createPortgroup(w http.ResponseWriter, r *http.Request) error {
+	if err := portgroupsAllowed(r); err != nil {
+		return err
+	}
+	v := VersionFrom(r.Context())
+	body, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	for k := range body {
+		if since, ok := portgroupSince[k]; ok && v.Less(since) {
+			return errNotAcceptable()
+		}
+	}
+	if err := body.only("portgroup", portgroupCreatable...); err != nil {
+		return err
+	}
+	if _, ok := body["node_uuid"]; !ok {
+		return errorf(http.StatusBadRequest, "Invalid input for field/attribute node_uuid. Value: 'None'. Mandatory field missing.")
+	}
+	obj, err := s.reg.New("Portgroup")
+	if err != nil {
+		return err
+	}
+	g := obj.(*objects.Portgroup)
+	g.UUID = uuid.NewString()
+	if u, _, err := body.str("uuid", false); err != nil {
+		return err
+	} else if u != nil {
+		if !isUUID(*u) {
+			return errorf(http.StatusBadRequest, "Expected a UUID but received %s.", *u)
+		}
+		g.UUID = *u
+	}
+	if err := s.applyPortgroupAttrs(r, g, body); err != nil {
+		return err
+	}
+	if g.Mode == nil {
+		mode := defaultPortgroupMode
+		g.Mode = &mode
+	}
+	if err := s.Store.Create(r.Context(), g); err != nil {
+		return err
+	}
+	view, err := s.portgroupView(r, g, s.uuids("Node"))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", BaseURL(r)+"/v1/portgroups/"+g.UUID)
+	writeJSON(w, http.StatusCreated, view)
+	return nil
+}

@@ -1,0 +1,235 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/uptrace/bun"
+)
+
+// portFields are the port's API fields up to 1.26.
+var portFields = []string{"uuid", "address", "node_uuid", "extra", "created_at", "updated_at", "links",
+	"internal_info", "local_link_connection", "pxe_enabled", "portgroup_uuid"}
+
+// portSince is the port gating table.
+var portSince = gated{"internal_info": v1_18, "local_link_connection": v1_19, "pxe_enabled": v1_19,
+	"portgroup_uuid": v1_24}
+
+var portListFields = []string{"uuid", "address", "links"}
+
+var portPatch = patchRules{
+	allowed: []string{"address", "extra", "local_link_connection", "node_uuid", "portgroup_uuid", "pxe_enabled"},
+	since:   portSince,
+}
+
+// portParent says which collection a port list is under.
+type portParent int
+
+const (
+	parentNone portParent = iota
+	parentNode
+	parentPortgroup
+)
+
+func (s *server) portView(r *http.Request, p *objects.Port, nodes, pgs *uuidCache) (map[string]any, error) {
+	nodeID := p.NodeID
+	nu, err := nodes.get(r.Context(), &nodeID)
+	if err != nil {
+		return nil, err
+	}
+	pgu, err := pgs.get(r.Context(), p.PortgroupID)
+	if err != nil {
+		return nil, err
+	}
+	view := map[string]any{
+		"uuid": p.UUID, "address": p.Address, "node_uuid": nu, "extra": orEmpty(p.Extra),
+		"created_at": isoTime(p.CreatedAt), "updated_at": isoTimePtr(p.UpdatedAt),
+		"links": resourceLinks(r, "ports", p.UUID), "internal_info": orEmpty(p.InternalInfo),
+		"local_link_connection": orEmpty(p.LocalLinkConnection), "pxe_enabled": p.PXEEnabled, "portgroup_uuid": pgu,
+	}
+	portSince.hide(view, VersionFrom(r.Context()))
+	s.hideUnpinned(view, "Port")
+	return view, nil
+}
+
+// listPorts serves the port collections: /v1/ports (filters node,
+// node_uuid, address, portgroup 1.24), /v1/nodes/{node}/ports and
+// /v1/portgroups/{pg}/ports (1.24).
+func (s *server) listPorts(detail bool, parent portParent) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		v := VersionFrom(r.Context())
+		q := r.URL.Query()
+		var conds []func(*bun.SelectQuery) *bun.SelectQuery
+		switch parent {
+		case parentNode:
+			n, err := s.getNodeByIdent(r, r.PathValue("node"))
+			if err != nil {
+				return err
+			}
+			conds = append(conds, eq("node_id", n.ID))
+		case parentPortgroup:
+			if v.Less(v1_24) {
+				return errorf(http.StatusNotFound, msgNotFound)
+			}
+			pg, err := s.portgroupByIdent(r, r.PathValue("pg"))
+			if err != nil {
+				return err
+			}
+			conds = append(conds, eq("portgroup_id", pg.ID))
+		}
+		if q.Has("portgroup") && v.Less(v1_24) {
+			return errNotAcceptable()
+		}
+		for _, key := range []string{"node", "node_uuid"} {
+			if ident := q.Get(key); ident != "" {
+				n, err := s.getNodeByIdent(r, ident)
+				if err != nil {
+					return err
+				}
+				conds = append(conds, eq("node_id", n.ID))
+			}
+		}
+		if ident := q.Get("portgroup"); ident != "" {
+			pg, err := s.portgroupByIdent(r, ident)
+			if err != nil {
+				return err
+			}
+			conds = append(conds, eq("portgroup_id", pg.ID))
+		}
+		if addr := q.Get("address"); addr != "" {
+			mac, ok := normalizeMAC(addr)
+			if !ok {
+				return errorf(http.StatusBadRequest, "Expected a MAC address but received %s.", addr)
+			}
+			conds = append(conds, eq("address", mac))
+		}
+		var fields []string
+		if !detail {
+			var err error
+			if fields, err = parseFields(r, portFields, portSince); err != nil {
+				return err
+			}
+		}
+		pg, err := s.parsePage(r, "Port")
+		if err != nil {
+			return err
+		}
+		objs, err := s.loadPage(r.Context(), "Port", pg, all(conds), errPortNotFound)
+		if err != nil {
+			return err
+		}
+		nodes, pgs := s.uuids("Node"), s.uuids("Portgroup")
+		items, last := []map[string]any{}, ""
+		for _, o := range objs {
+			p := o.(*objects.Port)
+			view, err := s.portView(r, p, nodes, pgs)
+			if err != nil {
+				return err
+			}
+			switch {
+			case fields != nil:
+				view = selectFields(view, fields)
+			case !detail:
+				view = selectFields(view, portListFields)
+			}
+			items, last = append(items, view), p.UUID
+		}
+		writeCollection(w, "ports", items, nextURL(r, pg, len(objs), last))
+		return nil
+	}
+}
+
+func eq(col string, val any) func(*bun.SelectQuery) *bun.SelectQuery {
+	return func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.? = ?", bun.Ident(col), val) }
+}
+
+func all(conds []func(*bun.SelectQuery) *bun.SelectQuery) func(*bun.SelectQuery) *bun.SelectQuery {
+	return func(q *bun.SelectQuery) *bun.SelectQuery {
+		for _, c := range conds {
+			q = c(q)
+		}
+		return q
+	}
+}
+
+func (s *server) portByIdent(r *http.Request) (*objects.Port, error) {
+	obj, err := s.byUUID(r.Context(), "Port", r.PathValue("port"), errPortNotFound)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*objects.Port), nil
+}
+
+// getPort serves GET /v1/ports/{port}.
+func (s *server) getPort(w http.ResponseWriter, r *http.Request) error {
+	fields, err := parseFields(r, portFields, portSince)
+	if err != nil {
+		return err
+	}
+	p, err := s.portByIdent(r)
+	if err != nil {
+		return err
+	}
+	view, err := s.portView(r, p, s.uuids("Node"), s.uuids("Portgroup"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, selectFields(view, fields))
+	return nil
+}
+
+var portCreatable = []string{"uuid", "address", "node_uuid", "extra", "local_link_connection", "pxe_enabled", "portgroup_uuid"}
+
+// createPort serves POST /v1/ports: validated here, stored by the node's
+// conductor; 201 with Location.
+func (s *server) createPort(w http.ResponseWriter, r *http.Request) error {
+	v := VersionFrom(r.Context())
+	body, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	for k := range body {
+		if since, ok := portSince[k]; ok && v.Less(since) {
+			return errNotAcceptable()
+		}
+	}
+	if err := body.only("port", portCreatable...); err != nil {
+		return err
+	}
+	obj, err := s.reg.New("Port")
+	if err != nil {
+		return err
+	}
+	p := obj.(*objects.Port)
+	if u, _, err := body.str("uuid", false); err != nil {
+		return err
+	} else if u != nil {
+		if !isUUID(*u) {
+			return errorf(http.StatusBadRequest, "Expected a UUID but received %s.", *u)
+		}
+		p.UUID = *u
+	} else {
+		p.UUID = uuid.NewString()
+	}
+	for _, req := range []string{"address", "node_uuid"} {
+		if _, ok := body[req]; !ok {
+			return errorf(http.StatusBadRequest, "Invalid input for field/attribute %s. Value: 'None'. Mandatory field missing.", req)
+		}
+	}
+	n, err := s.applyPortAttrs(r, p, body)
+	if err != nil {
+		return err
+	}
+	stored, err := s.Conductor.CreatePort(r.Context(), n, p)
+	if err != nil {
+		return err
+	}
+	view, err := s.portView(r, stored, s.uuids("Node"), s.uuids("Portgroup"))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", BaseURL(r)+"/v1/ports/"+stored.UUID)
+	writeJSON(w, http.StatusCreated, view)
+	return nil
+}

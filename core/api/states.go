@@ -1,0 +1,260 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+// getStates serves GET /v1/nodes/{node}/states (reference §11.4).
+func (s *server) getStates(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	view, err := s.nodeView(r, n, chassisUUIDs{})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, selectFields(view, []string{"console_enabled", "last_error", "power_state",
+		"provision_state", "provision_updated_at", "target_power_state", "target_provision_state",
+		"raid_config", "target_raid_config"}))
+	return nil
+}
+
+// accepted answers 202 with Location pointing at the node's states.
+func accepted(w http.ResponseWriter, r *http.Request, ident string) {
+	w.Header().Set("Location", BaseURL(r)+"/v1/nodes/"+ident+"/states")
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// powerTargets are the power targets up to 1.26; soft ones are 1.27.
+var powerTargets = map[string]bool{"power on": true, "power off": true, "rebooting": true}
+
+// putPowerState serves PUT /v1/nodes/{node}/states/power: 202.
+func (s *server) putPowerState(w http.ResponseWriter, r *http.Request) error {
+	ident := r.PathValue("node")
+	n, err := s.getNodeByIdent(r, ident)
+	if err != nil {
+		return err
+	}
+	body, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	if _, ok := body["timeout"]; ok {
+		return errNotAcceptable() // 1.27
+	}
+	if err := body.only("target", "target"); err != nil {
+		return err
+	}
+	target, _, err := body.str("target", false)
+	if err != nil {
+		return err
+	}
+	if target == nil {
+		return errorf(http.StatusBadRequest, "Invalid input for field/attribute target. Value: 'None'. Mandatory field missing.")
+	}
+	if *target == "soft power off" || *target == "soft rebooting" {
+		return errNotAcceptable() // 1.27
+	}
+	if !powerTargets[*target] {
+		return errorf(http.StatusBadRequest, "The requested action %q can not be performed on node %q while it is in state %q.",
+			*target, ident, powerStateName(n))
+	}
+	if st := states.State(n.ProvisionState); st == states.Cleaning || st == states.CleanWait {
+		return &states.InvalidTransitionError{Action: *target, Node: ident, State: st}
+	}
+	if err := s.Conductor.ChangeNodePowerState(r.Context(), n, *target); err != nil {
+		return err
+	}
+	accepted(w, r, ident)
+	return nil
+}
+
+func powerStateName(n *objects.Node) string {
+	if n.PowerState == nil {
+		return "None"
+	}
+	return *n.PowerState
+}
+
+// verbSince is the microversion of each provision verb up to 1.26; verbs
+// of later versions are 406 (deploy/undeploy 1.73, rescue 1.38, ...).
+var verbSince = map[string]version.Version{
+	"active": v1_1, "deleted": v1_1, "rebuild": v1_1,
+	"manage": v1_4, "provide": v1_4, "inspect": v1_6, "abort": v1_13, "clean": v1_15, "adopt": v1_17,
+}
+
+// laterVerbs are Ironic verbs newer than anything Rivet claims.
+var laterVerbs = map[string]bool{"deploy": true, "undeploy": true, "rescue": true, "unrescue": true,
+	"unhold": true, "service": true}
+
+// laterProvisionArgs are provision body attributes newer than 1.26.
+var laterProvisionArgs = []string{"deploy_steps", "rescue_password", "disable_ramdisk", "service_steps", "runbook"}
+
+// putProvisionState serves PUT /v1/nodes/{node}/states/provision: 202.
+func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error {
+	ident := r.PathValue("node")
+	v := VersionFrom(r.Context())
+	n, err := s.getNodeByIdent(r, ident)
+	if err != nil {
+		return err
+	}
+	body, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	for _, a := range laterProvisionArgs {
+		if _, ok := body[a]; ok {
+			return errNotAcceptable()
+		}
+	}
+	if err := body.only("target", "target", "configdrive", "clean_steps"); err != nil {
+		return err
+	}
+	target, _, err := body.str("target", false)
+	if err != nil {
+		return err
+	}
+	if target == nil {
+		return errorf(http.StatusBadRequest, "Invalid input for field/attribute target. Value: 'None'. Mandatory field missing.")
+	}
+	verb := *target
+	since, known := verbSince[verb]
+	if laterVerbs[verb] || (known && v.Less(since)) {
+		return errNotAcceptable()
+	}
+	state := states.State(n.ProvisionState)
+	if !known {
+		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}
+	}
+	configdrive, err := provisionConfigdrive(body, verb)
+	if err != nil {
+		return err
+	}
+	steps, err := cleanSteps(body, verb)
+	if err != nil {
+		return err
+	}
+	event, _ := states.VerbEvent(verb)
+	if _, err := states.Next(n.UUID, state, event); err != nil {
+		if n.Reservation != nil {
+			return errorf(http.StatusConflict, "Node %s is locked by host %s, please retry after the current operation is completed.", n.UUID, *n.Reservation)
+		}
+		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}
+	}
+	if (verb == "active" || verb == "rebuild") && n.Maintenance {
+		return errorf(http.StatusBadRequest, "The provisioning operation can't be performed on node %s because it's in maintenance mode.", n.UUID)
+	}
+	ctx := r.Context()
+	switch verb {
+	case "active":
+		err = s.Conductor.DoNodeDeploy(ctx, n, false, configdrive)
+	case "rebuild":
+		err = s.Conductor.DoNodeDeploy(ctx, n, true, nil)
+	case "deleted":
+		err = s.Conductor.DoNodeTearDown(ctx, n)
+	case "inspect":
+		err = s.Conductor.InspectHardware(ctx, n)
+	case "clean":
+		err = s.Conductor.DoNodeClean(ctx, n, steps)
+	default:
+		err = s.Conductor.DoProvisioningAction(ctx, n, verb)
+	}
+	if err != nil {
+		return err
+	}
+	accepted(w, r, ident)
+	return nil
+}
+
+// provisionConfigdrive returns the configdrive (a string up to 1.26), only
+// allowed with "active".
+func provisionConfigdrive(body object, verb string) (any, error) {
+	cd, present, err := body.str("configdrive", true)
+	if err != nil || !present || cd == nil {
+		return nil, err
+	}
+	if verb != "active" {
+		return nil, errorf(http.StatusBadRequest, "Adding a config drive is only supported when setting provision state to active")
+	}
+	return *cd, nil
+}
+
+// cleanSteps returns the clean_steps, required with "clean" and only valid
+// with it; each step needs an interface and a step name.
+func cleanSteps(body object, verb string) ([]map[string]any, error) {
+	raw, present := body["clean_steps"]
+	if verb != "clean" {
+		if present {
+			return nil, errorf(http.StatusBadRequest, "\"clean_steps\" is only valid when setting target provision state to clean")
+		}
+		return nil, nil
+	}
+	if !present || isNull(raw) {
+		return nil, errorf(http.StatusBadRequest, "\"clean_steps\" is required when setting target provision state to clean")
+	}
+	var steps []map[string]any
+	if err := json.Unmarshal(raw, &steps); err != nil {
+		return nil, errorf(http.StatusBadRequest, "Invalid clean_steps: expected a list of objects")
+	}
+	interfaces := map[string]bool{"power": true, "management": true, "deploy": true, "bios": true, "raid": true}
+	for _, st := range steps {
+		iface, _ := st["interface"].(string)
+		name, _ := st["step"].(string)
+		if !interfaces[iface] || name == "" {
+			return nil, errorf(http.StatusBadRequest, "Invalid clean_steps: each step needs \"interface\" (one of bios, deploy, management, power, raid) and \"step\"")
+		}
+	}
+	return steps, nil
+}
+
+// setMaintenance serves PUT (with an optional {"reason"}) and DELETE
+// /v1/nodes/{node}/maintenance: saved by the conductor, 202.
+func (s *server) setMaintenance(on bool) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		ident := r.PathValue("node")
+		n, err := s.getNodeByIdent(r, ident)
+		if err != nil {
+			return err
+		}
+		var reason *string
+		if on {
+			if reason, err = maintenanceReason(r); err != nil {
+				return err
+			}
+		}
+		n.Maintenance = on
+		n.MaintenanceReason = reason
+		if _, err := s.Conductor.UpdateNode(r.Context(), n); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return nil
+	}
+}
+
+// maintenanceReason takes the reason from ?reason= or a {"reason"} body.
+func maintenanceReason(r *http.Request) (*string, error) {
+	if q := r.URL.Query(); q.Has("reason") {
+		reason := q.Get("reason")
+		return &reason, nil
+	}
+	data, err := readBody(r)
+	if err != nil || len(data) == 0 {
+		return nil, err
+	}
+	var body object
+	if err := decodeJSON(data, &body); err != nil {
+		return nil, err
+	}
+	if err := body.only("reason", "reason"); err != nil {
+		return nil, err
+	}
+	reason, _, err := body.str("reason", true)
+	return reason, err
+}
