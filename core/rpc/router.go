@@ -125,7 +125,8 @@ func (r *Router) HostFor(ctx context.Context, t Target) (string, error) {
 }
 
 // CallNode routes method to the conductor owning t and calls it. When that
-// conductor cannot be reached (nothing was sent), it refreshes the rings and
+// conductor cannot be reached, or answers TemporaryFailure because it is
+// shutting down (in both cases nothing was done), it refreshes the rings and
 // retries once, so a conductor that just stopped is invisible to callers.
 func (c *Client) CallNode(ctx context.Context, r *Router, t Target, method string, args map[string]any) (Reply, error) {
 	return routed(ctx, r, t, func(host string) (Reply, error) { return c.Call(ctx, host, method, args) })
@@ -143,7 +144,7 @@ func routed(ctx context.Context, r *Router, t Target, send func(host string) (Re
 		return Reply{}, err
 	}
 	reply, err := send(host)
-	if !errors.Is(err, ErrUnreachable) {
+	if !retryOnFreshRing(err) {
 		return reply, err
 	}
 	if rerr := r.Refresh(ctx); rerr != nil {
@@ -154,4 +155,15 @@ func routed(ctx context.Context, r *Router, t Target, send func(host string) (Re
 		return Reply{}, herr
 	}
 	return send(host)
+}
+
+// retryOnFreshRing reports whether err guarantees the call was not acted
+// on and another conductor may take it: the conductor was unreachable, or
+// refused it with TemporaryFailure while draining.
+func retryOnFreshRing(err error) bool {
+	if errors.Is(err, ErrUnreachable) {
+		return true
+	}
+	var c Classed
+	return errors.As(err, &c) && c.ErrorClass() == (&TemporaryFailure{}).ErrorClass()
 }

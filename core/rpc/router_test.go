@@ -132,3 +132,38 @@ func TestCallNodeRetriesOnceOnUnreachable(t *testing.T) {
 		t.Fatalf("err = %v, want ErrUnreachable", err)
 	}
 }
+
+// A conductor that is draining answers TemporaryFailure; the call moves to
+// the survivor on a fresh ring.
+func TestCallNodeRetriesOnceOnTemporaryFailure(t *testing.T) {
+	draining := NewServer(newTable(t), PlainCodec{}, quietLog(), context.Background())
+	draining.Handle("power", func(context.Context, Params) (any, error) {
+		return nil, &TemporaryFailure{Reason: "conductor is shutting down"}
+	})
+	a := httptest.NewServer(NewHTTPHandler(draining, HTTPHandlerOptions{}))
+	defer a.Close()
+	b := httptest.NewServer(NewHTTPHandler(testServer(t, nil), HTTPHandlerOptions{}))
+	defer b.Close()
+	ha, hb := a.Listener.Addr().String(), b.Listener.Addr().String()
+	both := []ConductorInfo{{Hostname: ha, HardwareTypes: []string{"ipmi"}}, {Hostname: hb, HardwareTypes: []string{"ipmi"}}}
+	ring, _ := hashring.New([]string{ha, hb}, 5)
+	var uuid string
+	for i := 0; uuid == ""; i++ {
+		if h, _ := ring.Get([]byte(fmt.Sprintf("node-%d", i))); h == ha {
+			uuid = fmt.Sprintf("node-%d", i)
+		}
+	}
+	var calls atomic.Int32
+	r := NewRouter(staticLister(&calls, both, both[1:]), 5, time.Hour)
+	c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{}))
+	if _, err := c.CallNode(context.Background(), r, Target{UUID: uuid, Driver: "ipmi"}, "power", map[string]any{"node_id": uuid}); err != nil {
+		t.Fatalf("call while the owner drains: %v", err)
+	}
+	// Any other error is the caller's answer: no second attempt.
+	calls.Store(0)
+	r = NewRouter(staticLister(&calls, both), 5, time.Hour)
+	_, err := c.CallNode(context.Background(), r, Target{UUID: "x", Driver: "ipmi"}, "power", map[string]any{"node_id": "locked"})
+	if err == nil || calls.Load() != 1 {
+		t.Fatalf("NodeLocked: err=%v, ring rebuilt %d times (want 1)", err, calls.Load())
+	}
+}
