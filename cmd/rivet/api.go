@@ -60,25 +60,13 @@ func runAPI(c *cli.Context) error {
 		return cli.Exit("api: "+err.Error(), 2)
 	}
 	pinner := release.NewPinner(table, pin)
-	reloader := config.NewReloader(config.Source{Files: configFiles(c), Environ: os.Environ()}, cfg, log)
-	reloader.OnChange("DEFAULT", "pin_release_version", func(nc *config.Config) {
-		if p, err := nc.Pin(table); err == nil {
-			e := pinner.Set(p, nil)
-			log.Info("pin reloaded", "pin", p.String(), "api_max", e.API.String())
-		}
-	})
-	reloader.OnChange("DEFAULT", "log_level", func(nc *config.Config) {
-		if l, err := logging.ParseLevel(nc.Default.LogLevel); err == nil {
-			level.Set(l)
-		}
-	})
-	go func() { _ = reloader.Run(ctx) }()
 
 	dbh, err := db.Open(ctx, cfg.Database.Connection, dbOptions(cfg))
 	if err != nil {
 		return cli.Exit("api: "+err.Error(), 1)
 	}
 	defer dbh.Close()
+	startReloader(ctx, configFiles(c), cfg, pinner, level, dbh, log)
 	if err := schemaCurrent(ctx, dbh); err != nil {
 		return cli.Exit("api: "+err.Error(), 2)
 	}
@@ -179,8 +167,18 @@ func registerAPI(ctx context.Context, dbh *db.DB, cfg *config.Config, pinner *re
 // the hash ring of live conductors, auth per [DEFAULT] auth_strategy,
 // Prometheus metrics on a registry of its own.
 func buildAPI(cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner *release.Pinner, log *slog.Logger) (http.Handler, error) {
-	lister := func(ctx context.Context) ([]rpc.ConductorInfo, error) {
-		live, err := dbh.LiveConductors(ctx, cfg.Conductor.HeartbeatTimeout)
+	tr, err := jsonRPCTransport(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return buildAPIWith(cfg, dbh, reg, pinner, log, tr, dbConductorLister(dbh, cfg.Conductor.HeartbeatTimeout))
+}
+
+// dbConductorLister lists the live conductors from the database: the
+// members of the hash ring.
+func dbConductorLister(dbh *db.DB, timeout time.Duration) rpc.ConductorLister {
+	return func(ctx context.Context) ([]rpc.ConductorInfo, error) {
+		live, err := dbh.LiveConductors(ctx, timeout)
 		if err != nil {
 			return nil, err
 		}
@@ -190,10 +188,12 @@ func buildAPI(cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner *rel
 		}
 		return out, nil
 	}
-	tr, err := jsonRPCTransport(cfg)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// buildAPIWith wires the REST API with a given RPC transport and conductor
+// lister (all-in-one passes the in-process ones).
+func buildAPIWith(cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner *release.Pinner, log *slog.Logger,
+	tr rpc.Transport, lister rpc.ConductorLister) (http.Handler, error) {
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
 		rpc.ObjectCodecFor(reg, pinner), tr)
 	router := rpc.NewRouter(lister, cfg.Default.HashPartitionExponent, cfg.Default.HashRingResetInterval)

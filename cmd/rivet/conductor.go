@@ -67,25 +67,10 @@ func runConductor(c *cli.Context) error {
 		return fail(1, err)
 	}
 	defer dbh.Close()
-	reloader := config.NewReloader(config.Source{Files: configFiles(c), Environ: os.Environ()}, cfg, log)
-	reloader.OnChange("DEFAULT", "pin_release_version", func(nc *config.Config) {
-		if p, err := nc.Pin(table); err == nil {
-			pinner.Set(p, nil)
-			if p.Mode == release.PinAuto {
-				_ = resolveAutoPin(ctx, dbh, pinner, nc.Conductor.HeartbeatTimeout)
-			}
-			log.Info("pin reloaded", "pin", p.String(), "rpc", pinner.Effective().RPC.String())
-		}
-	})
-	reloader.OnChange("DEFAULT", "log_level", func(nc *config.Config) {
-		if l, err := logging.ParseLevel(nc.Default.LogLevel); err == nil {
-			level.Set(l)
-		}
-	})
 	// SIGHUP stays handled through the graceful shutdown.
 	reloadCtx, stopReload := context.WithCancel(context.Background())
 	defer stopReload()
-	go func() { _ = reloader.Run(reloadCtx) }()
+	startReloader(reloadCtx, configFiles(c), cfg, pinner, level, dbh, log)
 	if err := schemaCurrent(ctx, dbh); err != nil {
 		return fail(2, err)
 	}

@@ -61,6 +61,8 @@ func commands() []*cli.Command {
 		upgradeCommand(),
 		conductorCommand(),
 		apiCommand(),
+		allInOneCommand(),
+		devCommand(),
 		nodeCommand(),
 		portCommand(),
 		portgroupCommand(),

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rivetmetal/rivet/core/api"
+	"github.com/rivetmetal/rivet/core/conductor"
+	"github.com/rivetmetal/rivet/core/config"
+	"github.com/rivetmetal/rivet/core/logging"
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/plugins/host"
+)
+
+func allInOneCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "all-in-one",
+		Usage: "run the REST API and a conductor in one process, with in-process RPC",
+		Description: "For a single host: the API ([api] host_ip:port) and a conductor share one process " +
+			"and call each other directly, so [json_rpc] is not used. Everything else (database, " +
+			"plugins, SIGHUP reload, graceful SIGTERM) behaves as in rivet api and rivet conductor.",
+		Action: func(c *cli.Context) error {
+			cfg, err := loadConfig(c)
+			if err != nil {
+				return err
+			}
+			log, level, err := logging.New(os.Stderr, cfg.Default.LogFormat, cfg.Default.LogLevel)
+			if err != nil {
+				return cli.Exit("all-in-one: "+err.Error(), 2)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			aio, err := startAllInOne(ctx, cfg, configFiles(c), log, level, nil)
+			if err != nil {
+				return cli.Exit("all-in-one: "+conductorErrLine(err), 1)
+			}
+			log.Info("serving", "url", aio.URL)
+			return aio.Wait()
+		},
+	}
+}
+
+// allInOne is a running API and conductor sharing a process.
+type allInOne struct {
+	URL    string
+	DB     *db.DB
+	Pinner *release.Pinner
+
+	cfg      *config.Config
+	log      *slog.Logger
+	svc      *conductor.Service
+	plugins  *host.Manager
+	beat     func()
+	served   chan error
+	stopWork context.CancelFunc
+}
+
+// startAllInOne starts a conductor and the API over cfg's database (whose
+// schema must be current). ln is the API listener; nil listens on
+// [api] host_ip:port. The API stops when ctx ends; Wait then stops the rest.
+func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log *slog.Logger, level *slog.LevelVar, ln net.Listener) (_ *allInOne, err error) {
+	cfg.Default.RPCTransport = "local" // the conductor serves RPC in process only
+	table := release.Default()
+	pin, err := cfg.Pin(table)
+	if err != nil {
+		return nil, err
+	}
+	a := &allInOne{Pinner: release.NewPinner(table, pin), cfg: cfg, log: log, served: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			a.close()
+		}
+	}()
+	if a.DB, err = db.Open(ctx, cfg.Database.Connection, dbOptions(cfg)); err != nil {
+		return nil, err
+	}
+	// Conductor work outlives the API's ctx: it drains after the API stops.
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	a.stopWork = stopWork
+	startReloader(workCtx, files, cfg, a.Pinner, level, a.DB, log)
+	if err := schemaCurrent(ctx, a.DB); err != nil {
+		return nil, err
+	}
+	reg := objects.NewRegistry()
+	if err := objects.Install(reg); err != nil {
+		return nil, err
+	}
+	if pin.Mode == release.PinAuto {
+		if err := resolveAutoPin(ctx, a.DB, a.Pinner, cfg.Conductor.HeartbeatTimeout); err != nil {
+			return nil, err
+		}
+	}
+	if a.plugins, err = startPlugins(workCtx, cfg, log); err != nil {
+		return nil, err
+	}
+	clog := log.With("service", "conductor")
+	a.svc, err = conductor.New(conductor.ConfigFrom(cfg), conductor.Deps{
+		Store:   db.NewStore(a.DB, reg, a.Pinner),
+		Drivers: conductor.PluginDrivers{Manager: a.plugins, Enabled: cfg.Conductor.EnabledHardwareTypes},
+		Pinner:  a.Pinner,
+		Logger:  clog,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := a.svc.Start(workCtx); err != nil {
+		return nil, err
+	}
+	alog := log.With("service", "api")
+	h, err := buildAPIWith(cfg, a.DB, reg, a.Pinner, alog, rpc.LocalTransport{Server: a.svc.RPCServer()}, a.selfOnly())
+	if err != nil {
+		return nil, err
+	}
+	if a.beat, err = registerAPI(ctx, a.DB, cfg, a.Pinner, alog); err != nil {
+		return nil, err
+	}
+	if ln == nil {
+		if ln, err = net.Listen("tcp", net.JoinHostPort(cfg.API.HostIP, strconv.Itoa(cfg.API.Port))); err != nil {
+			return nil, err
+		}
+	}
+	a.URL = "http://" + ln.Addr().String()
+	go func() {
+		a.served <- api.Serve(ctx, ln, h, api.ServeOptions{ShutdownTimeout: cfg.API.GracefulShutdownTimeout, Logger: alog})
+	}()
+	return a, nil
+}
+
+// selfOnly routes every node to this process's conductor: the in-process
+// transport can reach no other.
+func (a *allInOne) selfOnly() rpc.ConductorLister {
+	all := dbConductorLister(a.DB, a.cfg.Conductor.HeartbeatTimeout)
+	return func(ctx context.Context) ([]rpc.ConductorInfo, error) {
+		cs, err := all(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			if c.Hostname == a.svc.Hostname() {
+				return []rpc.ConductorInfo{c}, nil
+			}
+		}
+		return nil, nil
+	}
+}
+
+// Wait blocks until the API has stopped (its ctx ended and requests
+// drained), then stops the conductor gracefully and releases everything.
+func (a *allInOne) Wait() error {
+	err := <-a.served
+	a.log.Info("API stopped; stopping the conductor", "graceful_shutdown_timeout", a.cfg.Conductor.GracefulShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), a.cfg.Conductor.GracefulShutdownTimeout+30*time.Second)
+	defer cancel()
+	if serr := a.svc.Stop(sctx); serr != nil && err == nil {
+		err = fmt.Errorf("stop the conductor: %w", serr)
+	}
+	a.close()
+	return err
+}
+
+func (a *allInOne) close() {
+	if a.beat != nil {
+		a.beat()
+	}
+	if a.plugins != nil {
+		a.plugins.Close()
+	}
+	if a.stopWork != nil {
+		a.stopWork()
+	}
+	if a.DB != nil {
+		a.DB.Close()
+	}
+}

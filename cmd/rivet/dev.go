@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rivetmetal/rivet/core/config"
+	"github.com/rivetmetal/rivet/core/logging"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/migrations"
+	"github.com/rivetmetal/rivet/drivers/redfish/sim"
+)
+
+const devDescription = `Runs everything a newcomer needs on one machine: the REST API and a
+conductor in one process (with the driver plugins it starts), an embedded
+SQLite database in --state-dir, and an embedded Redfish BMC simulator
+(rivet-sim) whose systems are enrolled as nodes sim-0 … sim-N-1 and made
+available. No authentication. Ctrl-C stops everything cleanly; starting
+again reuses the state directory (nodes, their states and history).
+
+Config files given with --config-file apply first; rivet dev then sets the
+database, the API address, noauth, in-process RPC and the enabled hardware
+types (fake-hardware, ipmi, redfish).`
+
+func devCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "dev",
+		Usage:       "try Rivet without hardware: API + conductor + SQLite + simulated Redfish BMCs, one command",
+		Description: devDescription,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "state-dir", Value: ".rivet-dev", Usage: "`DIR` holding the SQLite database; reused by the next start"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:6385", Usage: "API `ADDRESS` (host:port)"},
+			&cli.IntFlag{Name: "sim-nodes", Value: 4, Usage: "simulated Redfish systems to enroll as nodes sim-0 … sim-`N-1`"},
+			&cli.StringFlag{Name: "sim-listen", Value: "127.0.0.1:6386", Usage: "`ADDRESS` of the embedded Redfish simulator"},
+		},
+		Action: runDev,
+	}
+}
+
+func runDev(c *cli.Context) error {
+	opts := devOptions{stateDir: c.String("state-dir"), listen: c.String("listen"), simNodes: c.Int("sim-nodes"), simListen: c.String("sim-listen")}
+	if opts.simNodes < 0 || opts.simNodes > sim.MaxSystems {
+		return cli.Exit(fmt.Sprintf("dev: --sim-nodes %d: give 0 to %d", opts.simNodes, sim.MaxSystems), 2)
+	}
+	cfg, err := config.Load(configFiles(c), os.Environ())
+	if err != nil {
+		return cli.Exit("dev: invalid configuration: "+err.Error(), 2)
+	}
+	if err := opts.apply(cfg); err != nil {
+		return cli.Exit("dev: "+err.Error(), 2)
+	}
+	log, level, err := logging.New(os.Stderr, cfg.Default.LogFormat, cfg.Default.LogLevel)
+	if err != nil {
+		return cli.Exit("dev: "+err.Error(), 2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := devRun(ctx, cfg, configFiles(c), opts, log, level, c.App.Writer); err != nil {
+		return cli.Exit("dev: "+conductorErrLine(err), 1)
+	}
+	return nil
+}
+
+type devOptions struct {
+	stateDir, listen, simListen string
+	simNodes                    int
+}
+
+// apply points cfg at the state directory and the dev defaults.
+func (o devOptions) apply(cfg *config.Config) error {
+	dir, err := filepath.Abs(o.stateDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("--state-dir: %w", err)
+	}
+	host, port, err := net.SplitHostPort(o.listen)
+	if err != nil {
+		return fmt.Errorf("--listen %q: want host:port", o.listen)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 1 || p > 65535 {
+		return fmt.Errorf("--listen %q: port must be 1 to 65535", o.listen)
+	}
+	cfg.Database.Connection = "sqlite:///" + filepath.ToSlash(filepath.Join(dir, "rivet.db"))
+	cfg.API.HostIP, cfg.API.Port = host, p
+	cfg.API.EnableSSLAPI = false
+	cfg.Default.AuthStrategy = "noauth"
+	cfg.Default.RPCTransport = "local"
+	cfg.Default.Host = "rivet-dev"
+	cfg.Conductor.EnabledHardwareTypes = []string{"fake-hardware", "ipmi", "redfish"}
+	return cfg.Validate()
+}
+
+// devRun migrates the database, starts the simulator and the all-in-one,
+// enrolls the simulated nodes and serves until ctx ends.
+func devRun(ctx context.Context, cfg *config.Config, files []string, o devOptions, log *slog.Logger, level *slog.LevelVar, out io.Writer) error {
+	if err := devMigrate(ctx, cfg); err != nil {
+		return err
+	}
+	bmc, err := sim.New(sim.Options{Systems: o.simNodes, Username: sim.DefaultUsername, Password: sim.DefaultPassword, Logger: log.With("service", "rivet-sim")})
+	if err != nil {
+		return err
+	}
+	simLn, err := net.Listen("tcp", o.simListen)
+	if err != nil {
+		return fmt.Errorf("--sim-listen: %w", err)
+	}
+	simCtx, stopSim := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSim()
+	go func() { _ = bmc.Serve(simCtx, simLn) }()
+	defer bmc.Close()
+
+	aio, err := startAllInOne(ctx, cfg, files, log, level, nil)
+	if err != nil {
+		return err
+	}
+	simURL := "http://" + simLn.Addr().String()
+	if err := enrollSimNodes(ctx, aio.URL, simURL, o.simNodes, log); err != nil {
+		log.Error("enrolling the simulated nodes failed; the API keeps serving", "error", err)
+	}
+	fmt.Fprintf(out, `
+Rivet dev is running.
+  API:        %s   (noauth; Ironic clients work too: baremetal --os-endpoint %s/v1 --os-auth-type none)
+  Redfish:    %s   (%d simulated systems, user %s)
+  State:      %s
+Try, in another terminal:
+  export RIVET_URL=%s
+  go run ./cmd/rivet node list
+  go run ./cmd/rivet node power on sim-0
+  go run ./cmd/rivet node deploy sim-1 --wait
+Stop with Ctrl-C.
+`, aio.URL, aio.URL, simURL, o.simNodes, sim.DefaultUsername, o.stateDir, aio.URL)
+	err = aio.Wait()
+	stopSim()
+	return err
+}
+
+// devMigrate creates the schema of a new state directory, or applies the
+// migrations a newer rivet brings to an existing one.
+func devMigrate(ctx context.Context, cfg *config.Config) error {
+	dbh, err := db.Open(ctx, cfg.Database.Connection, dbOptions(cfg))
+	if err != nil {
+		return err
+	}
+	defer dbh.Close()
+	m, err := migrations.NewMigrator(dbh)
+	if err != nil {
+		return err
+	}
+	_, err = m.Migrate(ctx, nil)
+	var locked *migrations.LockedError
+	if errors.As(err, &locked) {
+		return fmt.Errorf("%w (is another rivet dev using this --state-dir?)", err)
+	}
+	return err
+}

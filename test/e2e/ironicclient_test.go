@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rivetmetal/rivet/test/testenv"
+)
+
+// TestIronicClientAgainstDev drives Debian's python3-ironicclient against
+// rivet dev, as an admin with existing Ironic tooling would: its
+// microversion negotiation must land on 1.26 (it asks for 1.78 and
+// downgrades on the 406), then a node lifecycle with --fields, set/unset,
+// power, manage/provide/deploy/undeploy, ports and delete.
+func TestIronicClientAgainstDev(t *testing.T) {
+	bin, err := exec.LookPath("baremetal")
+	if err != nil {
+		testenv.Unavailable(t, "baremetal CLI not on PATH (apt-get install python3-ironicclient)")
+	}
+	d := startDev(t, 1)
+	env := append(os.Environ(), "OS_AUTH_TYPE=none", "OS_ENDPOINT="+d.URL+"/v1", "HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+	cli := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("baremetal %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+
+	debug := cli("--debug", "node", "list")
+	if !strings.Contains(debug, "Negotiated API version is 1.26") {
+		t.Fatalf("negotiation did not land on 1.26:\n%s", tail(debug, 30))
+	}
+
+	var n map[string]any
+	if err := json.Unmarshal([]byte(cli("node", "create", "--driver", "fake-hardware", "--name", "bm-1",
+		"--driver-info", "ipmi_password=e2e-secret", "-f", "json")), &n); err != nil {
+		t.Fatal(err)
+	}
+	if n["provision_state"] != "enroll" {
+		t.Fatalf("created %v", n)
+	}
+	if out := cli("node", "list", "--fields", "name", "provision_state", "-f", "value"); !strings.Contains(out, "bm-1 enroll") {
+		t.Fatalf("node list --fields: %s", out)
+	}
+	cli("node", "set", "bm-1", "--property", "cpus=8")
+	cli("node", "unset", "bm-1", "--property", "cpus")
+	cli("node", "power", "on", "bm-1")
+	cli("node", "power", "off", "bm-1")
+	for _, verb := range []string{"manage", "provide", "deploy", "undeploy"} {
+		cli("node", verb, "bm-1", "--wait", "60")
+	}
+	cli("port", "create", "52:54:00:e2:e2:01", "--node", n["uuid"].(string))
+	if out := cli("port", "list", "-f", "value"); !strings.Contains(out, "52:54:00:e2:e2:01") {
+		t.Fatalf("port list: %s", out)
+	}
+	show := cli("node", "show", "bm-1", "-f", "json")
+	if strings.Contains(show, "e2e-secret") || !strings.Contains(show, `"provision_state": "available"`) {
+		t.Fatalf("node show after the lifecycle: %s", show)
+	}
+	cli("node", "delete", "bm-1")
+	if out := cli("node", "list", "-f", "value"); strings.Contains(out, "bm-1") {
+		t.Fatalf("deleted node still listed: %s", out)
+	}
+}
