@@ -147,12 +147,14 @@ func TestCallNodeRetriesOnceOnTemporaryFailure(t *testing.T) {
 	ha, hb := a.Listener.Addr().String(), b.Listener.Addr().String()
 	both := []ConductorInfo{{Hostname: ha, HardwareTypes: []string{"ipmi"}}, {Hostname: hb, HardwareTypes: []string{"ipmi"}}}
 	ring, _ := hashring.New([]string{ha, hb}, 5)
-	var uuid string
-	for i := 0; uuid == ""; i++ {
-		if h, _ := ring.Get([]byte(fmt.Sprintf("node-%d", i))); h == ha {
-			uuid = fmt.Sprintf("node-%d", i)
+	ownedBy := func(host string) string {
+		for i := 0; ; i++ {
+			if h, _ := ring.Get([]byte(fmt.Sprintf("node-%d", i))); h == host {
+				return fmt.Sprintf("node-%d", i)
+			}
 		}
 	}
+	uuid := ownedBy(ha)
 	var calls atomic.Int32
 	r := NewRouter(staticLister(&calls, both, both[1:]), 5, time.Hour)
 	c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{}))
@@ -162,7 +164,7 @@ func TestCallNodeRetriesOnceOnTemporaryFailure(t *testing.T) {
 	// Any other error is the caller's answer: no second attempt.
 	calls.Store(0)
 	r = NewRouter(staticLister(&calls, both), 5, time.Hour)
-	_, err := c.CallNode(context.Background(), r, Target{UUID: "x", Driver: "ipmi"}, "power", map[string]any{"node_id": "locked"})
+	_, err := c.CallNode(context.Background(), r, Target{UUID: ownedBy(hb), Driver: "ipmi"}, "power", map[string]any{"node_id": "locked"})
 	if err == nil || calls.Load() != 1 {
 		t.Fatalf("NodeLocked: err=%v, ring rebuilt %d times (want 1)", err, calls.Load())
 	}
