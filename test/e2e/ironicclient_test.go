@@ -72,4 +72,21 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	if out := cli("node", "list", "-f", "value"); strings.Contains(out, "bm-1") {
 		t.Fatalf("deleted node still listed: %s", out)
 	}
+
+	// A redfish node on the embedded simulator, enrolled the Ironic way.
+	cli("node", "create", "--driver", "redfish", "--name", "bm-rf",
+		"--driver-info", "redfish_address="+d.SimURL, "--driver-info", "redfish_system_id=/redfish/v1/Systems/node-0",
+		"--driver-info", "redfish_username=admin", "--driver-info", "redfish_password=password",
+		"--driver-info", "redfish_verify_ca=false")
+	if out := cli("node", "show", "bm-rf", "--fields", "name", "driver", "-f", "value"); !strings.Contains(out, "redfish") {
+		t.Fatalf("node show --fields: %s", out)
+	}
+	cli("node", "power", "on", "bm-rf")
+	d.waitField(t, "bm-rf", "power_state", "power on")
+	if got := d.redfishGet(t, "/redfish/v1/Systems/node-0")["PowerState"]; got != "On" {
+		t.Fatalf("baremetal power on: the BMC reports %v", got)
+	}
+	cli("node", "power", "off", "bm-rf")
+	d.waitField(t, "bm-rf", "power_state", "power off")
+	cli("node", "delete", "bm-rf")
 }

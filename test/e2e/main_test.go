@@ -78,9 +78,15 @@ func freeTCP(t *testing.T) string {
 // directory and waits until it has enrolled its simulated nodes.
 func startDev(t *testing.T, simNodes int) *devProcess {
 	t.Helper()
+	return startDevIn(t, t.TempDir(), simNodes)
+}
+
+// startDevIn is startDev on a given state directory.
+func startDevIn(t *testing.T, state string, simNodes int) *devProcess {
+	t.Helper()
 	listen, simListen := freeTCP(t), freeTCP(t)
 	d := &devProcess{URL: "http://" + listen, SimURL: "http://" + simListen, cache: t.TempDir(), out: &syncBuffer{}, errOut: &syncBuffer{}}
-	d.cmd = exec.Command(rivetBin, "dev", "--state-dir", t.TempDir(), "--listen", listen, "--sim-listen", simListen,
+	d.cmd = exec.Command(rivetBin, "dev", "--state-dir", state, "--listen", listen, "--sim-listen", simListen,
 		"--sim-nodes", fmt.Sprint(simNodes))
 	d.cmd.Stdout, d.cmd.Stderr = d.out, d.errOut
 	if err := d.cmd.Start(); err != nil {

@@ -61,3 +61,17 @@ func TestNewcomerPath(t *testing.T) {
 		}
 	}
 }
+
+// TestDevRestartReusesState stops rivet dev and starts it again on the same
+// state directory: nodes and their states survive.
+func TestDevRestartReusesState(t *testing.T) {
+	state := t.TempDir()
+	d := startDevIn(t, state, 2)
+	d.rivet(t, "node", "deploy", "sim-1", "--wait")
+	d.stop(t)
+	again := startDevIn(t, state, 2)
+	out := again.rivet(t, "node", "list", "-f", "value", "--fields", "name,provision_state")
+	if normalize(out) != "sim-0 available\nsim-1 active" {
+		t.Fatalf("after a restart: %q", out)
+	}
+}
