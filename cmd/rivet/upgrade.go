@@ -10,6 +10,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/onlinemigrations"
 	"github.com/rivetmetal/rivet/db/upgrade"
 	"github.com/urfave/cli/v2"
 )
@@ -45,30 +46,38 @@ func upgradeCommand() *cli.Command {
 	}
 }
 
-// openForUpgrade loads the configuration and opens the database.
-func openForUpgrade(c *cli.Context) (*db.DB, time.Duration, error) {
+// upgradeEnv is what both upgrade commands read: the database, the online
+// migrations and the heartbeat age beyond which a service is dead.
+type upgradeEnv struct {
+	db      *db.DB
+	reg     *onlinemigrations.Registry
+	timeout time.Duration
+}
+
+// withUpgradeEnv loads the configuration, opens the database and runs fn.
+func withUpgradeEnv(c *cli.Context, fn func(upgradeEnv) error) error {
 	cfg, err := loadConfig(c)
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
 	d, err := db.Open(c.Context, cfg.Database.Connection, dbOptions(cfg))
 	if err != nil {
-		return nil, 0, cli.Exit("upgrade: "+err.Error(), 2)
-	}
-	return d, cfg.Conductor.HeartbeatTimeout, nil
-}
-
-func upgradeStatus(c *cli.Context) error {
-	d, timeout, err := openForUpgrade(c)
-	if err != nil {
-		return err
+		return cli.Exit("upgrade: "+err.Error(), 2)
 	}
 	defer d.Close()
 	reg, err := onlineMigrations()
 	if err != nil {
 		return cli.Exit("upgrade: "+err.Error(), 2)
 	}
-	st, err := upgrade.Collect(c.Context, d, release.Default(), reg, timeout)
+	return fn(upgradeEnv{db: d, reg: reg, timeout: cfg.Conductor.HeartbeatTimeout})
+}
+
+func upgradeStatus(c *cli.Context) error {
+	return withUpgradeEnv(c, func(e upgradeEnv) error { return printUpgradeStatus(c, e) })
+}
+
+func printUpgradeStatus(c *cli.Context, e upgradeEnv) error {
+	st, err := upgrade.Collect(c.Context, e.db, release.Default(), e.reg, e.timeout)
 	if err != nil {
 		return cli.Exit("upgrade status: "+err.Error(), 2)
 	}
@@ -115,16 +124,11 @@ func printStatus(out io.Writer, st *upgrade.Status) {
 }
 
 func upgradeCheck(c *cli.Context) error {
-	d, timeout, err := openForUpgrade(c)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	reg, err := onlineMigrations()
-	if err != nil {
-		return cli.Exit("upgrade: "+err.Error(), 2)
-	}
-	rs, err := upgrade.Check(c.Context, d, release.Default(), reg, timeout)
+	return withUpgradeEnv(c, func(e upgradeEnv) error { return runUpgradeCheck(c, e) })
+}
+
+func runUpgradeCheck(c *cli.Context, e upgradeEnv) error {
+	rs, err := upgrade.Check(c.Context, e.db, release.Default(), e.reg, e.timeout)
 	if err != nil {
 		return cli.Exit("upgrade check: "+err.Error(), 2)
 	}
