@@ -1,7 +1,6 @@
 package conductor
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -132,26 +130,9 @@ type proc struct {
 	name string // registered name, 127.0.0.1:port
 	conf string // its configuration file
 	cmd  *exec.Cmd
-	log  *syncBuffer
+	log  *testenv.SyncBuffer
 	done chan struct{}
 	err  error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func freePort(t *testing.T) int {
@@ -171,7 +152,7 @@ func (c *cluster) start(label string) *proc {
 	port := freePort(t)
 	conf := writeConfig(t, label, c.dbURL, port)
 	cmd := exec.Command(rivetBin, "--config-file", conf, "conductor")
-	p := &proc{name: "127.0.0.1:" + strconv.Itoa(port), conf: conf, cmd: cmd, log: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{name: "127.0.0.1:" + strconv.Itoa(port), conf: conf, cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,30 +37,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// syncBuffer is a bytes.Buffer safe for a process writing while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // devProcess is a running `rivet dev`.
 type devProcess struct {
 	URL, SimURL string
 	cache       string // XDG_CACHE_HOME of the CLI runs (negotiated versions)
 	cmd         *exec.Cmd
-	out, errOut *syncBuffer
+	out, errOut *testenv.SyncBuffer
 }
 
 func freeTCP(t *testing.T) string {
@@ -85,7 +66,7 @@ func startDev(t *testing.T, simNodes int) *devProcess {
 func startDevIn(t *testing.T, state string, simNodes int) *devProcess {
 	t.Helper()
 	listen, simListen := freeTCP(t), freeTCP(t)
-	d := &devProcess{URL: "http://" + listen, SimURL: "http://" + simListen, cache: t.TempDir(), out: &syncBuffer{}, errOut: &syncBuffer{}}
+	d := &devProcess{URL: "http://" + listen, SimURL: "http://" + simListen, cache: t.TempDir(), out: &testenv.SyncBuffer{}, errOut: &testenv.SyncBuffer{}}
 	d.cmd = exec.Command(rivetBin, "dev", "--state-dir", state, "--listen", listen, "--sim-listen", simListen,
 		"--sim-nodes", fmt.Sprint(simNodes))
 	d.cmd.Stdout, d.cmd.Stderr = d.out, d.errOut
