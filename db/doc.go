@@ -19,5 +19,9 @@
 //   - Times are stored in UTC. Lease and heartbeat times come from Now, the
 //     database clock (process clock for SQLite, which is single-host), so
 //     hosts with skewed clocks still agree on expiry and liveness.
+//   - Secret values of node driver_info (plugins/secretkey) are encrypted at
+//     this boundary when the Store has a keyring (Store.WithKeyring): the row
+//     holds keyring envelopes, objects hold plaintext. RotateCredentials
+//     re-encrypts online with conditional updates.
 //   - Errors name the actor and never contain a database password.
 package db

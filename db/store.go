@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/rivetmetal/rivet/core/keyring"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/version"
@@ -22,6 +23,7 @@ type Store struct {
 	db     *DB
 	reg    *objects.Registry
 	pinner *release.Pinner
+	keys   *keyring.Keyring // nil: credentials stored as given
 }
 
 // NewStore returns a Store over d. pinner gives the effective release; a
@@ -118,6 +120,11 @@ func (s *Store) fromRow(kind string, row any) (objects.Object, error) {
 		val, set := objectValue(col.Value(rv))
 		if !set {
 			continue // NULL in a column whose field is not nullable: keep the default
+		}
+		if kind == "Node" && f.Name == credentialColumn {
+			if val, err = openCredentials(s.keys, val.(map[string]any)); err != nil {
+				return nil, fmt.Errorf("db: node %s: %w", rv.FieldByName("UUID").String(), err)
+			}
 		}
 		if err := s.reg.Set(obj, f.Name, val); err != nil {
 			return nil, fmt.Errorf("db: %s row: %w", table.Name, err)
@@ -220,6 +227,12 @@ func (s *Store) forDB(obj objects.Object) (row any, changed []string, target ver
 		return nil, nil, target, err
 	}
 	for name, val := range values {
+		if name == credentialColumn && obj.Kind() == "Node" {
+			m, _ := val.(map[string]any)
+			if val, err = sealCredentials(s.keys, m); err != nil {
+				return nil, nil, target, fmt.Errorf("db: node %v: %w", values["uuid"], err)
+			}
+		}
 		col, ok := table.FieldMap[name]
 		if !ok {
 			return nil, nil, target, fmt.Errorf("db: table %s has no column for %s.%s", table.Name, obj.Kind(), name)

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/rivetmetal/rivet/plugins/secretkey"
 )
 
 // Node identifies the node a call acts on and carries its driver_info.
@@ -43,20 +45,9 @@ type DriverInfo map[string]any
 // Masked is what a secret value is replaced with, as Ironic's API does.
 const Masked = "******"
 
-// secretKeyParts are the substrings that make a key secret, after oslo.utils'
-// sanitize list which Ironic uses to mask driver_info.
-var secretKeyParts = []string{"password", "secret", "token", "passphrase", "private_key", "encrypted_key", "auth_key", "priv_key"}
-
-// IsSecretKey reports whether a driver_info key names a secret.
-func IsSecretKey(key string) bool {
-	k := strings.ToLower(key)
-	for _, p := range secretKeyParts {
-		if strings.Contains(k, p) {
-			return true
-		}
-	}
-	return false
-}
+// IsSecretKey reports whether a driver_info key names a secret, by the
+// rule the API's masking and the database's encryption use (secretkey.Is).
+func IsSecretKey(key string) bool { return secretkey.Is(key) }
 
 // Redacted returns a copy with every secret value replaced by Masked,
 // recursing into nested maps.

@@ -105,9 +105,13 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 	if a.plugins, err = startPlugins(workCtx, cfg, log); err != nil {
 		return nil, err
 	}
+	store, err := newStore(cfg, a.DB, reg, a.Pinner, log)
+	if err != nil {
+		return nil, err
+	}
 	clog := log.With("service", "conductor")
 	a.svc, err = conductor.New(conductor.ConfigFrom(cfg), conductor.Deps{
-		Store:   db.NewStore(a.DB, reg, a.Pinner),
+		Store:   store,
 		Drivers: conductor.PluginDrivers{Manager: a.plugins, Enabled: cfg.Conductor.EnabledHardwareTypes},
 		Pinner:  a.Pinner,
 		Logger:  clog,

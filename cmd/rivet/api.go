@@ -94,7 +94,8 @@ func runAPI(c *cli.Context) error {
 	}
 	log.Info("serving REST API", "address", ln.Addr().String(), "tls", tlsCfg != nil,
 		"api_max", pinner.Effective().API.String())
-	if err := api.Serve(ctx, ln, h, api.ServeOptions{TLS: tlsCfg, ShutdownTimeout: cfg.API.GracefulShutdownTimeout, Logger: log}); err != nil {
+	if err := api.Serve(ctx, ln, h, api.ServeOptions{TLS: tlsCfg, ShutdownTimeout: cfg.API.GracefulShutdownTimeout, Logger: log,
+		MaxHeaderBytes: cfg.API.MaxHeaderSize}); err != nil {
 		return cli.Exit(err.Error(), 1)
 	}
 	log.Info("REST API stopped")
@@ -199,14 +200,19 @@ func buildAPIWith(cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner 
 	router := rpc.NewRouter(lister, cfg.Default.HashPartitionExponent, cfg.Default.HashRingResetInterval)
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	store, err := newStore(cfg, dbh, reg, pinner, log)
+	if err != nil {
+		return nil, err
+	}
 	deps := api.Deps{
-		Store:        db.NewStore(dbh, reg, pinner),
+		Store:        store,
 		Conductor:    rpc.ConductorAPI{Client: client, Router: router},
 		Conductors:   lister,
 		Pinner:       pinner,
 		Logger:       log,
 		MaxLimit:     cfg.API.MaxLimit,
 		MaxBodyBytes: int64(cfg.API.MaxRequestBodySize),
+		RateLimit:    api.RateLimit{PerSecond: cfg.API.RateLimit, Burst: cfg.API.RateLimitBurst},
 		Metrics:      metrics,
 	}
 	if cfg.Default.AuthStrategy == "http_basic" {

@@ -93,8 +93,12 @@ func runConductor(c *cli.Context) error {
 	if err != nil {
 		return fail(2, err)
 	}
+	store, err := newStore(cfg, dbh, reg, pinner, log)
+	if err != nil {
+		return fail(2, err)
+	}
 	svc, err := conductor.New(conductor.ConfigFrom(cfg), conductor.Deps{
-		Store:   db.NewStore(dbh, reg, pinner),
+		Store:   store,
 		Drivers: conductor.PluginDrivers{Manager: mgr, Enabled: cfg.Conductor.EnabledHardwareTypes},
 		Pinner:  pinner,
 		Logger:  log,
@@ -174,7 +178,8 @@ func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*h
 // conductorJSONRPC is the listener configuration from [json_rpc].
 func conductorJSONRPC(cfg *config.Config) (*conductor.JSONRPCOptions, error) {
 	j := cfg.JSONRPC
-	o := &conductor.JSONRPCOptions{HostIP: j.HostIP, Port: j.Port, MaxBodyBytes: int64(j.MaxRequestBodySize)}
+	o := &conductor.JSONRPCOptions{HostIP: j.HostIP, Port: j.Port, MaxBodyBytes: int64(j.MaxRequestBodySize),
+		MaxHeaderBytes: j.MaxHeaderSize}
 	if j.UseSSL {
 		if j.CertFile == "" || j.KeyFile == "" {
 			return nil, errors.New("[json_rpc] use_ssl needs cert_file and key_file")

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
+	"github.com/rivetmetal/rivet/core/keyring"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db/dbsync"
@@ -23,6 +25,11 @@ var onlineMigrationInstallers = []func(*onlinemigrations.Registry) error{
 	installUpdateToLatest,
 }
 
+// migrationKeys are the credential keys update_to_latest_versions reads
+// and writes node rows with; runDBSync sets them from the configuration
+// before the migrations are installed (one command per process).
+var migrationKeys *keyring.Keyring
+
 // installUpdateToLatest registers update_to_latest_versions, which rewrites
 // old object rows through the versioned core.
 func installUpdateToLatest(r *onlinemigrations.Registry) error {
@@ -30,7 +37,7 @@ func installUpdateToLatest(r *onlinemigrations.Registry) error {
 	if err := objects.Install(reg); err != nil {
 		return err
 	}
-	m, err := onlinemigrations.UpdateToLatestVersions(reg, release.Default().Head())
+	m, err := onlinemigrations.UpdateToLatestVersions(reg, release.Default().Head(), migrationKeys)
 	if err != nil {
 		return err
 	}
@@ -68,7 +75,7 @@ func dbsyncCommand() *cli.Command {
 		}},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return cli.Exit(fmt.Sprintf("dbsync: unknown command %q: valid commands are create-schema, upgrade, version, unlock, online-data-migrations", c.Args().First()), dbsync.ExitBadArguments)
+				return cli.Exit(fmt.Sprintf("dbsync: unknown command %q: valid commands are create-schema, upgrade, version, unlock, online-data-migrations, rotate-key", c.Args().First()), dbsync.ExitBadArguments)
 			}
 			return runDBSync(c, (*dbsync.Syncer).Upgrade)
 		},
@@ -96,6 +103,7 @@ func dbsyncCommand() *cli.Command {
 				Action: func(c *cli.Context) error { return runDBSync(c, (*dbsync.Syncer).Unlock) },
 			},
 			onlineDataMigrationsCommand(),
+			rotateKeyCommand(),
 		},
 	}
 	for _, sub := range cmd.Subcommands {
@@ -141,6 +149,9 @@ func runDBSync(c *cli.Context, cmd func(*dbsync.Syncer, context.Context) error) 
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return err
+	}
+	if migrationKeys, err = credentialKeys(cfg, slog.New(slog.DiscardHandler)); err != nil {
+		return cli.Exit("dbsync: "+err.Error(), dbsync.ExitRefused)
 	}
 	reg, err := onlineMigrations()
 	if err != nil {

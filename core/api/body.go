@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/rivetmetal/rivet/core/jsonlimit"
 )
 
 // readBody reads the request body within the size limit. Too large is 413.
@@ -28,7 +30,8 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // decodeJSON decodes a whole JSON document into v, numbers as json.Number;
-// malformed JSON or trailing data is 400.
+// malformed JSON, trailing data, nesting deeper than jsonlimit's default,
+// a repeated key or invalid UTF-8 is 400.
 func decodeJSON(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -37,6 +40,9 @@ func decodeJSON(data []byte, v any) error {
 	}
 	if dec.More() {
 		return errorf(http.StatusBadRequest, "Invalid JSON body: unexpected data after the JSON document")
+	}
+	if err := jsonlimit.Check(data, jsonlimit.DefaultMaxDepth); err != nil {
+		return errorf(http.StatusBadRequest, "Invalid JSON body: %s", err)
 	}
 	return nil
 }

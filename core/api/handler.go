@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rivetmetal/rivet/core/objects"
@@ -34,6 +35,10 @@ type Deps struct {
 	MaxLimit int
 	// MaxBodyBytes is [api] max_request_body_size (default 1 MiB).
 	MaxBodyBytes int64
+	// RateLimit limits requests per client IP; the zero value disables it.
+	RateLimit RateLimit
+	// Now is the clock of the rate limiter; nil means time.Now.
+	Now func() time.Time
 	// Metrics, when set, receives the request metrics and is served at
 	// /metrics.
 	Metrics *prometheus.Registry
@@ -42,8 +47,9 @@ type Deps struct {
 // server holds the dependencies of every handler.
 type server struct {
 	Deps
-	reg *objects.Registry
-	rg  Range
+	reg     *objects.Registry
+	rg      Range
+	limiter *limiter // nil: no rate limit
 }
 
 // New returns the REST API as one handler: request ids, metrics, body
@@ -65,7 +71,10 @@ func New(d Deps) (http.Handler, error) {
 	if d.Conductors == nil {
 		d.Conductors = func(context.Context) ([]rpc.ConductorInfo, error) { return nil, nil }
 	}
-	s := &server{Deps: d, reg: d.Store.Registry(),
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	s := &server{Deps: d, reg: d.Store.Registry(), limiter: newLimiter(d.RateLimit, d.Now),
 		rg: Range{Min: release.MinAPI, Max: func() version.Version { return d.Pinner.Effective().API }}}
 	var m *metrics
 	if d.Metrics != nil {

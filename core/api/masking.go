@@ -1,34 +1,13 @@
 package api
 
-import "strings"
+import "github.com/rivetmetal/rivet/plugins/secretkey"
 
 // Masked is what a secret value is replaced by in every response.
 const Masked = "******"
 
-// sanitizeKeys are oslo.utils' strutils._SANITIZE_KEYS: a key containing
-// any of them (case-insensitively) holds a secret.
-var sanitizeKeys = []string{
-	"adminpass", "admin_pass", "password", "admin_password", "auth_token", "new_pass", "auth_password",
-	"secret_uuid", "secret", "sys_pswd", "token", "configdrive", "chappassword", "encrypted_key",
-	"private_key", "fernetkey", "sslkey", "passphrase", "cephxkey", "pskey", "keystone_user_password",
-}
-
-// explicitKeys are masked although no sanitize key matches them (Ironic's
-// node_sanitize: "key" alone does not match).
-var explicitKeys = map[string]bool{"snmp_auth_key": true, "snmp_priv_key": true}
-
-func isSecretKey(k string) bool {
-	lk := strings.ToLower(k)
-	if explicitKeys[lk] {
-		return true
-	}
-	for _, s := range sanitizeKeys {
-		if strings.Contains(lk, s) {
-			return true
-		}
-	}
-	return false
-}
+// isSecretKey is Rivet's one secret-key rule, shared with the plugin SDK
+// and the database's credential encryption.
+func isSecretKey(k string) bool { return secretkey.Is(k) }
 
 // maskDict returns a copy of m with secret values replaced by Masked,
 // recursing into nested objects and lists (oslo's mask_dict_password).

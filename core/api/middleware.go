@@ -58,7 +58,8 @@ func (rw *recorder) Write(b []byte) (int, error) {
 }
 
 // chain wraps the mux with what every request goes through: request id,
-// metrics and the access log, the body limit, auth (except on the public
+// metrics and the access log, the per-client rate limit (before auth, so
+// floods never reach bcrypt), the body limit, auth (except on the public
 // documents and the ramdisk endpoints, as Ironic) and the microversion
 // check on /v1 paths.
 func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
@@ -98,10 +99,18 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 		r = r.WithContext(ctx)
 		w.Header().Set(HeaderRequestID, ri.id)
 		rec := &recorder{ResponseWriter: w}
-		if r.ContentLength > s.MaxBodyBytes {
+		ok, wait := true, time.Duration(0)
+		if s.limiter != nil {
+			ok, wait = s.limiter.allow(clientIP(r))
+		}
+		switch {
+		case !ok:
+			setRoute(r, "429")
+			writeRateLimited(rec, wait)
+		case r.ContentLength > s.MaxBodyBytes:
 			setRoute(r, "413")
 			WriteFault(rec, http.StatusRequestEntityTooLarge, msgTooLarge)
-		} else {
+		default:
 			if r.Body != nil {
 				r.Body = http.MaxBytesReader(rec, r.Body, s.MaxBodyBytes)
 			}

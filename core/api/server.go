@@ -21,7 +21,15 @@ type ServeOptions struct {
 	// Logger receives connection-level errors (TLS handshakes, …); nil
 	// discards them.
 	Logger *slog.Logger
+	// MaxHeaderBytes bounds the request line and headers ([api]
+	// max_header_size); larger requests get 431. 0 means
+	// DefaultMaxHeaderBytes.
+	MaxHeaderBytes int
 }
+
+// DefaultMaxHeaderBytes is the header limit when ServeOptions sets none:
+// room for large tokens, far below net/http's 1 MiB.
+const DefaultMaxHeaderBytes = 64 << 10
 
 // Serve serves h on ln (HTTP/1.1 with keep-alive, optionally TLS) until ctx
 // ends, then stops accepting, lets in-flight requests finish within
@@ -31,7 +39,11 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, o ServeOptions)
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
 	srv := &http.Server{
+		MaxHeaderBytes:    o.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		Handler:           h,
 		ReadHeaderTimeout: 30 * time.Second,

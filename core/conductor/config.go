@@ -16,6 +16,9 @@ import (
 // Config tunes a Service. ConfigFrom fills it from the [conductor] and
 // [DEFAULT] options.
 type Config struct {
+	// DriverCallTimeout bounds each call into a driver ([conductor]
+	// driver_call_timeout); 0 means no bound beyond the driver's own.
+	DriverCallTimeout time.Duration
 	// Hostname is the name the conductor registers and holds leases as
 	// (RegisteredName).
 	Hostname string
@@ -50,6 +53,10 @@ type Config struct {
 	PowerSyncMaxRetries int
 	// Workers sizes the shared worker pool.
 	Workers workers.Config
+	// BootHTTPAddress is [conductor] boot_http_address: host:port of the
+	// HTTP server for iPXE scripts (core/conductor/bootserver); "" serves
+	// none.
+	BootHTTPAddress string
 }
 
 // RegisteredName is the name a conductor registers as: [DEFAULT] host, or
@@ -92,6 +99,8 @@ func ConfigFrom(c *config.Config) Config {
 		PowerSync:               ps,
 		PowerSyncMaxRetries:     c.Conductor.PowerStateSyncMaxRetries,
 		Workers:                 workers.DefaultConfig(),
+		BootHTTPAddress:         c.Conductor.BootHTTPAddress,
+		DriverCallTimeout:       c.Conductor.DriverCallTimeout,
 	}
 }
 
@@ -116,6 +125,11 @@ func (c Config) Validate() error {
 	}
 	if c.HashPartitionExponent < 1 || c.RingResetInterval <= 0 {
 		bad("hash_partition_exponent and hash_ring_reset_interval must be positive")
+	}
+	if c.BootHTTPAddress != "" {
+		if _, _, err := net.SplitHostPort(c.BootHTTPAddress); err != nil {
+			bad("boot_http_address %q is not host:port", c.BootHTTPAddress)
+		}
 	}
 	errs = append(errs, c.Workers.Validate(), c.PowerSync.Validate())
 	return errors.Join(errs...)

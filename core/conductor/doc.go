@@ -1,7 +1,8 @@
 // Package conductor is the rivet conductor service: registration and
 // heartbeat, node leases (the task manager), the conductor RPC API every
 // rivet api calls (core/rpc ConductorAPI is its contract), the takeover of
-// nodes from dead conductors, power-state sync wiring and graceful shutdown.
+// nodes from dead conductors, power-state sync wiring, the iPXE script
+// server for network-boot deploys (bootserver) and graceful shutdown.
 //
 // Rules (ARCHITECTURE §5, reference/ironic.md §5):
 //   - Every write to a node happens under its lease, taken with bounded

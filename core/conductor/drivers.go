@@ -191,11 +191,23 @@ func (s *Service) hasInterface(hw string, iface plugins.Interface) bool {
 	return slices.Contains(s.drivers.Interfaces(hw), iface)
 }
 
-// driverCall runs one synchronous driver operation and names the driver,
-// the BMC and the operation in its error.
-func driverCall(ctx context.Context, n *objects.Node, op string, fn func(ctx context.Context, pn plugins.Node) error) error {
+// driverCall runs one synchronous driver operation within
+// Config.DriverCallTimeout, so a hung plugin or BMC cannot hold a worker
+// and the node's lease forever, and names the driver, the BMC and the
+// operation in its error.
+func (s *Service) driverCall(ctx context.Context, n *objects.Node, op string, fn func(ctx context.Context, pn plugins.Node) error) error {
+	ctx, cancel := s.driverContext(ctx)
+	defer cancel()
 	if err := fn(ctx, pluginNode(n)); err != nil {
 		return driverError(n.Driver, bmcOf(n), op, err)
 	}
 	return nil
+}
+
+// driverContext bounds one call into a driver by Config.DriverCallTimeout.
+func (s *Service) driverContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.cfg.DriverCallTimeout > 0 {
+		return context.WithTimeout(ctx, s.cfg.DriverCallTimeout)
+	}
+	return context.WithCancel(ctx)
 }

@@ -25,6 +25,9 @@ type JSONRPCOptions struct {
 	Users *htpasswd.File
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
+	// MaxHeaderBytes bounds the request line and headers ([json_rpc]
+	// max_header_size); 0 means 64 KiB, the REST API's default too.
+	MaxHeaderBytes int
 }
 
 type jsonRPCListener struct {
@@ -42,7 +45,11 @@ func newJSONRPCListener(server *rpc.Server, o JSONRPCOptions, log *slog.Logger) 
 		return nil, fmt.Errorf("conductor: JSON-RPC listen on %s: %w", addr, err)
 	}
 	h := rpc.NewHTTPHandler(server, rpc.HTTPHandlerOptions{Users: o.Users, MaxBodyBytes: o.MaxBodyBytes, Log: log})
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 64 << 10
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: o.MaxHeaderBytes,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	l := &jsonRPCListener{ln: ln, srv: srv}
 	if o.CertFile != "" || o.KeyFile != "" {
 		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)

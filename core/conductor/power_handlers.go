@@ -40,7 +40,7 @@ func (s *Service) changeNodePowerState(ctx context.Context, p rpc.Params) (any, 
 	}
 	work := func(ctx context.Context, t *Task) {
 		n := t.Node
-		err := driverCall(ctx, n, "set power state to "+string(target), func(ctx context.Context, pn plugins.Node) error {
+		err := s.driverCall(ctx, n, "set power state to "+string(target), func(ctx context.Context, pn plugins.Node) error {
 			if target == plugins.Rebooting {
 				return hw.Reboot(ctx, pn)
 			}
@@ -84,7 +84,7 @@ func (s *Service) getBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 		return nil, err
 	}
 	var bd plugins.BootDeviceSetting
-	err = driverCall(ctx, n, "get boot device", func(ctx context.Context, pn plugins.Node) (err error) {
+	err = s.driverCall(ctx, n, "get boot device", func(ctx context.Context, pn plugins.Node) (err error) {
 		bd, err = hw.GetBootDevice(ctx, pn)
 		return err
 	})
@@ -118,7 +118,7 @@ func (s *Service) setBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		return nil, driverCall(ctx, t.Node, "set boot device to "+device, func(ctx context.Context, pn plugins.Node) error {
+		return nil, s.driverCall(ctx, t.Node, "set boot device to "+device, func(ctx context.Context, pn plugins.Node) error {
 			return hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: dev, Persistent: persistent})
 		})
 	})
@@ -131,7 +131,7 @@ func (s *Service) getSupportedBootDevices(ctx context.Context, p rpc.Params) (an
 		return nil, err
 	}
 	var devs []plugins.BootDevice
-	err = driverCall(ctx, n, "list supported boot devices", func(ctx context.Context, pn plugins.Node) (err error) {
+	err = s.driverCall(ctx, n, "list supported boot devices", func(ctx context.Context, pn plugins.Node) (err error) {
 		devs, err = hw.SupportedBootDevices(ctx, pn)
 		return err
 	})

@@ -52,7 +52,7 @@ func (s *Service) save(ctx context.Context, t *Task) bool {
 func (s *Service) step(ctx context.Context, t *Task, op string, fn func(ctx context.Context, hw Hardware, pn plugins.Node) error) bool {
 	hw, err := s.hardware(t.Node)
 	if err == nil {
-		err = driverCall(ctx, t.Node, op, func(ctx context.Context, pn plugins.Node) error { return fn(ctx, hw, pn) })
+		err = s.driverCall(ctx, t.Node, op, func(ctx context.Context, pn plugins.Node) error { return fn(ctx, hw, pn) })
 	}
 	if err == nil && t.Lost() {
 		return false
@@ -133,7 +133,9 @@ func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanS
 		return
 	}
 	if !manual {
-		all, err := hw.ListCleanSteps(ctx, pluginNode(t.Node))
+		lctx, cancel := s.driverContext(ctx)
+		all, err := hw.ListCleanSteps(lctx, pluginNode(t.Node))
+		cancel()
 		switch {
 		case errors.Is(err, plugins.ErrNotSupported):
 		case err != nil:

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/conductor/bootserver"
 	"github.com/rivetmetal/rivet/core/conductor/powersync"
 	"github.com/rivetmetal/rivet/core/conductor/workers"
 	"github.com/rivetmetal/rivet/core/release"
@@ -45,6 +46,7 @@ type Service struct {
 	router *rpc.Router
 	psync  *powersync.Scheduler
 	http   *jsonRPCListener
+	boot   *bootserver.Server // iPXE scripts, when BootHTTPAddress is set
 
 	conductorID atomic.Int64
 	draining    atomic.Bool
@@ -122,11 +124,19 @@ func (s *Service) Addr() string {
 	return s.http.addr()
 }
 
+// BootAddr is the iPXE script server's address, or "" without one.
+func (s *Service) BootAddr() string {
+	if s.boot == nil {
+		return ""
+	}
+	return s.boot.Addr()
+}
+
 // Start registers the conductor (conductors and services rows, hardware
 // interfaces, plugin negotiation results), releases the leases a previous
 // incarnation held, fails the stuck nodes it owns, and starts the
-// heartbeat, the takeover periodic, power-state sync and the JSON-RPC
-// listener.
+// heartbeat, the takeover periodic, power-state sync, the JSON-RPC
+// listener and the iPXE script server.
 func (s *Service) Start(ctx context.Context) error {
 	if err := s.register(ctx); err != nil {
 		return err
@@ -140,6 +150,18 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	if err := s.router.Refresh(ctx); err != nil {
 		return fmt.Errorf("conductor %s: build hash ring: %w", s.cfg.Hostname, err)
+	}
+	if s.cfg.BootHTTPAddress != "" {
+		bootLog := s.log.With("server", "boot")
+		h := bootserver.NewHandler(bootserver.StoreSource{Store: s.store}, bootLog)
+		if s.boot, err = bootserver.Listen(s.cfg.BootHTTPAddress, h, bootLog); err != nil {
+			return fmt.Errorf("conductor %s: %w", s.cfg.Hostname, err)
+		}
+		s.background(func() {
+			if err := s.boot.Serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("boot server stopped", "error", err)
+			}
+		})
 	}
 	s.checkOrphans(ctx) // fix stuck states this conductor owns now
 	s.beat.Add(1)
@@ -158,7 +180,7 @@ func (s *Service) Start(ctx context.Context) error {
 		})
 	}
 	s.log.Info("conductor started", "hardware_types", s.drivers.HardwareTypes(), "group", s.cfg.Group,
-		"rpc_addr", s.Addr(), "release", release.Current)
+		"rpc_addr", s.Addr(), "boot_addr", s.BootAddr(), "release", release.Current)
 	return nil
 }
 
@@ -192,6 +214,11 @@ func (s *Service) Stop(ctx context.Context) error {
 		// Requests in progress are short: long work runs on the pool.
 		if err := s.http.shutdown(graceCtx); err != nil {
 			errs = append(errs, fmt.Errorf("conductor %s: stop JSON-RPC server: %w", s.cfg.Hostname, err))
+		}
+	}
+	if s.boot != nil {
+		if err := s.boot.Shutdown(graceCtx); err != nil {
+			errs = append(errs, fmt.Errorf("conductor %s: stop boot server: %w", s.cfg.Hostname, err))
 		}
 	}
 	if err := s.pool.Close(graceCtx); err != nil {

@@ -24,7 +24,8 @@ func TestDefaults(t *testing.T) {
 		},
 		API: APIOpts{
 			HostIP: "0.0.0.0", Port: 6385, MaxLimit: 1000, TLSMinimumVersion: "1.2",
-			MaxRequestBodySize: 1 << 20, GracefulShutdownTimeout: 30 * time.Second,
+			MaxRequestBodySize: 1 << 20, MaxHeaderSize: 64 << 10, RateLimitBurst: 100,
+			GracefulShutdownTimeout: 30 * time.Second,
 		},
 		Conductor: ConductorOpts{
 			HeartbeatInterval: 10 * time.Second, HeartbeatTimeout: 60 * time.Second,
@@ -34,6 +35,7 @@ func TestDefaults(t *testing.T) {
 			SyncPowerStateWorkers: 8, PowerStateSyncMaxRetries: 3, NodeLockedRetryAttempts: 3,
 			NodeLockedRetryInterval: time.Second, LeaseDuration: 60 * time.Second,
 			DeployCallbackTimeout: 1800 * time.Second, CheckProvisionStateInterval: 60 * time.Second,
+			DriverCallTimeout: time.Hour,
 		},
 		Database: DatabaseOpts{
 			Connection: "sqlite:////var/lib/rivet/rivet.db", MaxOpenConnections: 20,
@@ -42,7 +44,7 @@ func TestDefaults(t *testing.T) {
 		},
 		JSONRPC: JSONRPCOpts{
 			HostIP: "0.0.0.0", Port: 8089, HTTPBasicAuthUserFile: "/etc/rivet/htpasswd-json-rpc",
-			Timeout: 120 * time.Second, MaxRequestBodySize: 4 << 20,
+			Timeout: 120 * time.Second, MaxRequestBodySize: 4 << 20, MaxHeaderSize: 64 << 10,
 		},
 		Redfish: RedfishOpts{
 			ConnectionTimeout: 10 * time.Second, SessionBudgetPerBMC: 2, VerifyCADefault: true,

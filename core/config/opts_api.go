@@ -13,6 +13,9 @@ type APIOpts struct {
 	KeyFile                 string
 	TLSMinimumVersion       string
 	MaxRequestBodySize      int
+	MaxHeaderSize           int
+	RateLimit               int
+	RateLimitBurst          int
 	GracefulShutdownTimeout time.Duration
 }
 
@@ -37,6 +40,16 @@ func apiSection() section {
 		intOpt("max_request_body_size", 1<<20, func(c *Config) *int { return &c.API.MaxRequestBodySize },
 			"Largest request body the REST API accepts, in bytes; larger requests get HTTP 413.").
 			atLeast(1024),
+		intOpt("max_header_size", 64<<10, func(c *Config) *int { return &c.API.MaxHeaderSize },
+			"Largest request line plus headers the REST API reads, in bytes; larger requests "+
+				"get HTTP 431.").atLeast(4096),
+		intOpt("rate_limit", 0, func(c *Config) *int { return &c.API.RateLimit },
+			"Requests per second each client IP address may make to the REST API, sustained "+
+				"(a token bucket of rate_limit_burst tokens refilled at this rate); more get HTTP "+
+				"429 with Retry-After. 0 disables rate limiting. The address is the TCP peer's: "+
+				"behind a reverse proxy every client shares the proxy's, so limit there instead.").atLeast(0),
+		intOpt("rate_limit_burst", 100, func(c *Config) *int { return &c.API.RateLimitBurst },
+			"Requests a client IP address may make at once before rate_limit applies.").atLeast(1),
 		durOpt("graceful_shutdown_timeout", 30*time.Second, func(c *Config) *time.Duration { return &c.API.GracefulShutdownTimeout },
 			"On SIGTERM, how long the REST API waits for in-flight requests to finish "+
 				"before closing their connections."),

@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/hex"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -26,6 +28,8 @@ type ConductorOpts struct {
 	AutomatedClean              bool
 	DeployCallbackTimeout       time.Duration
 	CheckProvisionStateInterval time.Duration
+	DriverCallTimeout           time.Duration
+	BootHTTPAddress             string
 }
 
 func conductorSection() section {
@@ -80,10 +84,40 @@ func conductorSection() section {
 		durOpt("deploy_callback_timeout", 1800*time.Second, func(c *Config) *time.Duration { return &c.Conductor.DeployCallbackTimeout },
 			"Time to wait for a deploy ramdisk to call back before failing the deployment. "+
 				"0 waits forever."),
+		durOpt("driver_call_timeout", time.Hour, func(c *Config) *time.Duration { return &c.Conductor.DriverCallTimeout },
+			"Upper bound of one call from the conductor into a driver plugin (a power change, a "+
+				"deploy, a clean step), beyond the driver's own BMC timeouts, so that a hung plugin "+
+				"cannot hold a node's lease forever. The call fails with a timeout error, recorded in "+
+				"the node's last_error. 0 disables the bound."),
 		durOpt("check_provision_state_interval", 60*time.Second, func(c *Config) *time.Duration { return &c.Conductor.CheckProvisionStateInterval },
 			"Interval between checks for provisioning timeouts and for nodes whose lease "+
 				"holder is dead.").atLeast(sec),
+		strOpt("boot_http_address", "", func(c *Config) *string { return &c.Conductor.BootHTTPAddress },
+			"host:port on which the conductor serves per-node iPXE scripts over HTTP, for the "+
+				"network-boot ramdisk deploy (ipmi); for example 192.0.2.10:8088, or :8088 for every "+
+				"address. DHCP must hand iPXE the boot file http://ADDRESS/ipxe/${net0/mac}, ADDRESS "+
+				"being this value. Any conductor serves any node: scripts only read the database and "+
+				"contain only the image URLs and kernel parameters. The server has no authentication: "+
+				"bind it on the provisioning network. Empty disables it.").
+			check(checkHostPort),
 	}}
+}
+
+// checkHostPort requires host:port with a numeric port; host may be empty
+// (every address).
+func checkHostPort(v any) string {
+	s := v.(string)
+	if s == "" {
+		return ""
+	}
+	_, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Sprintf("%q is not host:port", s)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Sprintf("%q: port %q is not a number from 0 to 65535", s, port)
+	}
+	return ""
 }
 
 // checkPluginChecksums requires every item to be name:<64 hex digits>.

@@ -16,6 +16,7 @@ type DefaultOpts struct {
 	PinReleaseVersion        string
 	AuthStrategy             string
 	HTTPBasicAuthUserFile    string
+	CredentialKeyFile        string
 	LogFormat                string
 	LogLevel                 string
 	RPCTransport             string
@@ -65,6 +66,15 @@ func defaultSection() section {
 			choices(authChoices...),
 		strOpt("http_basic_auth_user_file", "/etc/rivet/htpasswd", func(c *Config) *string { return &c.Default.HTTPBasicAuthUserFile },
 			"Path to the Apache htpasswd file used when auth_strategy is http_basic."),
+		strOpt("credential_key_file", "", func(c *Config) *string { return &c.Default.CredentialKeyFile },
+			"Path to the key file that encrypts BMC credentials at rest: the secret values of node "+
+				"driver_info (keys containing password, secret, token, ...) are stored AES-256-GCM "+
+				"encrypted. One key a line, \"<key-id>:<base64 of 32 random bytes>\" (make one with "+
+				"`head -c 32 /dev/urandom | base64`); the first line encrypts, later lines are old keys "+
+				"still accepted for decryption until `rivet dbsync rotate-key` has re-encrypted "+
+				"everything with the first. Every API and conductor service and dbsync must use the "+
+				"same file. Empty stores credentials unencrypted (a warning is logged at start). "+
+				"See docs/admin/security.md."),
 		strOpt("log_format", "text", func(c *Config) *string { return &c.Default.LogFormat },
 			"Format of log records written to standard error.").
 			choices(Choice{"text", "logfmt key=value lines"}, Choice{"json", "one JSON object per line"}),

@@ -17,6 +17,7 @@ type JSONRPCOpts struct {
 	CAFile                string
 	Timeout               time.Duration
 	MaxRequestBodySize    int
+	MaxHeaderSize         int
 }
 
 func jsonRPCSection() section {
@@ -51,5 +52,8 @@ func jsonRPCSection() section {
 			"Time the JSON-RPC client waits for a response.").atLeast(int64(time.Second)),
 		intOpt("max_request_body_size", 4<<20, func(c *Config) *int { return &c.JSONRPC.MaxRequestBodySize },
 			"Largest request body the JSON-RPC server accepts, in bytes.").atLeast(1024),
+		intOpt("max_header_size", 64<<10, func(c *Config) *int { return &c.JSONRPC.MaxHeaderSize },
+			"Largest request line plus headers the JSON-RPC server reads, in bytes; larger "+
+				"requests get HTTP 431.").atLeast(4096),
 	}}
 }

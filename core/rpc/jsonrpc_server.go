@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
+	"github.com/rivetmetal/rivet/core/jsonlimit"
 )
 
 // HTTPHandlerOptions configures the JSON-RPC HTTP endpoint.
@@ -85,7 +86,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // parseEnvelope validates a JSON-RPC request body. Errors come back in
 // Ironic's shapes: -32700 for bad JSON, -32600 for a batch, a wrong version,
-// a missing method or non-object params.
+// a missing method or non-object params, and (strict decoding) for nesting
+// deeper than jsonlimit's default, a repeated key, invalid UTF-8 or an
+// envelope member JSON-RPC 2.0 does not define.
 func parseEnvelope(body []byte) (*Request, json.RawMessage, *wireError) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
@@ -96,6 +99,14 @@ func parseEnvelope(body []byte) (*Request, json.RawMessage, *wireError) {
 		return nil, nil, &wireError{Code: codeParseError, Message: "Parse error: " + err.Error()}
 	}
 	id := env.ID
+	if err := jsonlimit.Check(body, jsonlimit.DefaultMaxDepth); err != nil {
+		return nil, nil, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + err.Error()}
+	}
+	strict := json.NewDecoder(bytes.NewReader(body))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(new(envelope)); err != nil {
+		return nil, nil, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + err.Error()}
+	}
 	if env.JSONRPC != "2.0" {
 		return nil, id, &wireError{Code: codeInvalidRequest, Message: `Expected jsonrpc: "2.0"`}
 	}

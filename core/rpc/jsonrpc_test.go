@@ -91,7 +91,12 @@ func TestJSONRPCProtocolErrors(t *testing.T) {
 		"newer minor":   {`{"jsonrpc":"2.0","method":"power","params":{"node_id":"n","rpc.version":"1.2"},"id":1}`, 200, 500, "not supported"},
 		"other major":   {`{"jsonrpc":"2.0","method":"power","params":{"node_id":"n","rpc.version":"2.0"},"id":1}`, 200, 500, "not supported"},
 		"no version":    {`{"jsonrpc":"2.0","method":"power","params":{"node_id":"n"},"id":1}`, 200, 500, "not supported"},
-		"oversize body": {`{"jsonrpc":"2.0","method":"power","params":{"node_id":"` + strings.Repeat("x", 2000) + `"},"id":1}`, 413, 413, "larger than 1024"},
+		"duplicate key": {`{"jsonrpc":"2.0","method":"power","method":"nope","params":` + params + `,"id":1}`, 200, codeInvalidRequest, `duplicate key "method"`},
+		"too deep": {`{"jsonrpc":"2.0","method":"power","params":{"node_id":"n","rpc.version":"1.0","context":` +
+			strings.Repeat("[", 70) + strings.Repeat("]", 70) + `},"id":1}`, 200, codeInvalidRequest, "nesting deeper than 64"},
+		"unknown member": {`{"jsonrpc":"2.0","method":"power","params":` + params + `,"id":1,"extra":true}`, 200, codeInvalidRequest, `unknown field "extra"`},
+		"not UTF-8":      {"{\"jsonrpc\":\"2.0\",\"method\":\"power\",\"params\":{\"node_id\":\"\xff\",\"rpc.version\":\"1.0\"},\"id\":1}", 200, codeInvalidRequest, "UTF-8"},
+		"oversize body":  {`{"jsonrpc":"2.0","method":"power","params":{"node_id":"` + strings.Repeat("x", 2000) + `"},"id":1}`, 413, 413, "larger than 1024"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package dbsync implements `rivet dbsync`: create-schema, upgrade, version,
-// unlock and online-data-migrations, with ironic-dbsync's messages and exit
-// codes (reference ironic.md §6), so it is testable without the CLI.
+// unlock and online-data-migrations with ironic-dbsync's messages and exit
+// codes (reference ironic.md §6), plus rotate-key (re-encrypt BMC credentials
+// with the current credential key, online), so it is testable without the CLI.
 //
 // Rules (ARCHITECTURE §3.10, seeds/000 "ironic-dbsync upgrade"):
 //   - upgrade first checks that every row's version column holds an object

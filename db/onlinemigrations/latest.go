@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rivetmetal/rivet/core/keyring"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
@@ -19,8 +20,11 @@ const LatestName = "update_to_latest_versions"
 // conversion changed) and saved at latest, so non-additive changes (a
 // moved value) are migrated too, not just the version string. It needs
 // every live service to run head's service version, since they must all
-// read the latest versions; register it last.
-func UpdateToLatestVersions(reg *objects.Registry, head release.Entry) (Migration, error) {
+// read the latest versions; register it last. keys are the services'
+// credential keys ([DEFAULT] credential_key_file; nil when none): rows are
+// read and written through a Store, which decrypts and encrypts node
+// credentials.
+func UpdateToLatestVersions(reg *objects.Registry, head release.Entry, keys *keyring.Keyring) (Migration, error) {
 	table, err := release.NewTable(head)
 	if err != nil {
 		return Migration{}, err
@@ -30,7 +34,7 @@ func UpdateToLatestVersions(reg *objects.Registry, head release.Entry) (Migratio
 		Name:              LatestName,
 		MinServiceVersion: head.ServiceVersion,
 		Run: func(ctx context.Context, d *db.DB, maxCount int, _ map[string]string) (int, int, error) {
-			return updateToLatest(ctx, db.NewStore(d, reg, pinner), maxCount)
+			return updateToLatest(ctx, db.NewStore(d, reg, pinner).WithKeyring(keys), maxCount)
 		},
 		Pending: func(ctx context.Context, d *db.DB) (int, error) {
 			total := 0

@@ -31,7 +31,7 @@ func TestUpdateToLatestVersions(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		m, err := UpdateToLatestVersions(reg, tb.Head())
+		m, err := UpdateToLatestVersions(reg, tb.Head(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,7 +40,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		ctx := context.Background()
 		reg, tb := dbtest.BumpedRegistry(t), dbtest.BumpedTable(t)
 		mreg := &onlinemigrations.Registry{}
-		m, err := onlinemigrations.UpdateToLatestVersions(reg, tb.Head())
+		m, err := onlinemigrations.UpdateToLatestVersions(reg, tb.Head(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	pluginBin, err = plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-ipmi", "rivet-driver-ipmi")
+	if !plugintest.FuzzWorker() {
+		pluginBin, err = plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-ipmi", "rivet-driver-ipmi")
+	}
 	code := 1
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "build rivet-driver-ipmi:", err)

@@ -13,9 +13,11 @@
 // values, which equal the [ipmi] defaults.
 //
 // The deploy interface boots the node from the network: the conductor
-// serves the node's iPXE script and the ramdisk named by instance_info
-// (kernel + ramdisk, or boot_iso); this driver only checks those keys,
-// sets a one-time PXE boot and power-cycles the node.
+// serves the node's iPXE script ([conductor] boot_http_address,
+// core/conductor/bootserver), which points at the images named by
+// instance_info (kernel + ramdisk, or boot_iso) on an HTTP server of the
+// operator's; this driver only checks those keys, sets a one-time PXE boot
+// and power-cycles the node.
 //
 // Rules (BMC etiquette):
 //   - One RMCP+ session per BMC (address:port), reused across calls, at most

@@ -19,7 +19,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	pluginBin, err = plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-redfish", "rivet-driver-redfish")
+	if !plugintest.FuzzWorker() {
+		pluginBin, err = plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-redfish", "rivet-driver-redfish")
+	}
 	code := 1
 	if err == nil {
 		code = m.Run()

@@ -24,7 +24,11 @@
 //     kept for the life of the process and shared by every node behind that
 //     BMC: one session, reused; at most SessionBudgetPerBMC requests in flight
 //     to it; kept-alive connections; every request bounded by
-//     ConnectionTimeout and by the caller's ctx.
+//     ConnectionTimeout and by the caller's ctx. BMC answers are untrusted:
+//     none larger than 8 MiB is read, and a successful GET that is not one
+//     JSON object is an error before gofish parses it (gofish would
+//     dereference the nil a "null" decodes to, in goroutines no recover
+//     reaches; FuzzRedfishResponses found it).
 //   - A 401 on a session drops it and logs in once more (gofish never does);
 //     a changed password replaces the session. A login refused for lack of
 //     sessions falls back to basic auth (auto; it stays on basic for that

@@ -41,5 +41,5 @@ func httpClient(timeout time.Duration, budget int, verifyCA string) (*http.Clien
 		IdleConnTimeout:       time.Minute,
 		ForceAttemptHTTP2:     true,
 	}
-	return &http.Client{Transport: tr, Timeout: timeout}, nil
+	return &http.Client{Transport: responseGuard{next: tr}, Timeout: timeout}, nil
 }

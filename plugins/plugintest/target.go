@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,4 +107,16 @@ func Build(dir, pkg, name string) (string, error) {
 	cmd := exec.Command("go", "build", "-o", out, pkg)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	return out, cmd.Run()
+}
+
+// FuzzWorker reports whether this test binary runs as a `go test -fuzz`
+// worker, which only runs the fuzz target: a TestMain skips building
+// plugin binaries there (a build in every worker stalls fuzzing).
+func FuzzWorker() bool {
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(a, "-test.fuzzworker") {
+			return true
+		}
+	}
+	return false
 }

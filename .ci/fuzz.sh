@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Short fuzz run for CI, called by .ci/run after the tests: every fuzz target
+# of a parser that sees untrusted input runs for FUZZTIME (default 5s) on
+# top of its committed seed corpus (testdata/fuzz/<Target>/). A finding
+# fails the run and leaves the input under that package's testdata/fuzz.
+#
+# FUZZTIME=10m FUZZPARALLEL=1 bash .ci/fuzz.sh runs the long campaign the
+# same way; `go test -fuzz` takes one target at a time, so they run in turn.
+# FUZZTARGETS (a regular expression on the target names) runs a subset.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZTIME="${FUZZTIME:-5s}"
+FUZZPARALLEL="${FUZZPARALLEL:-$(nproc)}"
+
+# package target — what each parses
+targets=(
+  "./core/api FuzzVersionHeader"        # X-OpenStack-Ironic-API-Version header
+  "./core/api FuzzNodePatch"            # JSON patch bodies
+  "./core/api FuzzCreateBodies"         # node and port POST bodies
+  "./core/objects FuzzDeserialize"      # versioned-object wire primitives
+  "./core/rpc FuzzJSONRPCHandler"       # JSON-RPC envelopes over HTTP
+  "./core/jsonlimit FuzzCheck"          # depth/duplicate/UTF-8 checks of every JSON body
+  "./drivers/redfish FuzzRedfishResponses" # BMC answers to the Redfish driver
+  "./drivers/ipmi FuzzIPMIResponses"    # RMCP+ datagrams to the IPMI driver
+  "./core/config FuzzConfigValues"      # configuration files and values
+  "./core/htpasswd FuzzParse"           # htpasswd lines
+  "./core/conductor/bootserver FuzzRender"     # instance_info rendered into iPXE scripts
+  "./core/conductor/bootserver FuzzParseIdent" # /ipxe/{uuid|mac} identifiers
+)
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+failed=()
+for t in "${targets[@]}"; do
+  read -r pkg name _ <<<"$t"
+  [[ "$name" =~ ${FUZZTARGETS:-.} ]] || continue
+  printf '==> fuzz %s %s for %s\n' "$pkg" "$name" "$FUZZTIME"
+  start=$(date +%s)
+  # Minimizing a new input may outlast -fuzztime; cap it so the run ends on time.
+  if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 10s \
+      -parallel "$FUZZPARALLEL" "$pkg" 2>&1 | tee "$out"; then
+    printf '==> %s done in %ss\n' "$name" "$(( $(date +%s) - start ))"
+  elif grep -q 'Failing input written' "$out"; then
+    printf '==> %s FOUND A FAILING INPUT (under %s/testdata/fuzz/%s)\n' "$name" "$pkg" "$name"
+    failed+=("$name")
+  elif grep -q 'context deadline exceeded' "$out"; then
+    # go test -fuzz reports this when -fuzztime expires mid-minimization:
+    # no input failed, so it is not a finding.
+    printf '==> %s done in %ss (stopped while minimizing; no failing input)\n' "$name" "$(( $(date +%s) - start ))"
+  else
+    failed+=("$name")
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: failed: ${failed[*]}" >&2
+  exit 1
+fi

@@ -1,0 +1,286 @@
+package logscan
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/api"
+	"github.com/rivetmetal/rivet/core/conductor"
+	"github.com/rivetmetal/rivet/core/config"
+	"github.com/rivetmetal/rivet/core/keyring"
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/version"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/dbtest"
+	"github.com/rivetmetal/rivet/drivers/redfish/sim"
+	"github.com/rivetmetal/rivet/plugins/host"
+	"github.com/rivetmetal/rivet/plugins/plugintest"
+)
+
+// The secrets of this test: nothing else contains them.
+const (
+	bmcPassword   = "Gr3yHeron-bmc-canary-5581"  // the simulator's real password
+	wrongPassword = "Pl0ver-wrong-canary-2209"   // a node enrolled with a bad one
+	fakePassword  = "Ki11deer-fake-canary-7340"  // fake-hardware's ipmi_password
+	newPassword   = "Curl3w-patched-canary-6612" // set later through PATCH
+)
+
+var secrets = []string{bmcPassword, wrongPassword, fakePassword, newPassword}
+
+var fakeBin, redfishBin string
+
+// TestMain builds the fake and redfish plugin binaries once.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rivet-logscan")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := 1
+	fakeBin, err = plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-fake", "rivet-driver-fake")
+	if err == nil {
+		redfishBin, err = plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-redfish", "rivet-driver-redfish")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "build plugins:", err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// sink collects everything that leaves Rivet towards a person: log lines
+// and response bodies.
+type sink struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *sink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *sink) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// stack is the API over a conductor whose drivers are plugin processes.
+type stack struct {
+	t     *testing.T
+	url   string
+	dbh   *db.DB
+	out   *sink
+	store *db.Store
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	out := &sink{}
+	log := slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))
+
+	mgr, err := host.New(host.Config{Logger: log.With("component", "plugins"), WatchInterval: -1,
+		BuiltIn: map[string]host.Command{"fake": {Path: fakeBin}, "redfish": {Path: redfishBin}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mgr.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := mgr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range mgr.Refused() {
+		t.Fatalf("plugin %s refused: %v", name, err)
+	}
+
+	dbh := dbtest.Open(t, db.SQLite)
+	reg := objects.NewRegistry()
+	if err := objects.Install(reg); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := keyring.Parse([]byte("k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinner := release.NewPinner(release.Default(), release.Pin{})
+	store := db.NewStore(dbh, reg, pinner).WithKeyring(keys)
+	cfg := conductor.ConfigFrom(config.Default())
+	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
+	cfg.PowerSync.Interval, cfg.AutomatedClean, cfg.CheckInterval = 0, false, time.Hour
+	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Logger: log.With("component", "conductor"),
+		Drivers: conductor.PluginDrivers{Manager: mgr, Enabled: []string{"fake-hardware", "redfish"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	lister := func(ctx context.Context) ([]rpc.ConductorInfo, error) {
+		live, err := dbh.LiveConductors(ctx, cfg.HeartbeatTimeout)
+		if err != nil {
+			return nil, err
+		}
+		var infos []rpc.ConductorInfo
+		for _, c := range live {
+			infos = append(infos, rpc.ConductorInfo{Hostname: c.Hostname, Group: c.ConductorGroup, HardwareTypes: c.Drivers})
+		}
+		return infos, nil
+	}
+	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
+		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
+	h, err := api.New(api.Deps{Store: store, Pinner: pinner, Conductors: lister, Logger: log.With("component", "api"),
+		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &stack{t: t, url: srv.URL, dbh: dbh, out: out, store: store}
+}
+
+// call sends one request at microversion 1.26; its response body goes to
+// the sink whatever the status.
+func (s *stack) call(method, path, body string, want int) map[string]any {
+	s.t.Helper()
+	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	req.Header.Set(api.HeaderVersion, "1.26")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	fmt.Fprintf(s.out, "HTTP %s %s -> %d %s\n", method, path, resp.StatusCode, data)
+	var out map[string]any
+	_ = json.Unmarshal(data, &out)
+	if resp.StatusCode != want {
+		s.t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.StatusCode, want, data)
+	}
+	return out
+}
+
+// wait polls the node until it settles in state, or in fail when fail is
+// not empty; it returns the node.
+func (s *stack) wait(id, state string) map[string]any {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := s.call("GET", "/v1/nodes/"+id, "", 200)
+		if n["provision_state"] == state && n["target_provision_state"] == nil {
+			return n
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("node %s never reached %s: %v (last_error %v)", id, state, n["provision_state"], n["last_error"])
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// lifecycle enrolls a node, takes it to active and back, and deletes it.
+func (s *stack) lifecycle(name, create string) {
+	s.t.Helper()
+	n := s.call("POST", "/v1/nodes", create, 201)
+	id := n["uuid"].(string)
+	s.call("POST", "/v1/ports", fmt.Sprintf(`{"node_uuid":%q,"address":"52:54:00:00:%02x:aa"}`, id, len(name)), 201)
+	s.call("GET", "/v1/nodes/"+name+"/validate", "", 200)
+	for _, step := range []struct{ verb, state string }{{"manage", "manageable"}, {"provide", "available"}} {
+		s.call("PUT", "/v1/nodes/"+name+"/states/provision", `{"target":"`+step.verb+`"}`, 202)
+		s.wait(id, step.state)
+	}
+	s.call("PATCH", "/v1/nodes/"+name, `[{"op":"add","path":"/instance_info/boot_iso","value":"http://images.example.test/deploy.iso"}]`, 200)
+	s.call("PUT", "/v1/nodes/"+name+"/states/provision", `{"target":"active"}`, 202)
+	s.wait(id, "active")
+	s.call("PUT", "/v1/nodes/"+name+"/states/power", `{"target":"power off"}`, 202)
+	s.call("GET", "/v1/nodes/"+name+"/states", "", 200)
+	s.call("GET", "/v1/nodes/detail", "", 200)
+	s.call("PUT", "/v1/nodes/"+name+"/states/provision", `{"target":"deleted"}`, 202)
+	s.wait(id, "available")
+	s.call("DELETE", "/v1/nodes/"+name, "", 204)
+}
+
+// TestNoPasswordInLogsOrResponses runs the lifecycles, errors included,
+// and scans every log line, response body, last_error and the raw rows.
+func TestNoPasswordInLogsOrResponses(t *testing.T) {
+	b, err := sim.New(sim.Options{Systems: 2, Password: bmcPassword, SystemVirtualMedia: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bmc := httptest.NewServer(b.Handler())
+	t.Cleanup(bmc.Close)
+	t.Cleanup(func() { _ = b.Close() })
+	s := newStack(t)
+
+	redfishNode := func(name, system, password string) string {
+		return fmt.Sprintf(`{"name":%q,"driver":"redfish","driver_info":{"redfish_address":%q,"redfish_system_id":"/redfish/v1/Systems/%s","redfish_username":%q,"redfish_password":%q}}`,
+			name, bmc.URL, system, sim.DefaultUsername, password)
+	}
+	s.lifecycle("fake1", `{"name":"fake1","driver":"fake-hardware","driver_info":{"ipmi_password":"`+fakePassword+`","ipmi_username":"admin"}}`)
+	s.lifecycle("rf1", redfishNode("rf1", "node-0", bmcPassword))
+
+	// A wrong password: the BMC refuses, and the errors that reach the
+	// API, the logs and last_error must not carry what was tried.
+	bad := s.call("POST", "/v1/nodes", redfishNode("rf-bad", "node-1", wrongPassword), 201)
+	s.call("GET", "/v1/nodes/rf-bad/validate", "", 200)
+	s.call("PUT", "/v1/nodes/rf-bad/states/provision", `{"target":"manage"}`, 202)
+	failed := s.wait(bad["uuid"].(string), "enroll")
+	if failed["last_error"] == nil {
+		t.Errorf("verifying rf-bad with a wrong password left no last_error")
+	}
+	s.call("PATCH", "/v1/nodes/rf-bad", `[{"op":"replace","path":"/driver_info/redfish_password","value":"`+newPassword+`"}]`, 200)
+	s.call("PUT", "/v1/nodes/rf-bad/states/power", `{"target":"power on"}`, 202)
+	time.Sleep(500 * time.Millisecond) // let the failing power action log and record its error
+	after := s.call("GET", "/v1/nodes/rf-bad", "", 200)
+	if di := after["driver_info"].(map[string]any); di["redfish_password"] != api.Masked {
+		t.Errorf("driver_info password shown as %v", di["redfish_password"])
+	}
+	// Bad input echoing driver_info must not echo the password either.
+	s.call("PATCH", "/v1/nodes/rf-bad", `[{"op":"replace","path":"/driver_info","value":"`+newPassword+`"}]`, 400)
+
+	var lastErrors []string
+	if err := s.dbh.Bun().NewSelect().Table(db.TableNodes).Column("last_error").Where("last_error IS NOT NULL").
+		Scan(context.Background(), &lastErrors); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	if err := s.dbh.Bun().NewSelect().Table(db.TableNodes).Column("driver_info").Scan(context.Background(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	captured := s.out.String()
+	if !strings.Contains(captured, `"component":"plugins"`) || !strings.Contains(captured, `"component":"conductor"`) ||
+		!strings.Contains(captured, `"component":"api"`) {
+		t.Errorf("the scan missed a component's logs; captured:\n%s", captured)
+	}
+	for _, pw := range secrets {
+		for what, text := range map[string]string{"logs and responses": captured, "last_error": strings.Join(lastErrors, "\n"),
+			"driver_info rows": strings.Join(rows, "\n")} {
+			if i := strings.Index(text, pw); i >= 0 {
+				t.Errorf("password %q found in %s: …%s…", pw, what, text[max(0, i-300):min(len(text), i+100)])
+			}
+		}
+	}
+	if os.Getenv("LOGSCAN_DUMP") != "" {
+		t.Log(captured)
+	}
+	t.Logf("scanned %d bytes of logs and responses, %d last_error values", len(captured), len(lastErrors))
+}
