@@ -1,21 +1,30 @@
 package api
 
 import (
+	"context"
 	"net/http"
+
+	"github.com/rivetmetal/rivet/core/objects"
 )
 
-// getBootDevice serves GET /v1/nodes/{node}/management/boot_device.
-func (s *server) getBootDevice(w http.ResponseWriter, r *http.Request) error {
+// serveNodeQuery answers a GET with what ask learns from the node's
+// conductor.
+func serveNodeQuery[T any](s *server, w http.ResponseWriter, r *http.Request, ask func(context.Context, *objects.Node) (T, error)) error {
 	n, err := s.getNodeByIdent(r, r.PathValue("node"))
 	if err != nil {
 		return err
 	}
-	bd, err := s.Conductor.GetBootDevice(r.Context(), n)
+	v, err := ask(r.Context(), n)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, bd)
+	writeJSON(w, http.StatusOK, v)
 	return nil
+}
+
+// getBootDevice serves GET /v1/nodes/{node}/management/boot_device.
+func (s *server) getBootDevice(w http.ResponseWriter, r *http.Request) error {
+	return serveNodeQuery(s, w, r, s.Conductor.GetBootDevice)
 }
 
 // putBootDevice serves PUT /v1/nodes/{node}/management/boot_device with
@@ -52,47 +61,23 @@ func (s *server) putBootDevice(w http.ResponseWriter, r *http.Request) error {
 
 // getSupportedBootDevices serves .../management/boot_device/supported.
 func (s *server) getSupportedBootDevices(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.getNodeByIdent(r, r.PathValue("node"))
-	if err != nil {
-		return err
-	}
-	devs, err := s.Conductor.GetSupportedBootDevices(r.Context(), n)
-	if err != nil {
-		return err
-	}
-	if devs == nil {
-		devs = []string{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"supported_boot_devices": devs})
-	return nil
+	return serveNodeQuery(s, w, r, func(ctx context.Context, n *objects.Node) (map[string]any, error) {
+		devs, err := s.Conductor.GetSupportedBootDevices(ctx, n)
+		if devs == nil {
+			devs = []string{}
+		}
+		return map[string]any{"supported_boot_devices": devs}, err
+	})
 }
 
 // validateNode serves GET /v1/nodes/{node}/validate: each interface's result.
 func (s *server) validateNode(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.getNodeByIdent(r, r.PathValue("node"))
-	if err != nil {
-		return err
-	}
-	res, err := s.Conductor.ValidateDriverInterfaces(r.Context(), n)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
+	return serveNodeQuery(s, w, r, s.Conductor.ValidateDriverInterfaces)
 }
 
 // vendorMethods serves GET /v1/nodes/{node}/vendor_passthru/methods.
 func (s *server) vendorMethods(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.getNodeByIdent(r, r.PathValue("node"))
-	if err != nil {
-		return err
-	}
-	methods, err := s.Conductor.GetNodeVendorPassthruMethods(r.Context(), n)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, methods)
-	return nil
+	return serveNodeQuery(s, w, r, s.Conductor.GetNodeVendorPassthruMethods)
 }
 
 // unsupported is Ironic's UnsupportedDriverExtension.
