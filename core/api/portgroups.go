@@ -94,12 +94,9 @@ func (s *server) listPortgroups(detail, underNode bool) apiFunc {
 			}
 			conds = append(conds, eq("node_id", n.ID))
 		}
-		if addr := r.URL.Query().Get("address"); addr != "" {
-			mac, ok := normalizeMAC(addr)
-			if !ok {
-				return errorf(http.StatusBadRequest, "Expected a MAC address but received %s.", addr)
-			}
-			conds = append(conds, eq("address", mac))
+		conds, err := addressFilter(r.URL.Query().Get("address"), conds)
+		if err != nil {
+			return err
 		}
 		var fields []string
 		if !detail {

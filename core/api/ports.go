@@ -97,12 +97,9 @@ func (s *server) listPorts(detail bool, parent portParent) apiFunc {
 			}
 			conds = append(conds, eq("portgroup_id", pg.ID))
 		}
-		if addr := q.Get("address"); addr != "" {
-			mac, ok := normalizeMAC(addr)
-			if !ok {
-				return errorf(http.StatusBadRequest, "Expected a MAC address but received %s.", addr)
-			}
-			conds = append(conds, eq("address", mac))
+		conds, err := addressFilter(q.Get("address"), conds)
+		if err != nil {
+			return err
 		}
 		var fields []string
 		if !detail {
@@ -138,6 +135,19 @@ func (s *server) listPorts(detail bool, parent portParent) apiFunc {
 		writeCollection(w, "ports", items, nextURL(r, pg, len(objs), last))
 		return nil
 	}
+}
+
+// addressFilter adds ?address=MAC to a port or portgroup list's conditions;
+// a value that is not a MAC address is a 400.
+func addressFilter(addr string, conds []func(*bun.SelectQuery) *bun.SelectQuery) ([]func(*bun.SelectQuery) *bun.SelectQuery, error) {
+	if addr == "" {
+		return conds, nil
+	}
+	mac, ok := normalizeMAC(addr)
+	if !ok {
+		return nil, errorf(http.StatusBadRequest, "Expected a MAC address but received %s.", addr)
+	}
+	return append(conds, eq("address", mac)), nil
 }
 
 func eq(col string, val any) func(*bun.SelectQuery) *bun.SelectQuery {
