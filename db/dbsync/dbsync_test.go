@@ -52,7 +52,7 @@ func TestCreateSchemaThenUpgradeIsIdempotent(t *testing.T) {
 		if err := s.CreateSchema(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(out.String(), "Created the schema: applied 20261122000000_initial, 20261122060000_conductor_plugins.") {
+		if !strings.Contains(out.String(), "Created the schema: applied 20261122000000_initial, 20261122060000_conductor_plugins, 20261122080000_finalized_release.") {
 			t.Errorf("create-schema said %q", out)
 		}
 		err := s.CreateSchema(ctx)
@@ -65,12 +65,12 @@ func TestCreateSchemaThenUpgradeIsIdempotent(t *testing.T) {
 			if err := s.Upgrade(ctx); err != nil {
 				t.Fatalf("upgrade %d: %v", i, err)
 			}
-			if want := "The database schema is up to date (20261122060000_conductor_plugins).\n"; out.String() != want {
+			if want := "The database schema is up to date (20261122080000_finalized_release).\n"; out.String() != want {
 				t.Errorf("upgrade %d said %q, want %q", i, out, want)
 			}
 		}
 		out.Reset()
-		if err := s.Version(ctx); err != nil || out.String() != "20261122060000_conductor_plugins\n" {
+		if err := s.Version(ctx); err != nil || out.String() != "20261122080000_finalized_release\n" {
 			t.Errorf("version: %q, %v", out, err)
 		}
 	})
@@ -83,7 +83,7 @@ func TestUpgradeEmptyDatabase(t *testing.T) {
 		t.Errorf("version of an empty database: %q, %v", out, err)
 	}
 	out.Reset()
-	if err := s.Upgrade(ctx); err != nil || out.String() != "Upgraded the database schema: applied 20261122000000_initial, 20261122060000_conductor_plugins.\n" {
+	if err := s.Upgrade(ctx); err != nil || out.String() != "Upgraded the database schema: applied 20261122000000_initial, 20261122060000_conductor_plugins, 20261122080000_finalized_release.\n" {
 		t.Errorf("upgrade: %q, %v", out, err)
 	}
 }
