@@ -9,7 +9,7 @@ import (
 // Current is the release string of this build, reported by `rivet version`
 // and registered by every service. Cutting a release sets it to the release's
 // semver; right after, it moves to the next ".dev".
-const Current = "0.1.0.dev"
+const Current = "0.1.0"
 
 // v is version.MustParse, short for the table below.
 func v(s string) version.Version { return version.MustParse(s) }
@@ -35,8 +35,24 @@ var head = Entry{
 }
 
 // releases lists the cut releases, oldest first. Cutting a release appends a
-// copy of head with its semver key and name; see docs/contributor/.
-var releases = []Entry{}
+// copy of head with its semver key and name; see docs/contributor/. An entry
+// never changes once cut, but for recording its Commit right after the cut.
+var releases = []Entry{
+	{
+		Version: "0.1",
+		Name:    "anvil",
+		API:     v("1.26"),
+		RPC:     v("1.0"),
+		Objects: map[string][]version.Version{
+			"Chassis":   {v("1.0")},
+			"Conductor": {v("1.0")},
+			"Node":      {v("1.0")},
+			"Port":      {v("1.0")},
+			"Portgroup": {v("1.0")},
+		},
+		ServiceVersion: 1,
+	},
+}
 
 var (
 	defaultOnce  sync.Once

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbsync"
 	"github.com/rivetmetal/rivet/db/dbtest"
@@ -103,7 +104,7 @@ func TestUpgradeRefusesUnknownVersions(t *testing.T) {
 		if got := dbsync.ExitCode(err); got != dbsync.ExitRefused {
 			t.Fatalf("exit %d (%v), want 2", got, err)
 		}
-		want := `The database is not compatible with this release of Rivet (0.1.0.dev): ` +
+		want := `The database is not compatible with this release of Rivet (` + release.Current + `): ` +
 			`table nodes has 2 rows at version 9.9 and 1 row at version NULL (Node versions supported: 1.0). ` +
 			`Please run "rivet dbsync online-data-migrations" using the previous release.`
 		if err.Error() != want {
