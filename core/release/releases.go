@@ -9,7 +9,7 @@ import (
 // Current is the release string of this build, reported by `rivet version`
 // and registered by every service. Cutting a release sets it to the release's
 // semver; right after, it moves to the next ".dev".
-const Current = "0.1.0"
+const Current = "0.2.0.dev"
 
 // v is version.MustParse, short for the table below.
 func v(s string) version.Version { return version.MustParse(s) }
@@ -51,6 +51,7 @@ var releases = []Entry{
 			"Portgroup": {v("1.0")},
 		},
 		ServiceVersion: 1,
+		Commit:         "9b63bb6206105ba196ae9f92f2a2f93350235273",
 	},
 }
 
