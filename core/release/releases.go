@@ -22,8 +22,8 @@ func v(s string) version.Version { return version.MustParse(s) }
 //   - ServiceVersion: bumped with any RPC change or online migration.
 var head = Entry{
 	Version: HeadKey,
-	API:     v("1.26"),
-	RPC:     v("1.0"),
+	API:     v("1.29"),
+	RPC:     v("1.3"),
 	Objects: map[string][]version.Version{
 		"Chassis":   {v("1.0")},
 		"Conductor": {v("1.0")},
@@ -31,7 +31,7 @@ var head = Entry{
 		"Port":      {v("1.0")},
 		"Portgroup": {v("1.0")},
 	},
-	ServiceVersion: 1,
+	ServiceVersion: 2,
 }
 
 // releases lists the cut releases, oldest first. Cutting a release appends a
