@@ -38,6 +38,7 @@ func cliError(err error, on clientTarget) error {
 		ec      cli.ExitCoder
 		cerr    *client.ConnectError
 		verr    *client.VersionError
+		ferr    *client.FeatureVersionError
 		werr    *client.WaitError
 		apiErr  *client.APIError
 		subject = on.kind.Noun
@@ -57,6 +58,10 @@ func cliError(err error, on clientTarget) error {
 		return cli.Exit(verr.Error()+" (pick a version in both ranges with --api-version, or unset it to negotiate)", exitClientVersion)
 	case errors.As(err, &verr):
 		return cli.Exit(verr.Error()+" (upgrade the older side)", exitClientVersion)
+	case errors.As(err, &ferr) && ferr.UserGiven:
+		return cli.Exit(ferr.Error()+fmt.Sprintf(" (use --api-version %s or later, or unset it to negotiate)", ferr.Needs), exitClientVersion)
+	case errors.As(err, &ferr):
+		return cli.Exit(ferr.Error()+" (upgrade the API, or unpin it once every service runs the new release: [DEFAULT] pin_release_version)", exitClientVersion)
 	case errors.As(err, &werr) && errors.Is(err, client.ErrWaitTimeout):
 		return cli.Exit(werr.Error()+" (raise --timeout, or check the conductor with rivet node show "+werr.Node+")", exitClientWaitTimeout)
 	case errors.As(err, &werr):

@@ -86,6 +86,12 @@ func TestLifecycleThroughRealConductor(t *testing.T) {
 // RPC) on a fresh SQLite database.
 func newStack(t *testing.T) http.Handler {
 	t.Helper()
+	return newStackWith(t, conductor.StaticDrivers{fake.HardwareType: fake.New(nil)})
+}
+
+// newStackWith is newStack with the conductor's drivers.
+func newStackWith(t *testing.T, drivers conductor.DriverSet) http.Handler {
+	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)
 	reg := objects.NewRegistry()
 	if err := objects.Install(reg); err != nil {
@@ -96,8 +102,7 @@ func newStack(t *testing.T) http.Handler {
 	cfg := conductor.ConfigFrom(config.Default())
 	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
 	cfg.PowerSync.Interval, cfg.AutomatedClean, cfg.CheckInterval = 0, false, time.Hour
-	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner,
-		Drivers: conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}})
+	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Drivers: drivers})
 	if err != nil {
 		t.Fatal(err)
 	}

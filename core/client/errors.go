@@ -137,6 +137,28 @@ func (e *VersionError) Error() string {
 		e.Requested, e.Endpoint, e.ServerMin, e.ServerMax, e.ClientMin, e.ClientMax)
 }
 
+// FeatureVersionError is a request that needs a newer microversion than
+// the one the client uses: the caller asked for an older one, or the server
+// (or the release it is pinned to) serves none newer. Nothing was sent.
+type FeatureVersionError struct {
+	// Feature names what needed the version ("power target \"soft power off\"").
+	Feature string
+	// Needs is the microversion the feature needs; Using the one in use.
+	Needs, Using version.Version
+	// Endpoint is the API endpoint.
+	Endpoint string
+	// UserGiven is set when Using came from the caller.
+	UserGiven bool
+}
+
+func (e *FeatureVersionError) Error() string {
+	if e.UserGiven {
+		return fmt.Sprintf("%s needs API %s, but API %s was asked for", e.Feature, e.Needs, e.Using)
+	}
+	return fmt.Sprintf("%s needs API %s, but the server at %s serves up to %s (an older release, or one pinned to an older release)",
+		e.Feature, e.Needs, e.Endpoint, e.Using)
+}
+
 // ConnectError is a request that never got an HTTP answer (connection
 // refused, DNS failure, timeout).
 type ConnectError struct {

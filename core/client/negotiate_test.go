@@ -11,6 +11,10 @@ import (
 
 // TestNegotiationUseCases replays seeds/002_… use cases against a fake
 // server: the versions the client sends, in order, and the outcome.
+// maxV is the highest version this client knows, as a header value: what
+// it sends first when negotiating with a server that speaks it.
+var maxV = MaxVersion.String()
+
 func TestNegotiationUseCases(t *testing.T) {
 	type outcome struct {
 		Sent      []string
@@ -28,7 +32,7 @@ func TestNegotiationUseCases(t *testing.T) {
 	}{
 		"3A old Ironic, no version: go on at 1.1": {
 			version: "", calls: 2,
-			want: outcome{Sent: []string{"1.26", "1.1"}, Effective: "1.1"},
+			want: outcome{Sent: []string{maxV, "1.1"}, Effective: "1.1"},
 		},
 		"3B old Ironic, user version: error": {
 			version: "1.10", calls: 1,
@@ -48,7 +52,7 @@ func TestNegotiationUseCases(t *testing.T) {
 		},
 		"5 this client negotiating, server 1.8-1.15: downgrade to 1.15": {
 			serverMin: "1.8", serverMax: "1.15", calls: 1,
-			want: outcome{Sent: []string{"1.26", "1.15"}, Effective: "1.15"},
+			want: outcome{Sent: []string{maxV, "1.15"}, Effective: "1.15"},
 		},
 		"6 client 1.10-1.15 asks 1.10, server 1.1-1.5": {
 			serverMin: "1.1", serverMax: "1.5", clientMin: "1.10", clientMax: "1.15", version: "1.10", calls: 1,
@@ -64,7 +68,7 @@ func TestNegotiationUseCases(t *testing.T) {
 		},
 		"7A this client, server 1.1-1.10": {
 			serverMin: "1.1", serverMax: "1.10", calls: 1,
-			want: outcome{Sent: []string{"1.26", "1.10"}, Effective: "1.10"},
+			want: outcome{Sent: []string{maxV, "1.10"}, Effective: "1.10"},
 		},
 		"7B user 1.15, server 1.1-1.10: error, no downgrade": {
 			serverMin: "1.1", serverMax: "1.10", version: "1.15", calls: 1,
@@ -74,9 +78,9 @@ func TestNegotiationUseCases(t *testing.T) {
 			serverMin: "1.1", serverMax: "1.12", version: "1.10", calls: 2,
 			want: outcome{Sent: []string{"1.10", "1.10"}, Effective: "1.10"},
 		},
-		"8 no version, server 1.1-1.26: max at once": {
-			serverMin: "1.1", serverMax: "1.26", calls: 1,
-			want: outcome{Sent: []string{"1.26"}, Effective: "1.26"},
+		"8 no version, server at the client's max: max at once": {
+			serverMin: "1.1", serverMax: maxV, calls: 1,
+			want: outcome{Sent: []string{maxV}, Effective: maxV},
 		},
 		"9 latest, server 1.1-1.12: sent as-is, effective reported": {
 			serverMin: "1.1", serverMax: "1.12", version: "LATEST", calls: 2,
@@ -86,9 +90,9 @@ func TestNegotiationUseCases(t *testing.T) {
 			serverMin: "1.1", serverMax: "1.31", version: "latest", calls: 1,
 			want: outcome{Sent: []string{"latest"}, Effective: "1.31"},
 		},
-		"user 1.99, server 1.1-1.26": {
-			serverMin: "1.1", serverMax: "1.26", version: "1.99", calls: 1,
-			want: outcome{Sent: []string{"1.99"}, Err: "version", ServerMin: "1.1", ServerMax: "1.26"},
+		"user 1.99, server 1.1 to the client's max": {
+			serverMin: "1.1", serverMax: maxV, version: "1.99", calls: 1,
+			want: outcome{Sent: []string{"1.99"}, Err: "version", ServerMin: "1.1", ServerMax: maxV},
 		},
 	}
 	for name, tc := range cases {
@@ -175,8 +179,8 @@ func TestUserVersionCheckedBeforeAChange(t *testing.T) {
 	}{
 		"old server":          {version: "1.10", want: []string{"GET /v1"}, wantErr: true},
 		"range mismatch":      {min: "1.1", max: "1.10", version: "1.15", want: []string{"GET /v1"}, wantErr: true},
-		"supported":           {min: "1.1", max: "1.26", version: "1.20", want: []string{"GET /v1", "PUT /v1/nodes/n1/states/power"}},
-		"negotiating skips":   {min: "1.1", max: "1.26", want: []string{"PUT /v1/nodes/n1/states/power"}},
+		"supported":           {min: "1.1", max: maxV, version: "1.20", want: []string{"GET /v1", "PUT /v1/nodes/n1/states/power"}},
+		"negotiating skips":   {min: "1.1", max: maxV, want: []string{"PUT /v1/nodes/n1/states/power"}},
 		"negotiating, old 3A": {want: []string{"PUT /v1/nodes/n1/states/power"}},
 	}
 	for name, tc := range cases {
@@ -215,7 +219,7 @@ func TestCacheAvoidsRenegotiation(t *testing.T) {
 			if _, err := second.List(context.Background(), Nodes, ListOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff([]string{"1.26", "1.10", "1.10"}, fake.sent()); diff != "" {
+			if diff := cmp.Diff([]string{maxV, "1.10", "1.10"}, fake.sent()); diff != "" {
 				t.Errorf("versions sent (-want +got):\n%s", diff)
 			}
 			if n := second.Negotiation(); !n.FromCache || n.Downgraded {
@@ -233,7 +237,7 @@ func TestCacheAvoidsRenegotiation(t *testing.T) {
 // TestFeature406IsNotAVersionError: a 406 for a version inside the
 // server's range is the server refusing a feature, not a mismatch.
 func TestFeature406IsNotAVersionError(t *testing.T) {
-	fake, srv := newFake(t, "1.1", "1.26", nil)
+	fake, srv := newFake(t, "1.1", maxV, nil)
 	fake.routes = http406Routes()
 	c := newTestClient(t, srv.URL, Request{}, nil)
 	_, err := c.List(context.Background(), Nodes, ListOptions{})
@@ -241,7 +245,7 @@ func TestFeature406IsNotAVersionError(t *testing.T) {
 	if errors.As(err, &verr) || !errors.Is(err, ErrNotAcceptable) {
 		t.Fatalf("err = %v, want an APIError matching ErrNotAcceptable", err)
 	}
-	if diff := cmp.Diff([]string{"1.26"}, fake.sent()); diff != "" {
+	if diff := cmp.Diff([]string{maxV}, fake.sent()); diff != "" {
 		t.Errorf("versions sent (-want +got):\n%s", diff)
 	}
 }

@@ -59,6 +59,18 @@ func (h *hookedFake) SetPowerState(ctx context.Context, n plugins.Node, ps plugi
 	return h.Driver.SetPowerState(ctx, n, ps)
 }
 
+// SetPowerStateWithin is where power actions go (power interface version
+// 2), so the failure hook applies there too.
+func (h *hookedFake) SetPowerStateWithin(ctx context.Context, n plugins.Node, ps plugins.PowerState, timeout time.Duration) error {
+	h.mu.Lock()
+	fail := h.failPower
+	h.mu.Unlock()
+	if fail != nil {
+		return fail
+	}
+	return h.Driver.SetPowerStateWithin(ctx, n, ps, timeout)
+}
+
 func (h *hookedFake) set(fn func(h *hookedFake)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -115,6 +127,13 @@ func newStore(t *testing.T, dbh *db.DB) *db.Store {
 // with the same hooked fake driver.
 func newHarness(t *testing.T, dbh *db.DB, host string, mod func(*Config), extraHW ...string) *harness {
 	t.Helper()
+	return newHarnessWrapped(t, dbh, host, mod, nil, extraHW...)
+}
+
+// newHarnessWrapped is newHarness serving wrap(hooked fake) when wrap is
+// set, to hide or change what the driver implements.
+func newHarnessWrapped(t *testing.T, dbh *db.DB, host string, mod func(*Config), wrap func(Hardware) Hardware, extraHW ...string) *harness {
+	t.Helper()
 	if dbh == nil {
 		dbh = dbtest.Open(t, db.SQLite)
 	}
@@ -125,9 +144,13 @@ func newHarness(t *testing.T, dbh *db.DB, host string, mod func(*Config), extraH
 	}
 	hw := &hookedFake{Driver: fake.New(nil)}
 	pinner := release.NewPinner(release.Default(), release.Pin{Mode: release.PinLatest})
-	drivers := StaticDrivers{fake.HardwareType: hw}
+	var served Hardware = hw
+	if wrap != nil {
+		served = wrap(hw)
+	}
+	drivers := StaticDrivers{fake.HardwareType: served}
 	for _, x := range extraHW {
-		drivers[x] = hw
+		drivers[x] = served
 	}
 	svc, err := New(cfg, Deps{Store: store, Drivers: drivers, Pinner: pinner, Logger: testLogger(t)})
 	if err != nil {

@@ -16,14 +16,14 @@ func v(s string) version.Version { return version.MustParse(s) }
 
 // head describes the code as it is. Change it in the same commit as the code:
 //   - API: raised as the REST API implements each microversion (issue 8
-//     brings 1.1–1.26 for release 0.1);
+//     brings 1.1–1.26 for release 0.1; 1.27, soft power, needs RPC 1.1);
 //   - RPC: equal to the conductor RPC API version;
 //   - Objects: every registered object kind with the versions HEAD may write;
 //   - ServiceVersion: bumped with any RPC change or online migration.
 var head = Entry{
 	Version: HeadKey,
-	API:     v("1.26"),
-	RPC:     v("1.0"),
+	API:     v("1.27"),
+	RPC:     v("1.1"),
 	Objects: map[string][]version.Version{
 		"Chassis":   {v("1.0")},
 		"Conductor": {v("1.0")},
@@ -31,7 +31,7 @@ var head = Entry{
 		"Port":      {v("1.0")},
 		"Portgroup": {v("1.0")},
 	},
-	ServiceVersion: 1,
+	ServiceVersion: 2,
 }
 
 // releases lists the cut releases, oldest first. Cutting a release appends a

@@ -2,8 +2,14 @@ package rpc
 
 import "github.com/rivetmetal/rivet/core/version"
 
-// v1_0 is the first conductor RPC API version.
-var v1_0 = version.Version{Major: 1, Minor: 0}
+// Conductor RPC API versions:
+//   - 1.0 (release 0.1): the first.
+//   - 1.1: change_node_power_state takes "soft power off" and "soft
+//     rebooting" and an optional timeout (REST API 1.27).
+var (
+	v1_0 = version.Version{Major: 1, Minor: 0}
+	v1_1 = version.Version{Major: 1, Minor: 1}
+)
 
 // ConductorMethods is the conductor RPC API at APIVersion, named as Ironic's
 // ConductorManager methods so operators reading logs of either recognise them.
@@ -16,7 +22,9 @@ func ConductorMethods() *Methods {
 		Method{Name: "create_node", Since: v1_0, Args: []Arg{req("node")}},
 		Method{Name: "update_node", Since: v1_0, Args: []Arg{req("node")}},
 		Method{Name: "destroy_node", Since: v1_0, Args: []Arg{req("node_id")}},
-		Method{Name: "change_node_power_state", Since: v1_0, Args: []Arg{req("node_id"), req("new_state")}},
+		Method{Name: "change_node_power_state", Since: v1_0, Args: []Arg{req("node_id"),
+			{Name: "new_state", Since: v1_0, Required: true, Values: map[string]version.Version{"soft power off": v1_1, "soft rebooting": v1_1}},
+			{Name: "timeout", Since: v1_1, Policy: RefuseAboveCap}}},
 		Method{Name: "get_boot_device", Since: v1_0, Args: []Arg{req("node_id")}},
 		Method{Name: "set_boot_device", Since: v1_0, Args: []Arg{req("node_id"), req("device"), opt("persistent")}},
 		Method{Name: "get_supported_boot_devices", Since: v1_0, Args: []Arg{req("node_id")}},

@@ -9,14 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/test/testenv"
 )
 
 // TestIronicClientAgainstDev drives Debian's python3-ironicclient against
 // rivet dev, as an admin with existing Ironic tooling would: its
-// microversion negotiation must land on 1.26 (it asks for 1.78 and
-// downgrades on the 406), then a node lifecycle with --fields, set/unset,
-// power, manage/provide/deploy/undeploy, ports and delete.
+// microversion negotiation must land on Rivet's maximum (it asks for a
+// newer one and downgrades on the 406), then a node lifecycle with
+// --fields, set/unset, power, manage/provide/deploy/undeploy, ports and
+// delete, and soft power on a redfish node (1.27).
 func TestIronicClientAgainstDev(t *testing.T) {
 	bin, err := exec.LookPath("baremetal")
 	if err != nil {
@@ -38,8 +40,8 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	}
 
 	debug := cli("--debug", "node", "list")
-	if !strings.Contains(debug, "Negotiated API version is 1.26") {
-		t.Fatalf("negotiation did not land on 1.26:\n%s", tail(debug, 30))
+	if head := release.Default().Head().API; !strings.Contains(debug, "Negotiated API version is "+head.String()) {
+		t.Fatalf("negotiation did not land on %s:\n%s", head, tail(debug, 30))
 	}
 
 	var n map[string]any
@@ -86,6 +88,13 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	if got := d.redfishGet(t, "/redfish/v1/Systems/node-0")["PowerState"]; got != "On" {
 		t.Fatalf("baremetal power on: the BMC reports %v", got)
 	}
+	cli("node", "power", "off", "--soft", "--power-timeout", "30", "bm-rf")
+	d.waitField(t, "bm-rf", "power_state", "power off")
+	if got := d.redfishGet(t, "/redfish/v1/Systems/node-0")["PowerState"]; got != "Off" {
+		t.Fatalf("baremetal soft power off: the BMC reports %v", got)
+	}
+	cli("node", "reboot", "--soft", "bm-rf")
+	d.waitField(t, "bm-rf", "power_state", "power on")
 	cli("node", "power", "off", "bm-rf")
 	d.waitField(t, "bm-rf", "power_state", "power off")
 	cli("node", "delete", "bm-rf")
