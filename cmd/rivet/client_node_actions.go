@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/rivetmetal/rivet/core/client"
 	"github.com/urfave/cli/v2"
@@ -43,7 +42,7 @@ func powerVerb(name, target, softTarget, usage string) *cli.Command {
 			return clientUsage(c, "--power-timeout must be a positive number of seconds")
 		}
 		if c.NArg() > 0 {
-			if err := api.Require(c.Context, client.PowerVersion(req), powerWhat(c, req)); err != nil {
+			if err := api.Require(c.Context, client.PowerVersion(req), powerWhat(c)); err != nil {
 				return cliError(err, clientTarget{kind: client.Nodes})
 			}
 		}
@@ -57,16 +56,12 @@ func powerVerb(name, target, softTarget, usage string) *cli.Command {
 	})
 }
 
-// powerWhat names the flags that need a newer API, for the error.
-func powerWhat(c *cli.Context, req client.PowerRequest) string {
-	var flags []string
+// powerWhat names the flag that needs a newer API, for the error.
+func powerWhat(c *cli.Context) string {
 	if c.Bool("soft") {
-		flags = append(flags, "--soft")
+		return "--soft"
 	}
-	if req.Timeout > 0 {
-		flags = append(flags, "--power-timeout")
-	}
-	return fmt.Sprintf("%s %s", c.Command.Name, strings.Join(flags, " "))
+	return "--power-timeout"
 }
 
 func bootDeviceCommand() *cli.Command {

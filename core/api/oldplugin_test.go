@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,42 +20,6 @@ import (
 	"github.com/rivetmetal/rivet/test/testenv"
 )
 
-// release01Commit is the commit release 0.1's plugin SDK is built from
-// (protocol 1 only). testenv.BuildRelease(t, "0.1", …) replaces it and
-// buildAtCommit once the release table records the commit.
-const release01Commit = "c59e267044983dc81cce204aac77d5ad50f6698c"
-
-// buildAtCommit builds the main package pkg (./cmd/…) as this repository
-// had it at commit, into a temporary directory, and returns the binary.
-func buildAtCommit(t *testing.T, commit, pkg string) string {
-	t.Helper()
-	src, out := t.TempDir(), filepath.Join(t.TempDir(), filepath.Base(pkg))
-	archive := exec.Command("git", "-C", testenv.RepoRoot(), "archive", "--format=tar", commit)
-	untar := exec.Command("tar", "-x", "-C", src)
-	pipe, err := archive.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	untar.Stdin = pipe
-	var errs strings.Builder
-	archive.Stderr, untar.Stderr = &errs, &errs
-	if err := untar.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := archive.Run(); err != nil {
-		testenv.Unavailable(t, "git archive "+commit+": "+err.Error()+": "+errs.String())
-	}
-	if err := untar.Wait(); err != nil {
-		t.Fatalf("untar %s: %v: %s", commit, err, errs.String())
-	}
-	build := exec.Command("go", "build", "-o", out, pkg)
-	build.Dir = src
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build %s at %s: %v\n%s", pkg, commit, err, b)
-	}
-	return out
-}
-
 // TestPluginFromRelease01: a driver plugin built with release 0.1's SDK,
 // loaded by this conductor, negotiates protocol 1 (power interface 1) and
 // keeps powering its nodes; soft power or a timeout on its node is refused
@@ -64,7 +27,7 @@ func buildAtCommit(t *testing.T, commit, pkg string) string {
 // negotiated, and the node is left as it was. The same conductor drives
 // this tree's plugin at protocol 2, soft power included.
 func TestPluginFromRelease01(t *testing.T) {
-	old := buildAtCommit(t, release01Commit, "./cmd/rivet-driver-fake")
+	old := filepath.Join(testenv.BuildRelease(t, "0.1", "./cmd/rivet-driver-fake"), "rivet-driver-fake")
 	current, err := plugintest.Build(t.TempDir(), "github.com/rivetmetal/rivet/cmd/rivet-driver-fake", "rivet-driver-fake")
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +58,8 @@ func TestPluginFromRelease01(t *testing.T) {
 			if reg.Protocol != tc.protocol || reg.Interfaces[plugins.InterfacePower] != tc.protocol {
 				t.Fatalf("negotiated protocol %d, power %d; want %d for both", reg.Protocol, reg.Interfaces[plugins.InterfacePower], tc.protocol)
 			}
-			srv := httptest.NewServer(newStackWith(t, conductor.PluginDrivers{Manager: m, Enabled: []string{fake.HardwareType}}))
+			srv := httptest.NewServer(newStackWith(t, release.NewPinner(release.Default(), release.Pin{}),
+				conductor.PluginDrivers{Manager: m, Enabled: []string{fake.HardwareType}}))
 			defer srv.Close()
 			c := &stackClient{t: t, url: srv.URL}
 			c.call("POST", "/v1/nodes", `{"name":"n1","driver":"fake-hardware"}`, http.StatusCreated)

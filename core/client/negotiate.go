@@ -206,7 +206,7 @@ func (c *Client) Require(ctx context.Context, v version.Version, feature string)
 	} else if c.st.req.Kind == Negotiate {
 		using = c.st.current
 	}
-	ferr := &FeatureVersionError{Feature: feature, Needs: v, Using: using, Endpoint: c.endpoint, UserGiven: c.st.req.Kind == Exact}
+	ferr := &FeatureVersionError{Feature: feature, Needs: v, Served: using, Endpoint: c.endpoint, UserGiven: c.st.req.Kind == Exact}
 	c.mu.Unlock()
 	if using.Less(v) {
 		return ferr

@@ -70,18 +70,19 @@ func (c *Client) SetPowerState(ctx context.Context, node, target string) error {
 // request that needs a newer microversion than the client negotiated
 // fails with a *FeatureVersionError before anything is sent.
 func (c *Client) ChangePowerState(ctx context.Context, node string, req PowerRequest) error {
-	if err := c.Require(ctx, PowerVersion(req), "power target "+strconv.Quote(req.Target)+timeoutNote(req.Timeout)); err != nil {
+	if err := c.Require(ctx, PowerVersion(req), powerFeature(req)); err != nil {
 		return err
 	}
 	_, err := c.do(ctx, http.MethodPut, Nodes.itemPath(node, "states", "power"), req, nil, http.StatusAccepted)
 	return err
 }
 
-func timeoutNote(seconds int) string {
-	if seconds == 0 {
-		return ""
+// powerFeature names what of req needs API 1.27.
+func powerFeature(req PowerRequest) string {
+	if req.Target == SoftPowerOff || req.Target == SoftReboot {
+		return "soft power (" + strconv.Quote(req.Target) + ")"
 	}
-	return " with a timeout"
+	return "a power timeout"
 }
 
 // SetProvisionState asks for a provision state change (202).

@@ -98,13 +98,14 @@ func TestSoftPowerNeedsV1_27(t *testing.T) {
 		wantCalls []string // "VERSION METHOD /path"
 		wantBody  string   // of the PUT
 	}{
-		"1.27 server":           {max: "1.27", req: soft, wantCalls: []string{"1.27 GET /v1", "1.27 " + put}, wantBody: `{"target":"soft power off","timeout":30}`},
-		"timeout only":          {max: "1.27", req: PowerRequest{Target: PowerOn, Timeout: 5}, wantCalls: []string{"1.27 GET /v1", "1.27 " + put}, wantBody: `{"target":"power on","timeout":5}`},
-		"1.26 server":           {max: "1.26", req: soft, wantErr: true, wantCalls: []string{"1.27 GET /v1", "1.26 GET /v1"}},
-		"1.26 server, hard":     {max: "1.26", req: PowerRequest{Target: PowerOff}, wantCalls: []string{"1.27 " + put, "1.26 " + put}, wantBody: `{"target":"power off"}`},
-		"user 1.26":             {max: "1.27", version: "1.26", req: PowerRequest{Target: SoftReboot}, wantErr: true, wantCalls: []string{"1.26 GET /v1"}},
+		"current server":        {max: maxV, req: soft, wantCalls: []string{maxV + " GET /v1", maxV + " " + put}, wantBody: `{"target":"soft power off","timeout":30}`},
+		"1.27 server":           {max: "1.27", req: soft, wantCalls: []string{maxV + " GET /v1", "1.27 GET /v1", "1.27 " + put}, wantBody: `{"target":"soft power off","timeout":30}`},
+		"timeout only":          {max: maxV, req: PowerRequest{Target: PowerOn, Timeout: 5}, wantCalls: []string{maxV + " GET /v1", maxV + " " + put}, wantBody: `{"target":"power on","timeout":5}`},
+		"1.26 server":           {max: "1.26", req: soft, wantErr: true, wantCalls: []string{maxV + " GET /v1", "1.26 GET /v1"}},
+		"1.26 server, hard":     {max: "1.26", req: PowerRequest{Target: PowerOff}, wantCalls: []string{maxV + " " + put, "1.26 " + put}, wantBody: `{"target":"power off"}`},
+		"user 1.26":             {max: maxV, version: "1.26", req: PowerRequest{Target: SoftReboot}, wantErr: true, wantCalls: []string{"1.26 GET /v1"}},
 		"latest, 1.26 server":   {max: "1.26", version: "latest", req: soft, wantErr: true, wantCalls: []string{"latest GET /v1"}},
-		"stale cache, 1.27 now": {max: "1.27", cached: "1.26", req: soft, wantCalls: []string{"1.26 GET /v1", "1.27 GET /v1", "1.27 " + put}, wantBody: `{"target":"soft power off","timeout":30}`},
+		"stale cache, 1.27 now": {max: maxV, cached: "1.26", req: soft, wantCalls: []string{"1.26 GET /v1", maxV + " GET /v1", maxV + " " + put}, wantBody: `{"target":"soft power off","timeout":30}`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

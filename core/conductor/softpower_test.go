@@ -95,7 +95,9 @@ type powerV1Only struct{ Hardware }
 // neither soft targets nor timeouts: Ironic's InvalidParameterValue (400)
 // before the node changes, saying what the driver lacks.
 func TestSoftPowerRefused(t *testing.T) {
-	h := newHarnessWrapped(t, nil, "cond-a", nil, func(hw Hardware) Hardware { return powerV1Only{hw} })
+	h := startHarness(t, nil, "cond-a", nil, func(hw *hookedFake) StaticDrivers {
+		return StaticDrivers{fake.HardwareType: powerV1Only{hw}}
+	})
 	ctx := context.Background()
 	n := h.enroll("node-1")
 	for _, tc := range []struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -138,6 +139,60 @@ func TestReleasesWithSoftPowerSpeakRPC1_1(t *testing.T) {
 	for _, s := range []string{"soft power off", "soft rebooting"} {
 		if ns.Values[s] != v1_1 {
 			t.Errorf("new_state %q since %s, want 1.1", s, ns.Values[s])
+		}
+	}
+}
+
+// TestPowerMatrix: change_node_power_state against clients capped at each
+// RPC version and conductors of each version. A soft target or a timeout
+// needs 1.1: a capped client refuses it before sending (*CapError), an
+// unpinned client reaching a 1.0 conductor gets UnsupportedVersion (never a
+// misread target); a hard action without a timeout goes out at 1.0 to all.
+func TestPowerMatrix(t *testing.T) {
+	calls := []struct {
+		args  map[string]any
+		needs string
+	}{
+		{map[string]any{"node_id": "n1", "new_state": "power on"}, "1.0"},
+		{map[string]any{"node_id": "n1", "new_state": "soft power off"}, "1.1"},
+		{map[string]any{"node_id": "n1", "new_state": "soft rebooting", "timeout": 60}, "1.1"},
+		{map[string]any{"node_id": "n1", "new_state": "rebooting", "timeout": 60}, "1.1"},
+	}
+	versions := []string{"1.0", "1.1", APIVersion.String()}
+	for _, capS := range versions {
+		for _, serverS := range versions {
+			t.Run(fmt.Sprintf("cap %s/server %s", capS, serverS), func(t *testing.T) {
+				capV, serverV := v(capS), v(serverS)
+				srv := echoServer(t, methodsAt(t, serverV))
+				c := NewClient(ConductorMethods(), func() version.Version { return capV }, PlainCodec{}, LocalTransport{Server: srv})
+				for _, call := range calls {
+					needs := v(call.needs)
+					reply, err := c.Call(context.Background(), "local", "change_node_power_state", call.args)
+					var ce *CapError
+					var re *RemoteError
+					switch {
+					case !needs.ServedBy(capV):
+						if !errors.As(err, &ce) || ce.Needs != needs {
+							t.Errorf("%v under cap %s: %v, want a CapError", call.args, capV, err)
+						}
+					case !needs.ServedBy(serverV):
+						if !errors.As(err, &re) || re.Class != "UnsupportedVersion" {
+							t.Errorf("%v to a %s conductor: %v, want UnsupportedVersion", call.args, serverV, err)
+						}
+					case err != nil:
+						t.Errorf("%v: %v", call.args, err)
+					default:
+						var got map[string]any
+						if err := reply.Decode(&got); err != nil {
+							t.Fatal(err)
+						}
+						_, sentTimeout := call.args["timeout"]
+						if got["version"] != needs.String() || (got["timeout"] == true) != sentTimeout {
+							t.Errorf("%v arrived as %v, want version %s", call.args, got, needs)
+						}
+					}
+				}
+			})
 		}
 	}
 }
