@@ -38,7 +38,7 @@ func interfaceFlags() []fieldFlag {
 }
 
 func nodeCommand() *cli.Command {
-	extra := append([]*cli.Command{powerCommand(), bootDeviceCommand(), maintenanceCommand(), validateCommand(), waitCommand(),
+	extra := append([]*cli.Command{powerCommand(), rebootCommand(), bootDeviceCommand(), maintenanceCommand(), validateCommand(), waitCommand(),
 		vifCommand(), injectNMICommand()},
 		provisionCommands()...)
 	return nodeSpec.group(extra...)

@@ -20,9 +20,9 @@ var (
 	// floor since Kilo, and what a server without microversions serves.
 	MinVersion = version.New(1, 1)
 	// MaxVersion is the highest microversion the client knows: the API of
-	// Rivet release 0.2 (1.28 node VIFs, 1.29 inject NMI, 1.30 driver
-	// details, 1.31 node interfaces). Raise it when the client learns newer
-	// fields or resources.
+	// Rivet release 0.2 (1.27 soft power and power timeouts, 1.28 node VIFs,
+	// 1.29 inject NMI, 1.30 driver details, 1.31 node interfaces). Raise it
+	// when the client learns newer fields or resources.
 	MaxVersion = version.New(1, 31)
 )
 
