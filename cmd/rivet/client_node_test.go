@@ -191,6 +191,34 @@ func TestClientCommands(t *testing.T) {
 			args:    []string{"node", "inject-nmi", "sim-0", "sim-1"},
 			wantOut: []string{"node sim-0: NMI injected\nnode sim-1: NMI injected\n"},
 		},
+		"create with interface flags": {
+			args:      []string{"node", "create", "driver=fake-hardware", "--deploy-interface", "fake", "--inspect-interface", "no-inspect", "-f", "value", "--fields", "uuid"},
+			wantCalls: []string{maxAPI + ` POST /v1/nodes {"deploy_interface":"fake","driver":"fake-hardware","inspect_interface":"no-inspect"}`},
+			wantOut:   []string{"33333333-0000-0000-0000-000000000000\n"},
+		},
+		"set interface flags": {
+			args: []string{"node", "set", "sim-0", "--network-interface", "noop", "--deploy-interface", "fake"},
+			wantCalls: []string{maxAPI + ` PATCH /v1/nodes/sim-0 [{"op":"add","path":"/deploy_interface","value":"fake"},` +
+				`{"op":"add","path":"/network_interface","value":"noop"}]`},
+		},
+		"set a field by flag and by PATH": {
+			args:     []string{"node", "set", "sim-0", "deploy_interface=fake", "--deploy-interface", "fake"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"--deploy-interface and deploy_interface= both set deploy_interface"},
+		},
+		"set needs a field": {
+			args:     []string{"node", "set", "sim-0"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"give the node and at least one PATH=VALUE"},
+		},
+		"driver show interfaces": {
+			args:    []string{"driver", "show", "fake-hardware"},
+			wantOut: []string{"type", "dynamic", "Interface", "Default", "Enabled", "deploy", "inspect", "fake, no-inspect"},
+		},
+		"driver show below 1.30": {
+			args:    []string{"driver", "show", "fake-hardware", "--api-version", "1.29", "-f", "json"},
+			wantOut: []string{`"name": "fake-hardware"`},
+		},
 		"clean needs steps": {
 			args:     []string{"node", "clean", "sim-0"},
 			wantCode: exitClientUsage,

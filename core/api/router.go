@@ -43,6 +43,8 @@ var (
 	v1_27 = version.Version{Major: 1, Minor: 27}
 	v1_28 = version.Version{Major: 1, Minor: 28}
 	v1_29 = version.Version{Major: 1, Minor: 29}
+	v1_30 = version.Version{Major: 1, Minor: 30}
+	v1_31 = version.Version{Major: 1, Minor: 31}
 )
 
 // serve adapts an apiFunc: its error becomes Ironic's body with the error's

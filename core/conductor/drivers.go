@@ -187,11 +187,6 @@ func (s *Service) hardware(n *objects.Node) (Hardware, error) {
 	return d, err
 }
 
-// hasInterface reports whether hw's driver negotiated iface.
-func (s *Service) hasInterface(hw string, iface plugins.Interface) bool {
-	return slices.Contains(s.drivers.Interfaces(hw), iface)
-}
-
 // driverCall runs one synchronous driver operation within
 // Config.DriverCallTimeout, so a hung plugin or BMC cannot hold a worker
 // and the node's lease forever, and names the driver, the BMC and the

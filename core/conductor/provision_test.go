@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
 )
 
@@ -104,6 +105,9 @@ func TestDeployValidation(t *testing.T) {
 	n := h.available("node-1")
 	row := h.node(n.UUID)
 	row.Driver, row.DriverInfo = "ipmi", map[string]any{"ipmi_address": "10.0.0.9"}
+	for _, iface := range catalog.Types() {
+		*row.InterfaceField(iface) = nil // fake-hardware's: ipmi uses its defaults
+	}
 	if err := h.store.Save(ctx, row); err != nil {
 		t.Fatal(err)
 	}
