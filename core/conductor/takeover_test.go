@@ -144,7 +144,13 @@ func TestGracefulStop(t *testing.T) {
 	if class, code := classOf(err); class != "TemporaryFailure" || code != 503 {
 		t.Fatalf("call while draining: %v (%s %d), want TemporaryFailure 503", err, class, code)
 	}
+	// Stop sets draining, then takes the conductor out of the ring: it must
+	// leave the ring while its deploy is still held at the gate.
 	live, _ := h.dbh.LiveConductors(ctx, time.Minute)
+	for len(live) != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		live, _ = h.dbh.LiveConductors(ctx, time.Minute)
+	}
 	if len(live) != 0 {
 		t.Fatalf("draining conductor still in the ring: %+v", live)
 	}
