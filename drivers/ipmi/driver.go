@@ -22,6 +22,7 @@ type Driver struct {
 	log  *slog.Logger
 	opts Options
 	pool *pool
+	dial dialer // nil: a UDP socket per session; tests only
 }
 
 // New returns an ipmi driver logging to log (nil: discard) with opts as
@@ -84,7 +85,7 @@ func (d *Driver) run(ctx context.Context, s *session, p params, op string, fn fu
 		s.drop(true)
 	}
 	if s.client == nil {
-		if err := s.connect(ctx, p); err != nil {
+		if err := s.connect(ctx, p, d.dial); err != nil {
 			return err
 		}
 		fresh = true
@@ -100,7 +101,7 @@ func (d *Driver) run(ctx context.Context, s *session, p params, op string, fn fu
 	}
 	d.log.Info("ipmi session lost; reopening it and retrying once", "bmc", p.addr(), "op", op,
 		"error", scrub(err, p.password).Error())
-	if err := s.connect(ctx, p); err != nil {
+	if err := s.connect(ctx, p, d.dial); err != nil {
 		return err
 	}
 	if err = s.run(ctx, p, fn); err != nil && isSilence(err) {

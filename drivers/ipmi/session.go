@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
@@ -81,12 +82,23 @@ func (s *session) pace(ctx context.Context, interval time.Duration) error {
 	}
 }
 
-// connect opens a session with p's credentials. A failed Connect still
-// owns a UDP socket, so it is closed at once.
-func (s *session) connect(ctx context.Context, p params) error {
+// dialer opens the datagram connection to a BMC in place of a UDP socket
+// (go-ipmi's proxy hook). Only tests set one: the fuzz target feeds the
+// driver datagrams in memory rather than paying a socket and a timeout per
+// input.
+type dialer interface {
+	Dial(network, addr string) (net.Conn, error)
+}
+
+// connect opens a session with p's credentials, over dial when not nil. A
+// failed Connect still owns a UDP socket, so it is closed at once.
+func (s *session) connect(ctx context.Context, p params, dial dialer) error {
 	c, err := client.NewClient(p.host, p.port, p.user, p.password)
 	if err != nil {
 		return err
+	}
+	if dial != nil {
+		c.WithUDPProxy(dial)
 	}
 	c.WithTimeout(p.timeout).WithRetry(p.retries).WithCipherSuiteID(types.CipherSuiteID(p.suite))
 	c.WithMaxPrivilegeLevel(types.PrivilegeLevelAdministrator)
