@@ -26,6 +26,10 @@
 //   - A session that stops answering is reopened and the command retried
 //     once; every attempt has an explicit timeout and retry count.
 //   - Close ends every session (and go-ipmi's keepalive goroutines).
+//   - A panic inside go-ipmi while it reads an answer (it slices some
+//     datagrams unchecked) is ErrMalformedAnswer and the session is dropped,
+//     never a plugin crash. go-ipmi's own keepalive goroutine, which reads
+//     answers too, is out of reach of that guard.
 //   - Errors read "ipmi <address>:<port>: <operation>: …"; rejected
 //     credentials are ErrInvalidDriverInfo naming the keys, silence is
 //     retryable ErrBMCUnreachable. The password never reaches an error or a

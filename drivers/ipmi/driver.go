@@ -2,6 +2,7 @@ package ipmi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -92,6 +93,10 @@ func (d *Driver) run(ctx context.Context, s *session, p params, op string, fn fu
 		d.log.Debug("ipmi session opened", "bmc", p.addr(), "user", p.user)
 	}
 	err := s.run(ctx, p, fn)
+	if errors.Is(err, ErrMalformedAnswer) {
+		s.drop(false) // go-ipmi's state after its panic is unknown
+		return err
+	}
 	if err == nil || !isSilence(err) || ctx.Err() != nil {
 		return err
 	}
@@ -104,7 +109,7 @@ func (d *Driver) run(ctx context.Context, s *session, p params, op string, fn fu
 	if err := s.connect(ctx, p, d.dial); err != nil {
 		return err
 	}
-	if err = s.run(ctx, p, fn); err != nil && isSilence(err) {
+	if err = s.run(ctx, p, fn); err != nil && (isSilence(err) || errors.Is(err, ErrMalformedAnswer)) {
 		s.drop(false)
 	}
 	return err
