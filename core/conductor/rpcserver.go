@@ -44,13 +44,17 @@ func (s *Service) registerHandlers() {
 }
 
 // guard refuses new calls once shutdown began (the API retries them on a
-// fresh ring) and scopes the handler's logs.
+// fresh ring) and gives a database that is down or full its class.
 func (s *Service) guard(method string, h rpc.HandlerFunc) rpc.HandlerFunc {
 	return func(ctx context.Context, p rpc.Params) (any, error) {
 		if s.draining.Load() {
 			return nil, errShuttingDown(s.cfg.Hostname)
 		}
-		return h(ctx, p)
+		v, err := h(ctx, p)
+		if err != nil {
+			err = s.databaseError(method, err)
+		}
+		return v, err
 	}
 }
 
