@@ -123,7 +123,7 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 		return nil, err
 	}
 	alog := log.With("service", "api")
-	h, err := buildAPIWith(cfg, a.DB, reg, a.Pinner, alog, rpc.LocalTransport{Server: a.svc.RPCServer()}, a.selfOnly())
+	h, err := buildAPIWith(workCtx, cfg, a.DB, reg, a.Pinner, alog, rpc.LocalTransport{Server: a.svc.RPCServer()}, a.selfOnly())
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/config"
-	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/logging"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
@@ -31,7 +30,8 @@ func conductorCommand() *cli.Command {
 		Usage: "run the conductor service: node leases, driver plugins, JSON-RPC ([json_rpc] host_ip:port)",
 		Description: "Registers in the database, starts the driver plugins (built-in drivers re-execute " +
 			"this binary; rivet-driver-* in [conductor] plugin_dir take precedence) and serves the " +
-			"conductor RPC API. SIGHUP reloads pin_release_version and log_level. SIGTERM stops taking " +
+			"conductor RPC API. SIGHUP reloads pin_release_version, log_level " +
+			"and [json_rpc] http_basic_auth_user_file. SIGTERM stops taking " +
 			"work, goes offline, finishes in-flight work within [conductor] graceful_shutdown_timeout, " +
 			"releases its node leases and exits 0.",
 		Action: runConductor,
@@ -89,7 +89,7 @@ func runConductor(c *cli.Context) error {
 		return fail(1, err)
 	}
 	defer mgr.Close()
-	rpcOpts, err := conductorJSONRPC(cfg)
+	rpcOpts, err := conductorJSONRPC(reloadCtx, cfg, log)
 	if err != nil {
 		return fail(2, err)
 	}
@@ -175,8 +175,9 @@ func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*h
 	return mgr, nil
 }
 
-// conductorJSONRPC is the listener configuration from [json_rpc].
-func conductorJSONRPC(cfg *config.Config) (*conductor.JSONRPCOptions, error) {
+// conductorJSONRPC is the listener configuration from [json_rpc]; its
+// htpasswd file is re-read on SIGHUP until ctx ends.
+func conductorJSONRPC(ctx context.Context, cfg *config.Config, log *slog.Logger) (*conductor.JSONRPCOptions, error) {
 	j := cfg.JSONRPC
 	o := &conductor.JSONRPCOptions{HostIP: j.HostIP, Port: j.Port, MaxBodyBytes: int64(j.MaxRequestBodySize),
 		MaxHeaderBytes: j.MaxHeaderSize}
@@ -191,9 +192,9 @@ func conductorJSONRPC(cfg *config.Config) (*conductor.JSONRPCOptions, error) {
 		strategy = cfg.Default.AuthStrategy
 	}
 	if strategy == "http_basic" {
-		users, err := htpasswd.Load(j.HTTPBasicAuthUserFile)
+		users, err := loadHtpasswd(ctx, "[json_rpc] http_basic_auth_user_file", j.HTTPBasicAuthUserFile, log)
 		if err != nil {
-			return nil, fmt.Errorf("[json_rpc] http_basic_auth_user_file: %w", err)
+			return nil, err
 		}
 		o.Users = users
 	}
