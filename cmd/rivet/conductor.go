@@ -163,7 +163,12 @@ func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*h
 		name, sum, _ := strings.Cut(item, ":")
 		sums[strings.TrimPrefix(name, host.BinaryPrefix)] = strings.ToLower(sum)
 	}
-	mgr, err := host.New(host.Config{PluginDir: dir, BuiltIn: host.BuiltInCommands(exe, names...), Checksums: sums,
+	builtIn := host.BuiltInCommands(exe, names...)
+	for name, cmd := range builtIn {
+		cmd.Env = builtinPluginEnv(cfg, name)
+		builtIn[name] = cmd
+	}
+	mgr, err := host.New(host.Config{PluginDir: dir, BuiltIn: builtIn, Checksums: sums,
 		Logger: log.With("component", "plugins"), HostVersion: release.Current})
 	if err != nil {
 		return nil, err

@@ -4,13 +4,13 @@
 // driver (rivet-driver-ipmi, or `rivet plugin serve ipmi`).
 //
 // driver_info keys are Ironic's: ipmi_address (required), ipmi_port (623),
-// ipmi_username, ipmi_password (secret), ipmi_cipher_suite (3). The
-// conductor's [ipmi] options reach the plugin as driver_info defaults it
-// fills in when a node does not set them (a plugin cannot read the
-// conductor's config): ipmi_timeout (command_timeout, seconds),
-// ipmi_retries (retries), ipmi_min_command_interval (seconds) and
-// ipmi_power_state_change_timeout (seconds). Absent keys take Options'
-// values, which equal the [ipmi] defaults.
+// ipmi_username, ipmi_password (secret), ipmi_cipher_suite (3). A plugin
+// cannot read the conductor's configuration: `rivet plugin serve ipmi`
+// builds Options from the conductor's [ipmi] section, which the conductor
+// passes as RIVET_IPMI_* variables. A node overrides them with
+// ipmi_timeout (command_timeout, seconds), ipmi_retries (retries),
+// ipmi_min_command_interval (seconds) and ipmi_power_state_change_timeout
+// (seconds).
 //
 // The deploy interface boots the node from the network: the conductor
 // serves the node's iPXE script ([conductor] boot_http_address,
