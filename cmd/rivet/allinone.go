@@ -40,6 +40,7 @@ func allInOneCommand() *cli.Command {
 			if err != nil {
 				return cli.Exit("all-in-one: "+err.Error(), 2)
 			}
+			warnTestClockSkew(log)
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			aio, err := startAllInOne(ctx, cfg, configFiles(c), log, level, nil)

@@ -50,6 +50,7 @@ func runAPI(c *cli.Context) error {
 		return cli.Exit("api: "+err.Error(), 2)
 	}
 	log = log.With("service", "api", "host", cfg.Default.Host)
+	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rivetmetal/rivet/core/clock"
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/config"
 	"github.com/rivetmetal/rivet/core/logging"
@@ -52,6 +53,7 @@ func runConductor(c *cli.Context) error {
 		return fail(2, err)
 	}
 	log = log.With("service", "conductor", "host", cfg.Default.Host)
+	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 
@@ -208,3 +210,14 @@ func conductorJSONRPC(ctx context.Context, cfg *config.Config, log *slog.Logger)
 
 // conductorErrLine folds an error into one line.
 func conductorErrLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// warnTestClockSkew logs the test-only clock skew (core/clock) when it is
+// set, so that it is never in force unnoticed.
+func warnTestClockSkew(log *slog.Logger) {
+	switch d, err := clock.Skew(); {
+	case err != nil:
+		log.Warn("test clock skew variable set but not a duration; ignored", "error", err)
+	case d != 0:
+		log.Warn("TEST ONLY: this process's wall clock is skewed", "variable", clock.SkewEnv, "skew", d.String())
+	}
+}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"time"
 
+	"github.com/rivetmetal/rivet/core/clock"
 	"github.com/rivetmetal/rivet/core/conductor/workers"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
@@ -126,7 +126,7 @@ func setState(n *objects.Node, st, target states.State) {
 	} else {
 		n.TargetProvisionState = ptr(string(target))
 	}
-	now := time.Now().UTC().Truncate(time.Microsecond)
+	now := clock.Now()
 	n.ProvisionUpdatedAt = &now
 }
 
