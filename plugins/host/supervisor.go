@@ -92,12 +92,15 @@ func (s *supervisor) acquire(ctx context.Context) (*instance, error) {
 }
 
 // startLocked starts a new instance and records the binary it tried, so a
-// refused binary is tried again only once it changes.
+// refused binary is tried again only once it changes. The start is bounded
+// by StartTimeout, not by the deadline of the call that needed it: every
+// later call needs the plugin too, and a start cut short by one caller's
+// deadline would count as the plugin's failure and lengthen the backoff.
 func (s *supervisor) startLocked(ctx context.Context) (*instance, error) {
 	if fi, err := os.Stat(s.src.Path); err == nil {
 		s.binary = fi
 	}
-	inst, err := startInstance(ctx, s.cfg, s.src)
+	inst, err := startInstance(context.WithoutCancel(ctx), s.cfg, s.src)
 	if err != nil {
 		s.failedLocked("start failed: " + err.Error())
 		return nil, err
