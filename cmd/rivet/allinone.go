@@ -48,7 +48,10 @@ func allInOneCommand() *cli.Command {
 				return cli.Exit("all-in-one: "+conductorErrLine(err), 1)
 			}
 			log.Info("serving", "url", aio.URL)
-			return aio.Wait()
+			if err := aio.Wait(); err != nil {
+				return cli.Exit("all-in-one: "+conductorErrLine(err), 1)
+			}
+			return nil
 		},
 	}
 }
@@ -58,6 +61,9 @@ type allInOne struct {
 	URL    string
 	DB     *db.DB
 	Pinner *release.Pinner
+
+	ctx     context.Context // the API's; its cause says why it stopped
+	stopCtx context.CancelCauseFunc
 
 	cfg      *config.Config
 	log      *slog.Logger
@@ -70,17 +76,25 @@ type allInOne struct {
 
 // startAllInOne starts a conductor and the API over cfg's database (whose
 // schema must be current). ln is the API listener; nil listens on
-// [api] host_ip:port. The API stops when ctx ends; Wait then stops the rest.
+// [api] host_ip:port. The API stops when ctx ends, or when a newer release
+// is finalized while it runs (Wait then returns that error); Wait then
+// stops the rest.
 func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log *slog.Logger, level *slog.LevelVar, ln net.Listener) (_ *allInOne, err error) {
 	cfg.Default.RPCTransport = "local" // the conductor serves RPC in process only
-	table := release.Default()
+	table := releaseTable()
 	pin, err := cfg.Pin(table)
 	if err != nil {
 		return nil, err
 	}
-	a := &allInOne{Pinner: release.NewPinner(table, pin), cfg: cfg, log: log, served: make(chan error, 1)}
+	ctx, stopTooOld := context.WithCancelCause(ctx)
+	a := &allInOne{Pinner: release.NewPinner(table, pin), cfg: cfg, log: log, served: make(chan error, 1),
+		ctx: ctx, stopCtx: stopTooOld}
 	defer func() {
 		if err != nil {
+			if a.svc != nil {
+				// Started or refused: either way nothing stays online.
+				_ = a.svc.Stop(context.WithoutCancel(ctx))
+			}
 			a.close()
 		}
 	}()
@@ -90,18 +104,15 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 	// Conductor work outlives the API's ctx: it drains after the API stops.
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	a.stopWork = stopWork
-	startReloader(workCtx, files, cfg, a.Pinner, level, a.DB, log)
+	// One process, two services rows: neither is an "other" service.
+	guard := newGuard(a.DB, cfg, "rivet all-in-one", log, db.BinaryAPI, db.BinaryConductor)
+	startReloader(workCtx, files, cfg, a.Pinner, level, guard, log)
 	if err := schemaCurrent(ctx, a.DB); err != nil {
 		return nil, err
 	}
 	reg := objects.NewRegistry()
 	if err := objects.Install(reg); err != nil {
 		return nil, err
-	}
-	if pin.Mode == release.PinAuto {
-		if err := resolveAutoPin(ctx, a.DB, a.Pinner, cfg.Conductor.HeartbeatTimeout); err != nil {
-			return nil, err
-		}
 	}
 	if a.plugins, err = startPlugins(workCtx, cfg, log); err != nil {
 		return nil, err
@@ -111,15 +122,18 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 		return nil, err
 	}
 	clog := log.With("service", "conductor")
-	a.svc, err = conductor.New(conductor.ConfigFrom(cfg), conductor.Deps{
+	svc, err := conductor.New(conductor.ConfigFrom(cfg), conductor.Deps{
 		Store:   store,
 		Drivers: conductor.PluginDrivers{Manager: a.plugins, Enabled: cfg.Conductor.EnabledHardwareTypes},
 		Pinner:  a.Pinner,
 		Logger:  clog,
+		Guard:   guard,
+		TooOld:  stopTooOld,
 	})
 	if err != nil {
 		return nil, err
 	}
+	a.svc = svc
 	if err := a.svc.Start(workCtx); err != nil {
 		return nil, err
 	}
@@ -128,7 +142,7 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 	if err != nil {
 		return nil, err
 	}
-	if a.beat, err = registerAPI(ctx, a.DB, cfg, a.Pinner, alog); err != nil {
+	if a.beat, err = registerAPI(ctx, guard, cfg, a.Pinner, alog, stopTooOld); err != nil {
 		return nil, err
 	}
 	if ln == nil {
@@ -138,7 +152,8 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 	}
 	a.URL = "http://" + ln.Addr().String()
 	go func() {
-		a.served <- api.Serve(ctx, ln, h, api.ServeOptions{ShutdownTimeout: cfg.API.GracefulShutdownTimeout, Logger: alog})
+		a.served <- api.Serve(ctx, ln, h, api.ServeOptions{ShutdownTimeout: cfg.API.GracefulShutdownTimeout,
+			ShutdownDelay: cfg.API.ShutdownDelay, Logger: alog})
 	}()
 	return a, nil
 }
@@ -165,6 +180,9 @@ func (a *allInOne) selfOnly() rpc.ConductorLister {
 // drained), then stops the conductor gracefully and releases everything.
 func (a *allInOne) Wait() error {
 	err := <-a.served
+	if cause := context.Cause(a.ctx); isTooOld(cause) && err == nil {
+		err = cause
+	}
 	a.log.Info("API stopped; stopping the conductor", "graceful_shutdown_timeout", a.cfg.Conductor.GracefulShutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), a.cfg.Conductor.GracefulShutdownTimeout+30*time.Second)
 	defer cancel()
@@ -176,6 +194,7 @@ func (a *allInOne) Wait() error {
 }
 
 func (a *allInOne) close() {
+	a.stopCtx(nil)
 	if a.beat != nil {
 		a.beat()
 	}

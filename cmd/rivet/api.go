@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -34,7 +33,8 @@ func apiCommand() *cli.Command {
 		Usage: "serve the Ironic-compatible REST API ([api] host_ip:port)",
 		Description: "Serves Ironic's v1 REST API (microversions 1.1 to the effective release's maximum) " +
 			"over the database, sending hardware work to conductors over JSON-RPC. SIGHUP reloads " +
-			"pin_release_version, log_level and the http_basic_auth_user_file; SIGTERM drains in-flight requests within " +
+			"pin_release_version, log_level and the http_basic_auth_user_file; SIGTERM turns GET /healthz to 503 for " +
+			"[api] shutdown_delay while still serving, then drains in-flight requests within " +
 			"[api] graceful_shutdown_timeout.",
 		Action: runAPI,
 	}
@@ -53,8 +53,10 @@ func runAPI(c *cli.Context) error {
 	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	ctx, stopTooOld := context.WithCancelCause(ctx) // a newer release was finalized while serving
+	defer stopTooOld(nil)
 
-	table := release.Default()
+	table := releaseTable()
 	pin, err := cfg.Pin(table)
 	if err != nil {
 		return cli.Exit("api: "+err.Error(), 2)
@@ -66,7 +68,8 @@ func runAPI(c *cli.Context) error {
 		return cli.Exit("api: "+err.Error(), 1)
 	}
 	defer dbh.Close()
-	startReloader(ctx, configFiles(c), cfg, pinner, level, dbh, log)
+	guard := newGuard(dbh, cfg, db.BinaryAPI, log, db.BinaryAPI)
+	startReloader(ctx, configFiles(c), cfg, pinner, level, guard, log)
 	if err := schemaCurrent(ctx, dbh); err != nil {
 		return cli.Exit("api: "+err.Error(), 2)
 	}
@@ -74,7 +77,7 @@ func runAPI(c *cli.Context) error {
 	if err := objects.Install(reg); err != nil {
 		return cli.Exit("api: "+err.Error(), 1)
 	}
-	beat, err := registerAPI(ctx, dbh, cfg, pinner, log)
+	beat, err := registerAPI(ctx, guard, cfg, pinner, log, stopTooOld)
 	if err != nil {
 		return cli.Exit("api: "+err.Error(), 1)
 	}
@@ -95,73 +98,14 @@ func runAPI(c *cli.Context) error {
 	log.Info("serving REST API", "address", ln.Addr().String(), "tls", tlsCfg != nil,
 		"api_max", pinner.Effective().API.String())
 	if err := api.Serve(ctx, ln, h, api.ServeOptions{TLS: tlsCfg, ShutdownTimeout: cfg.API.GracefulShutdownTimeout, Logger: log,
-		MaxHeaderBytes: cfg.API.MaxHeaderSize}); err != nil {
+		MaxHeaderBytes: cfg.API.MaxHeaderSize, ShutdownDelay: cfg.API.ShutdownDelay}); err != nil {
 		return cli.Exit(err.Error(), 1)
+	}
+	if err := context.Cause(ctx); isTooOld(err) {
+		return cli.Exit("api: "+err.Error(), 1)
 	}
 	log.Info("REST API stopped")
 	return nil
-}
-
-// registerAPI records this rivet api in the services table (ARCHITECTURE
-// §4) and heartbeats it every service_heartbeat_interval; an "auto" pin
-// follows the oldest live service. The returned stop marks it offline.
-func registerAPI(ctx context.Context, dbh *db.DB, cfg *config.Config, pinner *release.Pinner, log *slog.Logger) (stop func(), err error) {
-	host := cfg.Default.Host
-	register := func(ctx context.Context) error {
-		_, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: db.BinaryAPI,
-			Release: release.Current, ServiceVersion: pinner.Table().Head().ServiceVersion, Pin: pinner.Pin().String()})
-		return err
-	}
-	follow := func(ctx context.Context) {
-		if pinner.Pin().Mode != release.PinAuto {
-			return
-		}
-		live, err := dbh.LiveServices(ctx, cfg.Conductor.HeartbeatTimeout)
-		if err != nil {
-			log.Warn("auto pin: listing live services failed; keeping the current pin", "error", err)
-			return
-		}
-		versions := []int{pinner.Table().Head().ServiceVersion}
-		for _, s := range live {
-			versions = append(versions, s.ServiceVersion)
-		}
-		pinner.Set(pinner.Pin(), versions)
-	}
-	if err := register(ctx); err != nil {
-		return nil, err
-	}
-	follow(ctx)
-	bctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(cfg.Default.ServiceHeartbeatInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-bctx.Done():
-				return
-			case <-tick.C:
-			}
-			err := dbh.HeartbeatService(bctx, host, db.BinaryAPI)
-			if errors.Is(err, db.ErrNotFound) {
-				err = register(bctx)
-			}
-			if err != nil && bctx.Err() == nil {
-				log.Error("service heartbeat failed", "error", err)
-			}
-			follow(bctx)
-		}
-	}()
-	return func() {
-		cancel()
-		<-done
-		octx, ocancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer ocancel()
-		if err := dbh.MarkServiceOffline(octx, host, db.BinaryAPI); err != nil {
-			log.Warn("marking the service offline failed", "error", err)
-		}
-	}, nil
 }
 
 // buildAPI wires the REST API over dbh: conductors over JSON-RPC routed by

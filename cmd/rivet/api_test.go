@@ -58,6 +58,7 @@ func TestAPIServesAndDrainsOnSIGTERM(t *testing.T) {
 	t.Setenv("RIVET_API_HOST_IP", "127.0.0.1")
 	t.Setenv("RIVET_API_PORT", fmt.Sprint(port))
 	t.Setenv("RIVET_API_GRACEFUL_SHUTDOWN_TIMEOUT", "5s")
+	t.Setenv("RIVET_API_SHUTDOWN_DELAY", "3s")
 	done := make(chan int, 1)
 	var stderr bytes.Buffer
 	go func() { done <- run([]string{"rivet", "api"}, &bytes.Buffer{}, &stderr) }()
@@ -84,8 +85,24 @@ func TestAPIServesAndDrainsOnSIGTERM(t *testing.T) {
 	if live, err := check.LiveServices(t.Context(), time.Minute); err != nil || len(live) != 1 || live[0].Binary != db.BinaryAPI {
 		t.Errorf("live services while serving: %+v, %v", live, err)
 	}
+	health := fmt.Sprintf("http://127.0.0.1:%d/healthz", port)
+	if code := getStatus(t, health); code != http.StatusOK {
+		t.Fatalf("GET /healthz while serving: %d", code)
+	}
 	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
+	}
+	// [api] shutdown_delay keeps the listener open with /healthz at 503.
+	draining := false
+	for range 100 {
+		if code := getStatus(t, health); code == http.StatusServiceUnavailable {
+			draining = true
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !draining {
+		t.Fatal("GET /healthz never answered 503 after SIGTERM")
 	}
 	select {
 	case code := <-done:
@@ -147,4 +164,17 @@ func TestAPITLSOptions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "[api] cert_file") {
 		t.Errorf("missing certificate: %v", err)
 	}
+}
+
+// getStatus GETs url on a new connection and returns the status, failing
+// t when the request cannot be made.
+func getStatus(t *testing.T, url string) int {
+	t.Helper()
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/upgrade"
 	"github.com/rivetmetal/rivet/plugins/host"
 )
 
@@ -56,8 +57,10 @@ func runConductor(c *cli.Context) error {
 	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	ctx, stopTooOld := context.WithCancelCause(ctx) // a newer release was finalized while running
+	defer stopTooOld(nil)
 
-	table := release.Default()
+	table := releaseTable()
 	pin, err := cfg.Pin(table)
 	if err != nil {
 		return fail(2, err)
@@ -72,7 +75,10 @@ func runConductor(c *cli.Context) error {
 	// SIGHUP stays handled through the graceful shutdown.
 	reloadCtx, stopReload := context.WithCancel(context.Background())
 	defer stopReload()
-	startReloader(reloadCtx, configFiles(c), cfg, pinner, level, dbh, log)
+	guard := upgrade.NewGuard(dbh, table, upgrade.GuardOptions{Name: db.BinaryConductor,
+		Hostname: conductor.ConfigFrom(cfg).Hostname, Binaries: []string{db.BinaryConductor},
+		Timeout: cfg.Conductor.HeartbeatTimeout, Logger: log})
+	startReloader(reloadCtx, configFiles(c), cfg, pinner, level, guard, log)
 	if err := schemaCurrent(ctx, dbh); err != nil {
 		return fail(2, err)
 	}
@@ -80,12 +86,6 @@ func runConductor(c *cli.Context) error {
 	if err := objects.Install(reg); err != nil {
 		return fail(1, err)
 	}
-	if pin.Mode == release.PinAuto {
-		if err := resolveAutoPin(ctx, dbh, pinner, cfg.Conductor.HeartbeatTimeout); err != nil {
-			return fail(1, err)
-		}
-	}
-
 	mgr, err := startPlugins(ctx, cfg, log)
 	if err != nil {
 		return fail(1, err)
@@ -105,6 +105,8 @@ func runConductor(c *cli.Context) error {
 		Pinner:  pinner,
 		Logger:  log,
 		JSONRPC: rpcOpts,
+		Guard:   guard,
+		TooOld:  stopTooOld,
 	})
 	if err != nil {
 		return fail(2, err)
@@ -121,20 +123,9 @@ func runConductor(c *cli.Context) error {
 	if err := svc.Stop(sctx); err != nil {
 		return fail(1, err)
 	}
-	return nil
-}
-
-// resolveAutoPin sets an auto pin from the live services' versions.
-func resolveAutoPin(ctx context.Context, dbh *db.DB, pinner *release.Pinner, timeout time.Duration) error {
-	live, err := dbh.LiveServices(ctx, timeout)
-	if err != nil {
-		return err
+	if err := context.Cause(ctx); isTooOld(err) {
+		return fail(1, err)
 	}
-	var versions []int
-	for _, s := range live {
-		versions = append(versions, s.ServiceVersion)
-	}
-	pinner.Set(pinner.Pin(), append(versions, pinner.Table().Head().ServiceVersion))
 	return nil
 }
 

@@ -79,9 +79,9 @@ func TestDBSyncExitCodes(t *testing.T) {
 		{[]string{"version"}, 0, "None\n", ""},
 		{[]string{"create-schema"}, 0, "Created the schema", ""},
 		{[]string{"create_schema"}, 2, "", "create-schema needs an empty database"},
-		{[]string{"upgrade"}, 0, "The database schema is up to date (20261122060000_conductor_plugins)", ""},
+		{[]string{"upgrade"}, 0, "The database schema is up to date (20261122080000_finalized_release)", ""},
 		{nil, 0, "The database schema is up to date", ""},
-		{[]string{"version"}, 0, "20261122060000_conductor_plugins\n", ""},
+		{[]string{"version"}, 0, "20261122080000_finalized_release\n", ""},
 		{[]string{"unlock"}, 0, "The migration lock was not held.", ""},
 		{[]string{"online-data-migrations"}, 0, "Data migrations have completed.", ""},
 		{[]string{"online-data-migrations", "--max-count", "0"}, 127, "", `"max-count" must be a positive value.`},
@@ -114,7 +114,7 @@ func TestDBSyncExitCodes(t *testing.T) {
 		}
 	}
 	// As ironic-dbsync: the config file may follow the command's name.
-	if code, stdout, stderr := runCLI(t, "dbsync", "--config-file", cfg, "version"); code != 0 || stdout != "20261122060000_conductor_plugins\n" {
+	if code, stdout, stderr := runCLI(t, "dbsync", "--config-file", cfg, "version"); code != 0 || stdout != "20261122080000_finalized_release\n" {
 		t.Errorf("dbsync --config-file … version: exit %d, %q, %q", code, stdout, stderr)
 	}
 }

@@ -31,7 +31,7 @@ func upgradeCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:   "status",
-				Usage:  "services with release, service version, pin and liveness; object versions in the database; pending online migrations",
+				Usage:  "services with release, service version, pin and liveness; the finalized release; object versions in the database; pending online migrations",
 				Flags:  []cli.Flag{jsonFlag},
 				Action: upgradeStatus,
 			},
@@ -95,7 +95,14 @@ func printStatus(out io.Writer, st *upgrade.Status) {
 		fmt.Fprintf(out, " (%d pending: run `rivet dbsync upgrade`)", len(st.Schema.Pending))
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintf(out, "pin_release_version = auto would resolve to: %s\n\nServices:\n", noneIfEmpty(st.AutoPin))
+	fmt.Fprintf(out, "pin_release_version = auto would resolve to: %s\n", noneIfEmpty(st.AutoPin))
+	if f := st.Finalized; f != nil {
+		fmt.Fprintf(out, "Finalized release: %s (service version %d, since %s); older services refuse to start\n",
+			f.Release, f.ServiceVersion, f.UpdatedAt.UTC().Format(time.RFC3339))
+	} else {
+		fmt.Fprintln(out, "Finalized release: (none yet)")
+	}
+	fmt.Fprint(out, "\nServices:\n")
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "  BINARY\tHOST\tRELEASE\tSERVICE VERSION\tSPEAKS\tPIN\tLIVE\tLAST HEARTBEAT")
 	for _, s := range st.Services {

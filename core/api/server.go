@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,10 +23,19 @@ type ServeOptions struct {
 	// Logger receives connection-level errors (TLS handshakes, …); nil
 	// discards them.
 	Logger *slog.Logger
+	// ShutdownDelay ([api] shutdown_delay) is how long, once ctx ends, the
+	// API keeps serving with /healthz answering 503 and keep-alives off
+	// before it stops accepting, so a load balancer's health check takes it
+	// out of rotation while it still answers whatever arrives.
+	ShutdownDelay time.Duration
 	// MaxHeaderBytes bounds the request line and headers ([api]
 	// max_header_size); larger requests get 431. 0 means
 	// DefaultMaxHeaderBytes.
 	MaxHeaderBytes int
+
+	// delay is time.After; tests replace it to end the shutdown delay
+	// when they choose.
+	delay func(time.Duration) <-chan time.Time
 }
 
 // DefaultMaxHeaderBytes is the header limit when ServeOptions sets none:
@@ -32,8 +43,9 @@ type ServeOptions struct {
 const DefaultMaxHeaderBytes = 64 << 10
 
 // Serve serves h on ln (HTTP/1.1 with keep-alive, optionally TLS) until ctx
-// ends, then stops accepting, lets in-flight requests finish within
-// ShutdownTimeout and closes what remains.
+// ends, then drains for ShutdownDelay (see ServeOptions), stops accepting,
+// lets in-flight requests finish within ShutdownTimeout and closes what
+// remains. It answers GET /healthz itself, ahead of h (HealthPath).
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, o ServeOptions) error {
 	logger := o.Logger
 	if logger == nil {
@@ -42,10 +54,14 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, o ServeOptions)
 	if o.MaxHeaderBytes <= 0 {
 		o.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
+	if o.delay == nil {
+		o.delay = time.After
+	}
+	var draining atomic.Bool
 	srv := &http.Server{
 		MaxHeaderBytes:    o.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		Handler:           h,
+		Handler:           withHealth(h, &draining),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		TLSConfig:         o.TLS,
@@ -62,6 +78,15 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, o ServeOptions)
 		return fmt.Errorf("api: serve: %w", err)
 	case <-ctx.Done():
 	}
+	// Keep-alives go first: every answer from now on carries Connection:
+	// close, so clients reconnect (through the load balancer, elsewhere)
+	// instead of reusing a connection that Shutdown will close.
+	srv.SetKeepAlivesEnabled(false)
+	draining.Store(true)
+	if o.ShutdownDelay > 0 {
+		logger.Info("api draining: /healthz answers 503 until the listener closes", "shutdown_delay", o.ShutdownDelay)
+		<-o.delay(o.ShutdownDelay)
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
 	err := srv.Shutdown(sctx)
@@ -73,4 +98,34 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, o ServeOptions)
 		err = serr
 	}
 	return err
+}
+
+// HealthPath is the load balancers' health check: 200 while the API takes
+// new requests, 503 once it drains. It is no Ironic path, so it needs no
+// authentication or microversion, and it skips h's access log, metrics
+// and rate limit, which health checks every few seconds would swamp.
+const HealthPath = "/healthz"
+
+func withHealth(h http.Handler, draining *atomic.Bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != HealthPath {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeRoutingError(w, http.StatusMethodNotAllowed, "Only GET and HEAD are allowed on "+HealthPath+".")
+			return
+		}
+		status, body := http.StatusOK, `{"status":"ok"}`
+		if draining.Load() {
+			status, body = http.StatusServiceUnavailable, `{"status":"draining"}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		if r.Method == http.MethodGet {
+			_, _ = io.WriteString(w, body+"\n")
+		}
+	})
 }

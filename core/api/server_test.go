@@ -3,11 +3,13 @@ package api
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -107,5 +109,129 @@ func TestServeTLSMinimumVersion(t *testing.T) {
 	}
 	if err := get(tls.VersionTLS13); err != nil {
 		t.Errorf("TLS 1.3 client: %v", err)
+	}
+}
+
+// closeSignalListener reports when Serve closes the listener.
+type closeSignalListener struct {
+	net.Listener
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (l *closeSignalListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// TestServeHealthAndShutdownDelay walks a load balancer's view of a
+// SIGTERM: /healthz is 200 while serving; during shutdown_delay it is 503
+// while other requests are still served, with Connection: close; after
+// the delay new connections are refused and the request in flight still
+// gets its answer.
+func TestServeHealthAndShutdownDelay(t *testing.T) {
+	slowStarted, slowRelease := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			close(slowStarted)
+			<-slowRelease
+		}
+		_, _ = io.WriteString(w, "served "+r.URL.Path)
+	})
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := &closeSignalListener{Listener: inner, closed: make(chan struct{})}
+	drainBegan, delayOver := make(chan struct{}), make(chan time.Time)
+	opts := ServeOptions{ShutdownTimeout: 5 * time.Second, ShutdownDelay: time.Hour,
+		delay: func(d time.Duration) <-chan time.Time {
+			if d != time.Hour {
+				t.Errorf("delay = %s, want ShutdownDelay", d)
+			}
+			close(drainBegan)
+			return delayOver
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, ln, h, opts) }()
+	base := "http://" + inner.Addr().String()
+	get := func(path string) (*http.Response, string) {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+
+	resp, body := get("/healthz")
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" ||
+		!strings.Contains(body, `"ok"`) {
+		t.Fatalf("GET /healthz while serving: %d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if resp.Close {
+		t.Error("GET /healthz while serving closed the connection")
+	}
+	if resp, err := http.Post(base+"/healthz", "application/json", nil); err != nil {
+		t.Errorf("POST /healthz: %v", err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("POST /healthz: %d, want 405", resp.StatusCode)
+		}
+	}
+	slow := make(chan string, 1)
+	go func() {
+		resp, err := http.Get(base + "/slow")
+		if err != nil {
+			slow <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		slow <- fmt.Sprintf("%d %s", resp.StatusCode, b)
+	}()
+	<-slowStarted
+
+	cancel() // SIGTERM
+	<-drainBegan
+	resp, body = get("/healthz")
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `"draining"`) {
+		t.Errorf("GET /healthz while draining: %d %q, want 503", resp.StatusCode, body)
+	}
+	resp, body = get("/v1")
+	if resp.StatusCode != http.StatusOK || body != "served /v1" {
+		t.Errorf("GET /v1 while draining: %d %q, want it served", resp.StatusCode, body)
+	}
+	if !resp.Close {
+		t.Error("GET /v1 while draining kept the connection alive; want Connection: close")
+	}
+	select {
+	case <-ln.closed:
+		t.Fatal("listener closed before shutdown_delay ended")
+	default:
+	}
+
+	close(delayOver)
+	<-ln.closed
+	if c, err := net.Dial("tcp", inner.Addr().String()); err == nil {
+		c.Close()
+		t.Error("a new connection was accepted after shutdown_delay")
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned %v with a request in flight", err)
+	default:
+	}
+	close(slowRelease)
+	if got := <-slow; got != "200 served /slow" {
+		t.Errorf("in-flight request got %q", got)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
 	}
 }

@@ -72,6 +72,14 @@ func (l *jsonRPCListener) serve() error {
 	return l.srv.Serve(l.ln)
 }
 
+// drain turns keep-alives off while the listener still accepts: idle
+// connections close now and every answer carries Connection: close, so a
+// client that loses the race with a closing connection resends on a fresh
+// one that still reaches this conductor (which answers TemporaryFailure
+// while draining, and the Router moves the call on) rather than on a
+// listener that is already gone.
+func (l *jsonRPCListener) drain() { l.srv.SetKeepAlivesEnabled(false) }
+
 // shutdown stops accepting (callers then see the conductor unreachable and
 // retry on a fresh ring) and waits for requests in progress.
 func (l *jsonRPCListener) shutdown(ctx context.Context) error {

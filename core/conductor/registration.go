@@ -117,9 +117,16 @@ func (s *Service) heartbeat(ctx context.Context) {
 	if !online {
 		return // the services row was marked offline at Stop
 	}
-	if p := s.pinner.Pin(); p.Mode == release.PinAuto {
-		s.followAutoPin(ctx, p)
+	if err := s.finalize.CheckRunning(ctx); err != nil {
+		var tooOld *release.ServiceTooOldError
+		if errors.As(err, &tooOld) {
+			s.log.Error("stopping: a newer release was finalized while this conductor ran", "error", err)
+			s.tooOld(err)
+			return
+		}
+		s.log.Warn("reading the finalized release failed", "error", err)
 	}
+	s.followAutoPin(ctx)
 	if registered := s.servicePin.Load(); registered == nil || *registered != s.pinner.Pin().String() {
 		if err := s.registerService(ctx); err != nil {
 			s.log.Error("recording the reloaded pin failed", "error", err)
@@ -136,19 +143,16 @@ func (s *Service) heartbeat(ctx context.Context) {
 
 // followAutoPin recomputes an "auto" pin from the live services' service
 // versions (this conductor's included), so the effective release follows
-// the oldest live service as the fleet is upgraded.
-func (s *Service) followAutoPin(ctx context.Context, p release.Pin) {
-	live, err := s.db.LiveServices(ctx, s.cfg.HeartbeatTimeout)
+// the oldest live service as the fleet is upgraded; the guard advances the
+// finalized release before a newer one is used.
+func (s *Service) followAutoPin(ctx context.Context) {
+	before := s.pinner.Effective().Label()
+	e, err := s.finalize.Follow(ctx, s.pinner)
 	if err != nil {
-		s.log.Warn("auto pin: listing live services failed; keeping the current pin", "error", err)
+		s.log.Warn("auto pin: recomputing failed; keeping the current pin", "error", err)
 		return
 	}
-	versions := []int{s.pinner.Table().Head().ServiceVersion}
-	for _, svc := range live {
-		versions = append(versions, svc.ServiceVersion)
-	}
-	before := s.pinner.Effective().Label()
-	if after := s.pinner.Set(p, versions).Label(); after != before {
+	if after := e.Label(); after != before {
 		s.log.Info("auto pin moved", "from", before, "to", after)
 	}
 }

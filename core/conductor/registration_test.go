@@ -2,6 +2,7 @@ package conductor
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
+	"github.com/rivetmetal/rivet/drivers/fake"
 	"github.com/rivetmetal/rivet/plugins"
 )
 
@@ -135,5 +137,45 @@ func TestPortgroups(t *testing.T) {
 	}
 	if err := h.api.DestroyPortgroup(ctx, n, pg); err != nil {
 		t.Fatalf("destroy empty portgroup: %v", err)
+	}
+}
+
+// A conductor that finds, at a heartbeat, the cluster finalized at a newer
+// release than its code (it lost a race with another service's advance)
+// calls TooOld, once, with the ServiceTooOld refusal.
+func TestHeartbeatStopsBelowTheFinalizedRelease(t *testing.T) {
+	dbh := dbtest.Open(t, db.SQLite)
+	cfg := testConfig("cond-old")
+	cfg.HeartbeatInterval = 20 * time.Millisecond
+	tooOld := make(chan error, 4)
+	svc, err := New(cfg, Deps{Store: newStore(t, dbh), Drivers: StaticDrivers{fake.HardwareType: &hookedFake{Driver: fake.New(nil)}},
+		Pinner: release.NewPinner(release.Default(), release.Pin{}), Logger: testLogger(t), TooOld: func(err error) { tooOld <- err }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Stop(ctx) })
+	fr, err := dbh.FinalizedRelease(ctx)
+	if err != nil || fr == nil || fr.Release != release.Current || fr.ServiceVersion != release.Default().Head().ServiceVersion {
+		t.Fatalf("Start did not advance the finalized release to HEAD: %+v, %v", fr, err)
+	}
+	if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "9.9.0", 99); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-tooOld:
+		var refused *release.ServiceTooOldError
+		if !errors.As(err, &refused) || refused.Finalized.Release != "9.9.0" {
+			t.Fatalf("TooOld(%v), want a *ServiceTooOldError at 9.9.0", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the heartbeat never noticed the newer finalized release")
+	}
+	time.Sleep(5 * cfg.HeartbeatInterval)
+	if n := len(tooOld); n != 0 {
+		t.Fatalf("TooOld called %d more times", n)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/upgrade"
 )
 
 // Deps are a Service's collaborators.
@@ -28,17 +29,27 @@ type Deps struct {
 	// JSONRPC, when set, serves the RPC API over JSON-RPC from Start to
 	// Stop.
 	JSONRPC *JSONRPCOptions
+	// Guard enforces the finalized-release rules (ARCHITECTURE §4): Start
+	// refuses what it refuses, pin changes go through it. Nil builds one
+	// for this conductor alone.
+	Guard *upgrade.Guard
+	// TooOld is called, once, when a newer release than this code was
+	// finalized while the conductor ran; the process should then stop.
+	// Nil only logs.
+	TooOld func(error)
 }
 
 // Service is one rivet conductor. Create it with New, then Start and Stop
 // it once each.
 type Service struct {
-	cfg     Config
-	store   *db.Store
-	db      *db.DB
-	drivers DriverSet
-	pinner  *release.Pinner
-	log     *slog.Logger
+	cfg      Config
+	store    *db.Store
+	db       *db.DB
+	drivers  DriverSet
+	pinner   *release.Pinner
+	finalize *upgrade.Guard
+	tooOld   func(error)
+	log      *slog.Logger
 
 	tasks  *TaskManager
 	pool   *workers.Pool
@@ -81,8 +92,18 @@ func New(cfg Config, d Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.Guard == nil {
+		d.Guard = upgrade.NewGuard(d.Store.DB(), d.Pinner.Table(), upgrade.GuardOptions{Name: db.BinaryConductor,
+			Hostname: cfg.Hostname, Binaries: []string{db.BinaryConductor}, Timeout: cfg.HeartbeatTimeout, Logger: log})
+	}
+	var once sync.Once
+	tooOld := func(err error) {
+		if d.TooOld != nil {
+			once.Do(func() { d.TooOld(err) })
+		}
+	}
 	s := &Service{
-		cfg: cfg, store: d.Store, db: d.Store.DB(), drivers: d.Drivers, pinner: d.Pinner, log: log,
+		cfg: cfg, store: d.Store, db: d.Store.DB(), drivers: d.Drivers, pinner: d.Pinner, finalize: d.Guard, tooOld: tooOld, log: log,
 		tasks:     NewTaskManager(d.Store, cfg.Hostname, cfg.LeaseDuration, cfg.LockRetryAttempts, cfg.LockRetryInterval, log),
 		pool:      pool,
 		abortWork: make(chan struct{}),
@@ -138,6 +159,21 @@ func (s *Service) BootAddr() string {
 // heartbeat, the takeover periodic, power-state sync, the JSON-RPC
 // listener and the iPXE script server.
 func (s *Service) Start(ctx context.Context) error {
+	// The services row first, so a concurrent watermark advance sees this
+	// conductor; then the finalized-release checks, which also resolve
+	// the pin and advance the watermark before anything is written at the
+	// effective release's versions (the conductors row is).
+	if err := s.registerService(ctx); err != nil {
+		return err
+	}
+	if err := s.finalize.Start(ctx, s.pinner); err != nil {
+		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if oerr := s.db.MarkServiceOffline(octx, s.cfg.Hostname, db.BinaryConductor); oerr != nil {
+			s.log.Warn("marking the service offline failed", "error", oerr)
+		}
+		return err
+	}
 	if err := s.register(ctx); err != nil {
 		return err
 	}
@@ -199,6 +235,9 @@ func (s *Service) Stop(ctx context.Context) error {
 		return nil
 	}
 	s.log.Info("conductor shutting down: no new work, going offline", "in_flight", s.pool.Stats())
+	if s.http != nil {
+		s.http.drain()
+	}
 	var errs []error
 	if err := s.db.TouchConductor(ctx, s.cfg.Hostname, false); err != nil {
 		errs = append(errs, err)
@@ -239,7 +278,11 @@ func (s *Service) Stop(ctx context.Context) error {
 	}
 	close(s.stopBeat)
 	s.beat.Wait()
+	// A heartbeat that ran while draining marked both rows online again.
 	if err := s.db.TouchConductor(context.WithoutCancel(ctx), s.cfg.Hostname, false); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.db.MarkServiceOffline(context.WithoutCancel(ctx), s.cfg.Hostname, db.BinaryConductor); err != nil {
 		errs = append(errs, err)
 	}
 	s.log.Info("conductor stopped")

@@ -17,6 +17,7 @@ type APIOpts struct {
 	RateLimit               int
 	RateLimitBurst          int
 	GracefulShutdownTimeout time.Duration
+	ShutdownDelay           time.Duration
 }
 
 func apiSection() section {
@@ -53,5 +54,12 @@ func apiSection() section {
 		durOpt("graceful_shutdown_timeout", 30*time.Second, func(c *Config) *time.Duration { return &c.API.GracefulShutdownTimeout },
 			"On SIGTERM, how long the REST API waits for in-flight requests to finish "+
 				"before closing their connections."),
+		durOpt("shutdown_delay", 0, func(c *Config) *time.Duration { return &c.API.ShutdownDelay },
+			"On SIGTERM, how long the REST API keeps serving with GET /healthz answering 503 "+
+				"and keep-alive off, before it stops accepting connections and waits "+
+				"graceful_shutdown_timeout for in-flight requests. Behind a load balancer set it "+
+				"to at least the health-check interval times the fall count (haproxy: inter x "+
+				"fall), so the balancer stops sending new requests before the listener closes; "+
+				"0 closes the listener at once."),
 	}}
 }

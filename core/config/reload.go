@@ -28,7 +28,7 @@ type Reloader struct {
 
 type subscription struct {
 	o  *Option
-	fn func(*Config)
+	fn func(*Config) error
 }
 
 // NewReloader returns a Reloader whose current configuration is cur (as
@@ -41,6 +41,13 @@ func NewReloader(src Source, cur *Config, log *slog.Logger) *Reloader {
 // reload changed [section] option. It panics if the option is not declared
 // or not reloadable: that is a programming error, not a configuration one.
 func (r *Reloader) OnChange(section, option string, fn func(*Config)) {
+	r.OnChangeOrKeep(section, option, func(c *Config) error { fn(c); return nil })
+}
+
+// OnChangeOrKeep is OnChange for a callback that may refuse the new value:
+// when fn returns an error, the error is logged and the option keeps its
+// running value, so the next reload tries the configured value again.
+func (r *Reloader) OnChangeOrKeep(section, option string, fn func(*Config) error) {
 	o, ok := Lookup(section, option)
 	if !ok || !o.Reloadable {
 		panic("config: OnChange on [" + section + "] " + option + ", which is not a reloadable option")
@@ -95,8 +102,18 @@ func (r *Reloader) Reload() error {
 	// Callbacks run without the lock, so they may call Current.
 	for _, o := range changed {
 		for _, s := range subs {
-			if s.o == o {
-				s.fn(applied)
+			if s.o != o {
+				continue
+			}
+			if err := s.fn(applied); err != nil {
+				r.log.Error("configuration option refused; keeping the running value (send SIGHUP again once the cause is fixed)",
+					"option", o.Key(), "running", o.display(o.get(cur)), "error", err)
+				r.mu.Lock()
+				kept := r.cur.Clone()
+				o.set(kept, o.get(cur))
+				r.cur = kept
+				r.mu.Unlock()
+				break
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -159,5 +160,49 @@ func TestOnChangeRejectsNonReloadable(t *testing.T) {
 			}()
 			r.OnChange(opt[0], opt[1], func(*Config) {})
 		})
+	}
+}
+
+// A callback registered with OnChangeOrKeep that refuses the new value
+// keeps the running one, so the next reload of the same file retries it.
+func TestOnChangeOrKeepRefusal(t *testing.T) {
+	tb := testReleases(t)
+	dir := t.TempDir()
+	path := writeConf(t, dir, "rivet.conf", "[DEFAULT]\npin_release_version = 0.1\n")
+	src := Source{Files: []string{path}, Releases: tb}
+	cfg, err := src.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	log, _, err := logging.New(&out, cfg.Default.LogFormat, "info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReloader(src, cfg, log)
+	refuse, calls := true, 0
+	r.OnChangeOrKeep("DEFAULT", "pin_release_version", func(c *Config) error {
+		calls++
+		if refuse {
+			return errors.New("an older service is live")
+		}
+		return nil
+	})
+	writeConf(t, dir, "rivet.conf", "[DEFAULT]\npin_release_version =\n")
+	if err := r.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Current().Default.PinReleaseVersion; got != "0.1" || calls != 1 {
+		t.Fatalf("after a refusal: pin %q, %d calls; want 0.1 kept, 1 call", got, calls)
+	}
+	if !strings.Contains(out.String(), "[DEFAULT] pin_release_version") || !strings.Contains(out.String(), "an older service is live") {
+		t.Errorf("refusal not logged with the option and cause:\n%s", out.String())
+	}
+	refuse = false
+	if err := r.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Current().Default.PinReleaseVersion; got != "" || calls != 2 {
+		t.Fatalf("after the retry: pin %q, %d calls; want unpinned, 2 calls", got, calls)
 	}
 }

@@ -59,7 +59,7 @@ func TestValidate(t *testing.T) {
 		"json-rpc noauth overrides DEFAULT http_basic":  {mut: func(c *Config) { c.Default.AuthStrategy, c.JSONRPC.AuthStrategy = "http_basic", "noauth" }},
 		"local transport needs no json-rpc credentials": {mut: func(c *Config) { c.Default.AuthStrategy, c.Default.RPCTransport = "http_basic", "local" }},
 		"unknown pin": {mut: func(c *Config) { c.Default.PinReleaseVersion = "ocata" },
-			want: []string{`[DEFAULT] pin_release_version: unknown release "ocata": valid values are "" (latest), auto`}},
+			want: []string{`[DEFAULT] pin_release_version: unknown release "ocata": valid values are "" (latest), auto, 0.1, anvil`}},
 		"several problems, one error each": {mut: func(c *Config) {
 			c.API.Port, c.Default.LogLevel, c.Conductor.HeartbeatInterval = 70000, "trace", 2*time.Minute
 		}, want: []string{
@@ -120,7 +120,11 @@ func TestPinAgainstTable(t *testing.T) {
 	if _, err := (Source{Files: []string{path}, Releases: tb}).Load(); err != nil {
 		t.Fatalf("Source.Load with test table: %v", err)
 	}
-	if _, err := Load([]string{path}, nil); err == nil || !strings.Contains(err.Error(), `unknown release "anvil"`) {
+	if _, err := Load([]string{path}, nil); err != nil {
+		t.Fatalf("Load with the default table, which has 0.1 (anvil): %v", err)
+	}
+	path = writeConf(t, t.TempDir(), "pin.conf", "[DEFAULT]\npin_release_version = ocata\n")
+	if _, err := Load([]string{path}, nil); err == nil || !strings.Contains(err.Error(), `unknown release "ocata"`) {
 		t.Fatalf("Load with the default table: %v", err)
 	}
 }

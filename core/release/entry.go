@@ -26,6 +26,10 @@ type Entry struct {
 	// ServiceVersion is the monotonic integer a service of this release
 	// registers; it is bumped with any RPC change or online migration.
 	ServiceVersion int
+	// Commit is the git commit the release was cut from (empty for HEAD).
+	// It is recorded in the commit after the cut, so upgrade tests can build
+	// the release's exact code from history (test/testenv.BuildRelease).
+	Commit string
 }
 
 // IsHead reports whether e describes the code as it is rather than a cut release.

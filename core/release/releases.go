@@ -9,7 +9,7 @@ import (
 // Current is the release string of this build, reported by `rivet version`
 // and registered by every service. Cutting a release sets it to the release's
 // semver; right after, it moves to the next ".dev".
-const Current = "0.1.0.dev"
+const Current = "0.2.0.dev"
 
 // v is version.MustParse, short for the table below.
 func v(s string) version.Version { return version.MustParse(s) }
@@ -22,8 +22,8 @@ func v(s string) version.Version { return version.MustParse(s) }
 //   - ServiceVersion: bumped with any RPC change or online migration.
 var head = Entry{
 	Version: HeadKey,
-	API:     v("1.26"),
-	RPC:     v("1.0"),
+	API:     v("1.29"),
+	RPC:     v("1.3"),
 	Objects: map[string][]version.Version{
 		"Chassis":   {v("1.0")},
 		"Conductor": {v("1.0")},
@@ -31,12 +31,29 @@ var head = Entry{
 		"Port":      {v("1.0")},
 		"Portgroup": {v("1.0")},
 	},
-	ServiceVersion: 1,
+	ServiceVersion: 2,
 }
 
 // releases lists the cut releases, oldest first. Cutting a release appends a
-// copy of head with its semver key and name; see docs/contributor/.
-var releases = []Entry{}
+// copy of head with its semver key and name; see docs/contributor/. An entry
+// never changes once cut, but for recording its Commit right after the cut.
+var releases = []Entry{
+	{
+		Version: "0.1",
+		Name:    "anvil",
+		API:     v("1.26"),
+		RPC:     v("1.0"),
+		Objects: map[string][]version.Version{
+			"Chassis":   {v("1.0")},
+			"Conductor": {v("1.0")},
+			"Node":      {v("1.0")},
+			"Port":      {v("1.0")},
+			"Portgroup": {v("1.0")},
+		},
+		ServiceVersion: 1,
+		Commit:         "9b63bb6206105ba196ae9f92f2a2f93350235273",
+	},
+}
 
 var (
 	defaultOnce  sync.Once

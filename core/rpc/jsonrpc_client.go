@@ -10,7 +10,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -107,13 +109,25 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (js
 		return nil, fmt.Errorf("rpc %s to %s: %w", req.Method, host, err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
+	markReplayable(hreq, req.RequestID)
 	if t.opts.Username != "" {
 		hreq.SetBasicAuth(t.opts.Username, t.opts.Password)
 	}
+	// written records whether some attempt handed the whole request to a
+	// connection: from then on a failure no longer proves the conductor did
+	// nothing, even when the transport's resend then fails to dial.
+	var written atomic.Bool
+	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(i httptrace.WroteRequestInfo) {
+			if i.Err == nil {
+				written.Store(true)
+			}
+		},
+	}))
 	resp, err := t.client.Do(hreq)
 	if err != nil {
 		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
+		if errors.As(err, &op) && op.Op == "dial" && !written.Load() {
 			return nil, &UnreachableError{Host: host, Err: op.Err}
 		}
 		return nil, fmt.Errorf("rpc %s to %s: %w", req.Method, host, err)
@@ -137,6 +151,35 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (js
 		return nil, wireToError(r.Error)
 	}
 	return r.Result, nil
+}
+
+// markReplayable lets net/http resend a call once on a fresh connection
+// when a reused keep-alive connection breaks before the first response byte
+// (net/http's Request.isReplayable: a body with GetBody, which
+// NewRequestWithContext sets for a *bytes.Reader, plus an Idempotency-Key
+// header). Without it a POST that loses the race with a conductor closing
+// an idle connection (IdleTimeout, or keep-alives disabled as it begins to
+// drain) fails with EOF or "connection reset" although nobody read it.
+//
+// Why resending is safe: net/http never resends on a fresh connection, and
+// a conductor closes a kept-alive connection without answering only when
+// it holds no request on it (http.Server closes idle connections only, and
+// Server.Dispatch turns a handler panic into an error reply), so the bytes
+// that were lost were never dispatched. The one ambiguous case is a
+// conductor process that dies while running the call (a crash, or an exit
+// with the call still running after graceful_shutdown_timeout): the resend
+// then meets a refused dial, and Send reports that as a plain error, not
+// ErrUnreachable, so the Router does not run the call on another conductor.
+//
+// The key is the request id when there is one (it names the call in the
+// conductor's log); otherwise a nil value marks the request without
+// sending the header.
+func markReplayable(r *http.Request, requestID string) {
+	if requestID != "" {
+		r.Header.Set("Idempotency-Key", requestID)
+		return
+	}
+	r.Header["Idempotency-Key"] = nil
 }
 
 // LocalTransport calls a Server in the same process (all-in-one). Requests

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 
 	"github.com/rivetmetal/rivet/core/version"
@@ -98,13 +99,13 @@ func (s *Server) Dispatch(ctx context.Context, req *Request) (json.RawMessage, e
 		go func() {
 			defer s.casts.Done()
 			cctx := WithRequestID(context.WithoutCancel(s.castBase), req.RequestID)
-			if _, err := h(cctx, p); err != nil {
+			if _, err := safeCall(cctx, h, p, log); err != nil {
 				log.Warn("rpc cast failed", "error", err)
 			}
 		}()
 		return nil, nil
 	}
-	res, err := h(ctx, p)
+	res, err := safeCall(ctx, h, p, log)
 	if err != nil {
 		if _, _, _, known := errorToWire(err); !known {
 			log.Error("rpc call failed with an unexpected error", "error", err)
@@ -182,4 +183,18 @@ func (p Params) Object(name string) (any, error) {
 func IsInvalidParams(err error) bool {
 	var e *InvalidParamsError
 	return errors.As(err, &e)
+}
+
+// safeCall runs h and turns a panic into an internal error. A panic must
+// not reach net/http: it would close the connection without an answer,
+// which the JSON-RPC client treats as a call never read and resends
+// (markReplayable), and in a cast it would kill the conductor.
+func safeCall(ctx context.Context, h HandlerFunc, p Params, log *slog.Logger) (res any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			log.Error("rpc handler panicked", "panic", v, "stack", string(debug.Stack()))
+			res, err = nil, fmt.Errorf("rpc handler panicked: %v", v)
+		}
+	}()
+	return h(ctx, p)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbsync"
 	"github.com/rivetmetal/rivet/db/dbtest"
@@ -52,7 +53,7 @@ func TestCreateSchemaThenUpgradeIsIdempotent(t *testing.T) {
 		if err := s.CreateSchema(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(out.String(), "Created the schema: applied 20261122000000_initial, 20261122060000_conductor_plugins.") {
+		if !strings.Contains(out.String(), "Created the schema: applied 20261122000000_initial, 20261122060000_conductor_plugins, 20261122080000_finalized_release.") {
 			t.Errorf("create-schema said %q", out)
 		}
 		err := s.CreateSchema(ctx)
@@ -65,12 +66,12 @@ func TestCreateSchemaThenUpgradeIsIdempotent(t *testing.T) {
 			if err := s.Upgrade(ctx); err != nil {
 				t.Fatalf("upgrade %d: %v", i, err)
 			}
-			if want := "The database schema is up to date (20261122060000_conductor_plugins).\n"; out.String() != want {
+			if want := "The database schema is up to date (20261122080000_finalized_release).\n"; out.String() != want {
 				t.Errorf("upgrade %d said %q, want %q", i, out, want)
 			}
 		}
 		out.Reset()
-		if err := s.Version(ctx); err != nil || out.String() != "20261122060000_conductor_plugins\n" {
+		if err := s.Version(ctx); err != nil || out.String() != "20261122080000_finalized_release\n" {
 			t.Errorf("version: %q, %v", out, err)
 		}
 	})
@@ -83,7 +84,7 @@ func TestUpgradeEmptyDatabase(t *testing.T) {
 		t.Errorf("version of an empty database: %q, %v", out, err)
 	}
 	out.Reset()
-	if err := s.Upgrade(ctx); err != nil || out.String() != "Upgraded the database schema: applied 20261122000000_initial, 20261122060000_conductor_plugins.\n" {
+	if err := s.Upgrade(ctx); err != nil || out.String() != "Upgraded the database schema: applied 20261122000000_initial, 20261122060000_conductor_plugins, 20261122080000_finalized_release.\n" {
 		t.Errorf("upgrade: %q, %v", out, err)
 	}
 }
@@ -103,7 +104,7 @@ func TestUpgradeRefusesUnknownVersions(t *testing.T) {
 		if got := dbsync.ExitCode(err); got != dbsync.ExitRefused {
 			t.Fatalf("exit %d (%v), want 2", got, err)
 		}
-		want := `The database is not compatible with this release of Rivet (0.1.0.dev): ` +
+		want := `The database is not compatible with this release of Rivet (` + release.Current + `): ` +
 			`table nodes has 2 rows at version 9.9 and 1 row at version NULL (Node versions supported: 1.0). ` +
 			`Please run "rivet dbsync online-data-migrations" using the previous release.`
 		if err.Error() != want {

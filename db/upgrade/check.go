@@ -61,7 +61,7 @@ func Check(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemigra
 	if err != nil {
 		return nil, err
 	}
-	rs = append(rs, objs, checkServices(st, table), checkPins(st, table), checkMigrations(st))
+	rs = append(rs, objs, checkServices(st, table), checkPins(st, table), checkFinalized(st, table), checkMigrations(st))
 	return rs, nil
 }
 
@@ -146,6 +146,37 @@ func checkPins(st *Status, table *release.Table) Result {
 		r.Code, r.Details = Warning, "Every live service runs this release but "+strings.Join(pinned, ", ")+
 			" still pin an older one. Clear pin_release_version (or set it to auto) and send SIGHUP, conductors first, then APIs."
 	}
+	return r
+}
+
+// checkFinalized reports the finalized-release watermark and fails when it
+// blocks a live service (it stops at its next heartbeat) or this binary
+// (its services refuse to start).
+func checkFinalized(st *Status, table *release.Table) Result {
+	r := Result{Check: "Finalized release"}
+	fin := st.Finalized
+	if fin == nil {
+		r.Details = "None yet: it advances when a service starts using a release. Rolling back is safe."
+		return r
+	}
+	at := fmt.Sprintf("release %s (service version %d)", fin.Release, fin.ServiceVersion)
+	if table.Head().ServiceVersion < fin.ServiceVersion {
+		r.Code, r.Details = Failure, fmt.Sprintf("The cluster was finalized at %s, newer than this binary (release %s, service version %d): "+
+			"services of this release refuse to start. Run %s or newer.", at, st.Release, st.ServiceVersion, fin.Release)
+		return r
+	}
+	var blocked []string
+	for _, s := range st.Services {
+		if s.Live && s.ServiceVersion < fin.ServiceVersion {
+			blocked = append(blocked, fmt.Sprintf("%s (release %s, service version %d)", s.Name(), s.Release, s.ServiceVersion))
+		}
+	}
+	if len(blocked) > 0 {
+		r.Code, r.Details = Failure, fmt.Sprintf("The cluster was finalized at %s but %s still run older: they stop at their next heartbeat "+
+			"and cannot start again. Upgrade them to %s or newer.", at, strings.Join(blocked, ", "), fin.Release)
+		return r
+	}
+	r.Details = fmt.Sprintf("Finalized at %s: services older than it refuse to start, so rolling back below it is no longer possible.", at)
 	return r
 }
 

@@ -36,15 +36,37 @@ type Migration struct {
 	Pending int `json:"pending"`
 }
 
+// Finalized is the finalized-release watermark (ARCHITECTURE §4).
+type Finalized struct {
+	Release        string    `json:"release"`
+	ServiceVersion int       `json:"service_version"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+// readFinalized reads the watermark; nil when none, or when the schema
+// predates it (upgrade check runs before dbsync upgrade).
+func readFinalized(ctx context.Context, d *db.DB) (*Finalized, error) {
+	if has, err := d.HasTable(ctx, db.TableFinalizedRelease); err != nil || !has {
+		return nil, err
+	}
+	fr, err := d.FinalizedRelease(ctx)
+	if err != nil || fr == nil {
+		return nil, err
+	}
+	return &Finalized{Release: fr.Release, ServiceVersion: fr.ServiceVersion, UpdatedAt: fr.UpdatedAt}, nil
+}
+
 // Status is the state of the deployment as this binary sees it.
 type Status struct {
-	Release        string            `json:"release"`
-	ServiceVersion int               `json:"service_version"`
-	Services       []Service         `json:"services"`
-	AutoPin        string            `json:"auto_pin"`
-	Schema         migrations.Status `json:"schema"`
-	Objects        []ObjectCount     `json:"objects"`
-	Migrations     []Migration       `json:"online_migrations"`
+	Release        string    `json:"release"`
+	ServiceVersion int       `json:"service_version"`
+	Services       []Service `json:"services"`
+	AutoPin        string    `json:"auto_pin"`
+	// Finalized is the finalized-release watermark; nil when none yet.
+	Finalized  *Finalized        `json:"finalized_release"`
+	Schema     migrations.Status `json:"schema"`
+	Objects    []ObjectCount     `json:"objects"`
+	Migrations []Migration       `json:"online_migrations"`
 }
 
 // Collect reads the status. timeout is the heartbeat age beyond which a
@@ -62,6 +84,9 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 		return st, nil // empty database: nothing else to read
 	}
 	if err := collectServices(ctx, d, table, timeout, st); err != nil {
+		return nil, err
+	}
+	if st.Finalized, err = readFinalized(ctx, d); err != nil {
 		return nil, err
 	}
 	if st.Objects, err = countObjects(ctx, d); err != nil {

@@ -63,7 +63,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 
 		dbh := dbtest.Open(t, d)
 		want := map[string]Code{"Database schema": Success, "Object versions": Success, "Service versions": Success,
-			"Release pins": Success, "Online data migrations": Success}
+			"Release pins": Success, "Finalized release": Success, "Online data migrations": Success}
 		if diff := cmp.Diff(want, codes(check(dbh))); diff != "" {
 			t.Fatalf("fresh deployment (-want +got):\n%s", diff)
 		}
@@ -116,6 +116,34 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		rs = check(dbh)
 		if codes(rs)["Service versions"] != Success || codes(rs)["Release pins"] != Warning {
 			t.Fatalf("all upgraded, still pinned: %+v", rs)
+		}
+
+		// Finalized above a live service: it is reported as blocked.
+		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "0.2.0", 2); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "cond-3", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1}); err != nil {
+			t.Fatal(err)
+		}
+		rs = check(dbh)
+		if codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "rivet-conductor on cond-3 (release 0.1.0, service version 1)") {
+			t.Fatalf("finalized above a live service: %+v", rs)
+		}
+		if st, err := Collect(ctx, dbh, tb, mreg, time.Minute); err != nil || st.Finalized == nil || st.Finalized.Release != "0.2.0" {
+			t.Fatalf("status finalized release: %+v, %v", st, err)
+		}
+		if err := dbh.MarkServiceOffline(ctx, "cond-3", db.BinaryConductor); err != nil {
+			t.Fatal(err)
+		}
+		if rs := check(dbh); codes(rs)["Finalized release"] != Success || !strings.Contains(details(rs, "Finalized release"), "release 0.2.0 (service version 2)") {
+			t.Fatalf("finalized, nothing blocked: %+v", rs)
+		}
+		// Finalized above this binary: its services cannot start.
+		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "0.3.0", 3); err != nil {
+			t.Fatal(err)
+		}
+		if rs := check(dbh); codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "refuse to start. Run 0.3.0 or newer") {
+			t.Fatalf("finalized above this binary: %+v", rs)
 		}
 
 		// A row this release cannot read is a failure.

@@ -1,0 +1,157 @@
+package upgrade
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/db"
+)
+
+// Guard enforces the finalized-release rules (ARCHITECTURE §4) for one
+// service process: it refuses to start a service older than the watermark,
+// more than one release ahead of the oldest live service, or at an
+// effective release an older live service cannot read; and it advances the
+// watermark to the effective release before the process uses it. Create it
+// with NewGuard; it is safe for concurrent use (SIGHUP reloads and the
+// heartbeat's auto-pin recomputation both go through it).
+type Guard struct {
+	db    *db.DB
+	table *release.Table
+	opts  GuardOptions
+
+	mu sync.Mutex // serialises pin changes
+}
+
+// GuardOptions says which process a Guard speaks for.
+type GuardOptions struct {
+	// Name is the process in messages: "rivet-conductor", "rivet-api".
+	Name string
+	// Hostname and Binaries are the services rows this process registers;
+	// they are not "other" services (all-in-one registers two).
+	Hostname string
+	Binaries []string
+	// Timeout is the heartbeat age beyond which a service is not live.
+	Timeout time.Duration
+	Logger  *slog.Logger
+}
+
+// NewGuard returns a Guard over d for a process running HEAD of table.
+func NewGuard(d *db.DB, table *release.Table, o GuardOptions) *Guard {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = db.DefaultServiceTimeout
+	}
+	return &Guard{db: d, table: table, opts: o}
+}
+
+// DB is the database the guard reads and advances the watermark in.
+func (g *Guard) DB() *db.DB { return g.db }
+
+// Start runs once the process's services rows are registered (so a
+// concurrent advance by another service counts this one): it refuses with
+// *release.ServiceTooOldError, *release.TooFarAheadError or
+// *release.PinTooNewError, or resolves pn's pin (auto from the live
+// services), advances the watermark to the effective release and sets it.
+// On a refusal the caller marks its rows offline and exits.
+func (g *Guard) Start(ctx context.Context, pn *release.Pinner) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.checkFinalized(ctx); err != nil {
+		return err
+	}
+	live, err := g.db.LiveServices(ctx, g.opts.Timeout)
+	if err != nil {
+		return err
+	}
+	if err := g.table.CheckSkew(g.opts.Name, g.others(live)); err != nil {
+		return err
+	}
+	_, err = g.use(ctx, pn, pn.Pin(), live, true)
+	return err
+}
+
+// CheckRunning refuses (*release.ServiceTooOldError) a running process the
+// watermark has passed: another service advanced it in a race with this
+// one's start. The caller logs it and stops.
+func (g *Guard) CheckRunning(ctx context.Context) error { return g.checkFinalized(ctx) }
+
+// Apply switches pn to pin p (a SIGHUP reload). When the effective release
+// changes it refuses (*release.PinTooNewError) a release an older live
+// service cannot read, and advances the watermark before switching; on any
+// error pn is unchanged. It returns the effective release.
+func (g *Guard) Apply(ctx context.Context, pn *release.Pinner, p release.Pin) (release.Entry, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	live, err := g.db.LiveServices(ctx, g.opts.Timeout)
+	if err != nil {
+		return pn.Effective(), err
+	}
+	return g.use(ctx, pn, p, live, false)
+}
+
+// Follow recomputes an auto pin from the live services (each heartbeat),
+// as Apply does for a new pin. Other pins are left alone.
+func (g *Guard) Follow(ctx context.Context, pn *release.Pinner) (release.Entry, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p := pn.Pin()
+	if p.Mode != release.PinAuto {
+		return pn.Effective(), nil
+	}
+	live, err := g.db.LiveServices(ctx, g.opts.Timeout)
+	if err != nil {
+		return pn.Effective(), err
+	}
+	return g.use(ctx, pn, p, live, false)
+}
+
+// use resolves p against live, checks and advances when the effective
+// release changes (always at start), then sets pn.
+func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, live []db.Service, start bool) (release.Entry, error) {
+	versions := []int{g.table.Head().ServiceVersion}
+	for _, s := range live {
+		versions = append(versions, s.ServiceVersion)
+	}
+	cur := pn.Effective()
+	e := g.table.Resolve(p, versions)
+	if start || e.Version != cur.Version {
+		if err := g.table.CheckEffective(g.opts.Name, e, g.others(live)); err != nil {
+			return cur, err
+		}
+		fr, advanced, err := g.db.AdvanceFinalizedRelease(ctx, e.Release(), e.ServiceVersion)
+		if err != nil {
+			return cur, err
+		}
+		if advanced {
+			g.opts.Logger.Info("finalized release advanced: services older than it can no longer start",
+				"release", fr.Release, "service_version", fr.ServiceVersion)
+		}
+	}
+	return pn.Set(p, versions), nil
+}
+
+func (g *Guard) checkFinalized(ctx context.Context) error {
+	fr, err := g.db.FinalizedRelease(ctx)
+	if err != nil || fr == nil {
+		return err
+	}
+	return g.table.CheckFinalized(g.opts.Name, release.Finalized{Release: fr.Release, ServiceVersion: fr.ServiceVersion})
+}
+
+// others are the live services that are not this process's rows.
+func (g *Guard) others(live []db.Service) []release.Peer {
+	var out []release.Peer
+	for _, s := range live {
+		if s.Hostname == g.opts.Hostname && slices.Contains(g.opts.Binaries, s.Binary) {
+			continue
+		}
+		out = append(out, release.Peer{Name: s.Name(), Release: s.Release, ServiceVersion: s.ServiceVersion})
+	}
+	return out
+}
