@@ -92,6 +92,12 @@ func newStack(t *testing.T) http.Handler {
 // newStackPinned is newStack with both services under pinner.
 func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 	t.Helper()
+	return newStackWith(t, pinner, conductor.StaticDrivers{fake.HardwareType: fake.New(nil)})
+}
+
+// newStackWith is newStackPinned with the conductor's drivers.
+func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet) http.Handler {
+	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)
 	reg := objects.NewRegistry()
 	if err := objects.Install(reg); err != nil {
@@ -101,8 +107,7 @@ func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 	cfg := conductor.ConfigFrom(config.Default())
 	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
 	cfg.PowerSync.Interval, cfg.AutomatedClean, cfg.CheckInterval = 0, false, time.Hour
-	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner,
-		Drivers: conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}})
+	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Drivers: drivers})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,13 +78,20 @@ func (f *fakeConductor) DestroyNode(ctx context.Context, n *objects.Node) error 
 	return f.store.Delete(ctx, n)
 }
 
-func (f *fakeConductor) ChangeNodePowerState(ctx context.Context, n *objects.Node, state string) error {
-	f.record("change_node_power_state " + state)
+func (f *fakeConductor) ChangeNodePowerState(ctx context.Context, n *objects.Node, state string, timeout int) error {
+	call := "change_node_power_state " + state
+	if timeout != 0 {
+		call += fmt.Sprintf(" timeout=%d", timeout)
+	}
+	f.record(call)
 	if err := f.locked(n); err != nil {
 		return err
 	}
-	if state == "rebooting" {
+	switch state {
+	case "rebooting", "soft rebooting":
 		state = "power on"
+	case "soft power off":
+		state = "power off"
 	}
 	n.PowerState = &state
 	return f.store.Save(ctx, n)

@@ -40,6 +40,7 @@ var (
 	v1_24 = version.Version{Major: 1, Minor: 24}
 	v1_25 = version.Version{Major: 1, Minor: 25}
 	v1_26 = version.Version{Major: 1, Minor: 26}
+	v1_27 = version.Version{Major: 1, Minor: 27}
 	v1_28 = version.Version{Major: 1, Minor: 28}
 	v1_29 = version.Version{Major: 1, Minor: 29}
 )

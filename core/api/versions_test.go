@@ -44,6 +44,7 @@ var versionTests = map[string]string{
 	"1.24": "TestV1_24SubCollections",
 	"1.25": "TestV1_25UnsetChassis",
 	"1.26": "TestV1_26PortgroupModeProperties",
+	"1.27": "TestV1_27SoftPower",
 	"1.28": "TestV1_28NodeVIFs",
 	"1.29": "TestV1_29InjectNMI",
 }

@@ -20,8 +20,8 @@ var (
 	// floor since Kilo, and what a server without microversions serves.
 	MinVersion = version.New(1, 1)
 	// MaxVersion is the highest microversion the client knows. Raise it when
-	// the client learns newer fields or resources (1.28 node VIFs, 1.29
-	// inject NMI).
+	// the client learns newer fields or resources (1.27 soft power and power
+	// timeouts, 1.28 node VIFs, 1.29 inject NMI).
 	MaxVersion = version.New(1, 29)
 )
 

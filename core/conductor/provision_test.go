@@ -80,7 +80,7 @@ func TestLastErrorNeverHoldsSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.hw.set(func(f *hookedFake) { f.failPower = errors.New("HTTP 401 from BMC") })
-	if err := h.api.ChangeNodePowerState(ctx, n, "power on"); err != nil {
+	if err := h.api.ChangeNodePowerState(ctx, n, "power on", 0); err != nil {
 		t.Fatal(err)
 	}
 	got := h.waitFor(n.UUID, "a recorded failure", func(n *objects.Node) bool { return n.LastError != nil && n.Reservation == nil })

@@ -96,7 +96,7 @@ func TestPowerSyncRecordsOutOfBandChange(t *testing.T) {
 	})
 	ctx := context.Background()
 	n := h.enroll("node-1")
-	if err := h.api.ChangeNodePowerState(ctx, n, "power on"); err != nil {
+	if err := h.api.ChangeNodePowerState(ctx, n, "power on", 0); err != nil {
 		t.Fatal(err)
 	}
 	h.waitFor(n.UUID, "power on", func(n *objects.Node) bool { return deref(n.PowerState) == "power on" && n.Reservation == nil })

@@ -16,7 +16,7 @@ func v(s string) version.Version { return version.MustParse(s) }
 
 // head describes the code as it is. Change it in the same commit as the code:
 //   - API: raised as the REST API implements each microversion (issue 8
-//     brings 1.1–1.26 for release 0.1);
+//     brings 1.1–1.26 for release 0.1; 1.27, soft power, needs RPC 1.1);
 //   - RPC: equal to the conductor RPC API version;
 //   - Objects: every registered object kind with the versions HEAD may write;
 //   - ServiceVersion: bumped with any RPC change or online migration.

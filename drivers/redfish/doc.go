@@ -10,12 +10,15 @@
 // redfish_verify_ca (bool, boolean string, or a CA bundle path) and
 // redfish_auth_type (auto, session or basic). Rivet adds
 // redfish_virtual_media_location (auto, system or manager) and
-// redfish_power_state_change_timeout (seconds). A plugin cannot read the
-// conductor's configuration: `rivet plugin serve redfish` builds Options
-// from the conductor's [redfish] section, which the conductor passes as
-// RIVET_REDFISH_* variables; a node overrides verify_ca_default, use_sessions
-// (auto vs basic) and power_state_change_timeout with the keys above. The
-// ramdisk deploy boots instance_info boot_iso, Ironic's ramdisk-deploy key.
+// redfish_power_state_change_timeout (seconds), the wait for a power state
+// unless the action carries its own timeout (power interface version 2; soft
+// power is GracefulShutdown and GracefulRestart, polled until the system
+// reads Off or On). A plugin cannot read the conductor's configuration:
+// `rivet plugin serve redfish` builds Options from the conductor's
+// [redfish] section, which the conductor passes as RIVET_REDFISH_*
+// variables; a node overrides verify_ca_default, use_sessions (auto vs
+// basic) and power_state_change_timeout with the keys above. The ramdisk
+// deploy boots instance_info boot_iso, Ironic's ramdisk-deploy key.
 //
 // Rules (BMC etiquette):
 //   - One gofish client per BMC (address + user + TLS and auth settings),

@@ -18,7 +18,7 @@ import (
 // microversion negotiation must land on HEAD's API (it asks for 1.78 and
 // downgrades on the 406), then a node lifecycle with --fields, set/unset,
 // power, manage/provide/deploy/undeploy, ports, VIFs (1.28), NMI (1.29)
-// and delete.
+// and delete, and soft power with a timeout on a redfish node (1.27).
 func TestIronicClientAgainstDev(t *testing.T) {
 	bin, err := exec.LookPath("baremetal")
 	if err != nil {
@@ -109,6 +109,13 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	if got := d.redfishGet(t, "/redfish/v1/Systems/node-0")["PowerState"]; got != "On" {
 		t.Fatalf("baremetal power on: the BMC reports %v", got)
 	}
+	cli("node", "power", "off", "--soft", "--power-timeout", "30", "bm-rf")
+	d.waitField(t, "bm-rf", "power_state", "power off")
+	if got := d.redfishGet(t, "/redfish/v1/Systems/node-0")["PowerState"]; got != "Off" {
+		t.Fatalf("baremetal soft power off: the BMC reports %v", got)
+	}
+	cli("node", "reboot", "--soft", "bm-rf")
+	d.waitField(t, "bm-rf", "power_state", "power on")
 	// NMI (1.29) reaches the BMC: the simulator takes it only while On.
 	cli("node", "inject", "nmi", "bm-rf")
 	cli("node", "power", "off", "bm-rf")
