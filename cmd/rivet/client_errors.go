@@ -38,6 +38,7 @@ func cliError(err error, on clientTarget) error {
 		ec      cli.ExitCoder
 		cerr    *client.ConnectError
 		verr    *client.VersionError
+		ferr    *client.FeatureVersionError
 		werr    *client.WaitError
 		apiErr  *client.APIError
 		subject = on.kind.Noun
@@ -57,6 +58,8 @@ func cliError(err error, on clientTarget) error {
 		return cli.Exit(verr.Error()+" (pick a version in both ranges with --api-version, or unset it to negotiate)", exitClientVersion)
 	case errors.As(err, &verr):
 		return cli.Exit(verr.Error()+" (upgrade the older side)", exitClientVersion)
+	case errors.As(err, &ferr):
+		return cli.Exit(subject+": "+ferr.Error()+" (the API is older, or pinned to an older release until the upgrade is finished)", exitClientVersion)
 	case errors.As(err, &werr) && errors.Is(err, client.ErrWaitTimeout):
 		return cli.Exit(werr.Error()+" (raise --timeout, or check the conductor with rivet node show "+werr.Node+")", exitClientWaitTimeout)
 	case errors.As(err, &werr):

@@ -121,6 +121,20 @@ func (f *cliFakeIronic) nodeRoute(w http.ResponseWriter, r *http.Request, name s
 		w.WriteHeader(202)
 	case "PUT states power":
 		w.WriteHeader(202)
+	case "GET vifs", "POST vifs", "DELETE vifs vif-1", "DELETE vifs vif-2", "PUT management inject_nmi":
+		needs := "1.28"
+		if sub[0] == "management" {
+			needs = "1.29"
+		}
+		if version.MustParse(w.Header().Get(client.HeaderVersion)).Less(version.MustParse(needs)) {
+			fakeFail(w, 404, "faultstring", "Resource could not be found.")
+			return
+		}
+		if r.Method == "GET" {
+			fakeReply(w, 200, map[string]any{"vifs": []any{map[string]any{"id": "vif-1"}}})
+			return
+		}
+		w.WriteHeader(204)
 	case "PUT states provision":
 		var req client.ProvisionRequest
 		_ = json.Unmarshal(body, &req)

@@ -24,7 +24,8 @@ var nodeSpec = resourceSpec{
 }
 
 func nodeCommand() *cli.Command {
-	extra := append([]*cli.Command{powerCommand(), bootDeviceCommand(), maintenanceCommand(), validateCommand(), waitCommand()},
+	extra := append([]*cli.Command{powerCommand(), bootDeviceCommand(), maintenanceCommand(), validateCommand(), waitCommand(),
+		vifCommand(), injectNMICommand()},
 		provisionCommands()...)
 	return nodeSpec.group(extra...)
 }

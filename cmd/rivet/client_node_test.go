@@ -9,7 +9,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rivetmetal/rivet/core/client"
 )
+
+// maxAPI is the highest microversion the client knows; the fake serves up
+// to it unless a test says otherwise.
+var maxAPI = client.MaxVersion.String()
 
 // TestClientCommands runs client commands through run() against the fake
 // and checks exit code, output and the requests the fake saw.
@@ -24,17 +29,17 @@ func TestClientCommands(t *testing.T) {
 		"list as a table": {
 			args:      []string{"node", "list"},
 			wantOut:   []string{"UUID", "Provision State", "sim-0", "available", "sim-1", "active"},
-			wantCalls: []string{"1.26 GET /v1/nodes"},
+			wantCalls: []string{maxAPI + " GET /v1/nodes"},
 		},
 		"list values with fields": {
 			args:      []string{"node", "list", "-f", "value", "--fields", "name,provision_state"},
 			wantOut:   []string{"sim-0 available\nsim-1 active\n"},
-			wantCalls: []string{"1.26 GET /v1/nodes?fields=name%2Cprovision_state"},
+			wantCalls: []string{maxAPI + " GET /v1/nodes?fields=name%2Cprovision_state"},
 		},
 		"show by name, flags after the node": {
 			args:      []string{"node", "show", "sim-0", "--fields", "name,driver_info", "-f", "value"},
 			wantOut:   []string{"sim-0\n{\"ipmi_address\":\"10.0.0.1\"}\n"},
-			wantCalls: []string{"1.26 GET /v1/nodes/sim-0?fields=name%2Cdriver_info"},
+			wantCalls: []string{maxAPI + " GET /v1/nodes/sim-0?fields=name%2Cdriver_info"},
 		},
 		"show as yaml": {
 			args:    []string{"node", "show", "sim-1", "-f", "yaml", "--fields", "name,power_state"},
@@ -47,11 +52,11 @@ func TestClientCommands(t *testing.T) {
 		},
 		"set and unset send JSON patch": {
 			args:      []string{"node", "set", "sim-0", "name=web-1", "properties/cpus:=4"},
-			wantCalls: []string{`1.26 PATCH /v1/nodes/sim-0 [{"op":"add","path":"/name","value":"web-1"},{"op":"add","path":"/properties/cpus","value":4}]`},
+			wantCalls: []string{maxAPI + ` PATCH /v1/nodes/sim-0 [{"op":"add","path":"/name","value":"web-1"},{"op":"add","path":"/properties/cpus","value":4}]`},
 		},
 		"unset": {
 			args:      []string{"node", "unset", "sim-0", "extra/foo"},
-			wantCalls: []string{`1.26 PATCH /v1/nodes/sim-0 [{"op":"remove","path":"/extra/foo"}]`},
+			wantCalls: []string{maxAPI + ` PATCH /v1/nodes/sim-0 [{"op":"remove","path":"/extra/foo"}]`},
 		},
 		"power on two nodes": {
 			args:    []string{"node", "power", "on", "sim-0", "sim-1"},
@@ -68,14 +73,14 @@ func TestClientCommands(t *testing.T) {
 			wantOut: []string{"node sim-0: active\n"},
 			wantErr: []string{"node sim-0: deploying (waiting for active)", "node sim-0: wait call-back (waiting for active)"},
 			wantCalls: []string{
-				`1.26 PUT /v1/nodes/sim-0/states/provision {"target":"active"}`,
-				"1.26 GET /v1/nodes/sim-0/states", "1.26 GET /v1/nodes/sim-0/states", "1.26 GET /v1/nodes/sim-0/states",
+				maxAPI + ` PUT /v1/nodes/sim-0/states/provision {"target":"active"}`,
+				maxAPI + " GET /v1/nodes/sim-0/states", maxAPI + " GET /v1/nodes/sim-0/states", maxAPI + " GET /v1/nodes/sim-0/states",
 			},
 		},
-		"api-version 1.99 against a 1.26 server": {
+		"api-version 1.99 against a server at the client's max": {
 			args:      []string{"node", "list", "--api-version", "1.99"},
 			wantCode:  exitClientVersion,
-			wantErr:   []string{"API version 1.99 is not supported", "supports 1.1 to 1.26, this client supports 1.1 to 1.26"},
+			wantErr:   []string{"API version 1.99 is not supported", "supports 1.1 to " + maxAPI + ", this client supports 1.1 to " + maxAPI},
 			wantCalls: []string{"1.99 GET /v1/nodes"},
 		},
 		"invalid api-version fails before any request": {
@@ -91,7 +96,7 @@ func TestClientCommands(t *testing.T) {
 		"clean with steps": {
 			args: []string{"node", "clean", "sim-0", "--clean-steps", `[{"interface":"deploy","step":"erase_devices"}]`},
 			wantCalls: []string{
-				"1.26 PUT /v1/nodes/sim-0/states/provision " + `{"target":"clean","clean_steps":[{"interface":"deploy","step":"erase_devices"}]}`,
+				maxAPI + " PUT /v1/nodes/sim-0/states/provision " + `{"target":"clean","clean_steps":[{"interface":"deploy","step":"erase_devices"}]}`,
 			},
 		},
 		"unknown flag after the node": {
@@ -102,7 +107,7 @@ func TestClientCommands(t *testing.T) {
 		"maintenance with a reason": {
 			args:      []string{"node", "maintenance", "set", "sim-1", "--reason", "disk swap"},
 			wantOut:   []string{"node sim-1: maintenance on\n"},
-			wantCalls: []string{`1.26 PUT /v1/nodes/sim-1/maintenance {"reason":"disk swap"}`},
+			wantCalls: []string{maxAPI + ` PUT /v1/nodes/sim-1/maintenance {"reason":"disk swap"}`},
 		},
 		"boot device": {
 			args:    []string{"node", "boot-device", "show", "sim-0", "-f", "json"},
@@ -110,7 +115,7 @@ func TestClientCommands(t *testing.T) {
 		},
 		"set boot device": {
 			args:      []string{"node", "boot-device", "set", "sim-0", "disk", "--persistent"},
-			wantCalls: []string{`1.26 PUT /v1/nodes/sim-0/management/boot_device {"boot_device":"disk","persistent":true}`},
+			wantCalls: []string{maxAPI + ` PUT /v1/nodes/sim-0/management/boot_device {"boot_device":"disk","persistent":true}`},
 		},
 		"validate": {
 			args:    []string{"node", "validate", "sim-0", "-f", "value"},
@@ -129,6 +134,35 @@ func TestClientCommands(t *testing.T) {
 			wantCode: exitClientAPI,
 			wantErr:  []string{"driver nope not found (rivet driver list shows the drivers)"},
 		},
+		"vif list": {
+			args:      []string{"node", "vif", "list", "sim-0", "-f", "value"},
+			wantOut:   []string{"vif-1\n"},
+			wantCalls: []string{maxAPI + " GET /v1/nodes/sim-0/vifs"},
+		},
+		"vif attach with extra info": {
+			args:      []string{"node", "vif", "attach", "sim-0", "vif-2", "--vif-info", "tag=blue", "--vif-info", "mtu:=9000"},
+			wantOut:   []string{"node sim-0: VIF vif-2 attached\n"},
+			wantCalls: []string{maxAPI + ` POST /v1/nodes/sim-0/vifs {"id":"vif-2","mtu":9000,"tag":"blue"}`},
+		},
+		"vif attach refuses the id as info": {
+			args:     []string{"node", "vif", "attach", "sim-0", "vif-2", "--vif-info", "id=x"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"the VIF id is the second argument"},
+		},
+		"vif detach two": {
+			args:      []string{"node", "vif", "detach", "sim-0", "vif-1", "vif-2"},
+			wantOut:   []string{"node sim-0: VIF vif-1 detached\nnode sim-0: VIF vif-2 detached\n"},
+			wantCalls: []string{maxAPI + " DELETE /v1/nodes/sim-0/vifs/vif-1", maxAPI + " DELETE /v1/nodes/sim-0/vifs/vif-2"},
+		},
+		"vif detach needs a vif": {
+			args:     []string{"node", "vif", "detach", "sim-0"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"give a NODE and at least one VIF id"},
+		},
+		"inject nmi into two nodes": {
+			args:    []string{"node", "inject-nmi", "sim-0", "sim-1"},
+			wantOut: []string{"node sim-0: NMI injected\nnode sim-1: NMI injected\n"},
+		},
 		"clean needs steps": {
 			args:     []string{"node", "clean", "sim-0"},
 			wantCode: exitClientUsage,
@@ -137,7 +171,7 @@ func TestClientCommands(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fake, url := newCLIFake(t, "1.1", "1.26")
+			fake, url := newCLIFake(t, "1.1", maxAPI)
 			args := append([]string{tc.args[0], "--url", url}, tc.args[1:]...)
 			code, out, errOut := runCLI(t, args...)
 			if code != tc.wantCode {
@@ -165,10 +199,33 @@ func TestClientCommands(t *testing.T) {
 	}
 }
 
+// TestVIFsOnAnOlderAPI: against an API at 1.26 (an older server, or one
+// pinned to release 0.1) the VIF and NMI commands say which version they
+// need instead of claiming the node is missing.
+func TestVIFsOnAnOlderAPI(t *testing.T) {
+	cases := map[string]struct {
+		args []string
+		want string
+	}{
+		"vif list":   {[]string{"node", "vif", "list", "sim-0"}, "node sim-0: the node VIF API needs API 1.28, but the server answered at API 1.26"},
+		"inject nmi": {[]string{"node", "inject-nmi", "sim-0"}, "node sim-0: NMI injection needs API 1.29, but the server answered at API 1.26"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, url := newCLIFake(t, "1.1", "1.26")
+			code, _, errOut := runCLI(t, append(tc.args, "--url", url)...)
+			if code != exitClientVersion || !strings.Contains(errOut, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errOut, exitClientVersion, tc.want)
+			}
+		})
+	}
+}
+
 // TestNegotiatedListSucceedsWhereForcedVersionFails: the same command
-// fails with --api-version 1.99 but succeeds without it, at 1.26.
+// fails with --api-version 1.99 but succeeds without it, at the client's
+// max.
 func TestNegotiatedListSucceedsWhereForcedVersionFails(t *testing.T) {
-	_, url := newCLIFake(t, "1.1", "1.26")
+	_, url := newCLIFake(t, "1.1", maxAPI)
 	if code, _, _ := runCLI(t, "node", "list", "--url", url, "--api-version", "1.99"); code == 0 {
 		t.Fatal("--api-version 1.99 exited 0")
 	}
@@ -183,7 +240,8 @@ func TestNegotiatedListSucceedsWhereForcedVersionFails(t *testing.T) {
 }
 
 // TestNegotiationIsCachedAcrossInvocations: against a 1.1–1.10 server the
-// first invocation negotiates (1.26 → 1.10) and the second starts at 1.10.
+// first invocation negotiates (client max → 1.10) and the second starts at
+// 1.10.
 func TestNegotiationIsCachedAcrossInvocations(t *testing.T) {
 	fake, url := newCLIFake(t, "1.1", "1.10")
 	for range 2 {
@@ -191,14 +249,14 @@ func TestNegotiationIsCachedAcrossInvocations(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
 	}
-	want := []string{"1.26 GET /v1/nodes/sim-0", "1.10 GET /v1/nodes/sim-0", "1.10 GET /v1/nodes/sim-0"}
+	want := []string{maxAPI + " GET /v1/nodes/sim-0", "1.10 GET /v1/nodes/sim-0", "1.10 GET /v1/nodes/sim-0"}
 	if diff := cmp.Diff(want, fake.log()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 }
 
 func TestDeployWaitFailureReportsLastError(t *testing.T) {
-	fake, url := newCLIFake(t, "1.1", "1.26")
+	fake, url := newCLIFake(t, "1.1", maxAPI)
 	fake.failWith["sim-0"] = "IPMI said no"
 	code, _, errOut := runCLI(t, "node", "--url", url, "deploy", "--wait", "--interval", "1ms", "sim-0")
 	if code != exitClientWaitFailed || !strings.Contains(errOut, `reached "deploy failed" instead of "active": IPMI said no`) {
@@ -207,7 +265,7 @@ func TestDeployWaitFailureReportsLastError(t *testing.T) {
 }
 
 func TestEnvironmentSetsTheClient(t *testing.T) {
-	fake, url := newCLIFake(t, "1.1", "1.26")
+	fake, url := newCLIFake(t, "1.1", maxAPI)
 	t.Setenv("RIVET_URL", url)
 	t.Setenv("RIVET_API_VERSION", "latest")
 	if code, _, errOut := runCLI(t, "node", "show", "sim-0"); code != 0 {
@@ -233,12 +291,12 @@ func TestConnectionRefusedIsOneLine(t *testing.T) {
 }
 
 func TestDebugLogsRequestIDsButNoPassword(t *testing.T) {
-	_, url := newCLIFake(t, "1.1", "1.26")
+	_, url := newCLIFake(t, "1.1", maxAPI)
 	code, _, errOut := runCLI(t, "node", "list", "--url", url, "--debug", "--username", "admin", "--password", "sekrit")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(errOut, "request_id=req-cli") || !strings.Contains(errOut, "version_sent=1.26") || strings.Contains(errOut, "sekrit") {
+	if !strings.Contains(errOut, "request_id=req-cli") || !strings.Contains(errOut, "version_sent="+maxAPI) || strings.Contains(errOut, "sekrit") {
 		t.Errorf("debug log:\n%s", errOut)
 	}
 }
@@ -282,8 +340,8 @@ func TestLatestReportsTheServersChoice(t *testing.T) {
 		max      string
 		wantNote bool
 	}{
-		"newer than the client": {max: "1.31", wantNote: true},
-		"the client's max":      {max: "1.26"},
+		"newer than the client": {max: "1.99", wantNote: true},
+		"the client's max":      {max: maxAPI},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -292,7 +350,7 @@ func TestLatestReportsTheServersChoice(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			note := "the server chose API " + tc.max + " for latest; this client knows 1.1 to 1.26"
+			note := "the server chose API " + tc.max + " for latest; this client knows 1.1 to " + maxAPI
 			if got := strings.Contains(errOut, note); got != tc.wantNote {
 				t.Errorf("note shown %v, want %v: %q", got, tc.wantNote, errOut)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	head := release.Default().Head()
-	for _, want := range []string{release.Current, "service version: 1", "1.1 to " + head.API.String(), "rpc:             " + head.RPC.String(), "Node 1.0"} {
+	for _, want := range []string{release.Current, fmt.Sprintf("service version: %d", head.ServiceVersion), "1.1 to " + head.API.String(), "rpc:             " + head.RPC.String(), "Node 1.0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("version output lacks %q:\n%s", want, out)
 		}

@@ -33,6 +33,10 @@ type Conductor interface {
 	DestroyPortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) error
 	Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion string) error
 	GetDriverProperties(ctx context.Context, driver string) (map[string]string, error)
+	VIFList(ctx context.Context, n *objects.Node) ([]rpc.VIF, error)
+	VIFAttach(ctx context.Context, n *objects.Node, info map[string]any) error
+	VIFDetach(ctx context.Context, n *objects.Node, vifID string) error
+	InjectNMI(ctx context.Context, n *objects.Node) error
 }
 
 var _ Conductor = rpc.ConductorAPI{}

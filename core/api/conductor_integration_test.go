@@ -86,12 +86,17 @@ func TestLifecycleThroughRealConductor(t *testing.T) {
 // RPC) on a fresh SQLite database.
 func newStack(t *testing.T) http.Handler {
 	t.Helper()
+	return newStackPinned(t, release.NewPinner(release.Default(), release.Pin{}))
+}
+
+// newStackPinned is newStack with both services under pinner.
+func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
+	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)
 	reg := objects.NewRegistry()
 	if err := objects.Install(reg); err != nil {
 		t.Fatal(err)
 	}
-	pinner := release.NewPinner(release.Default(), release.Pin{})
 	store := db.NewStore(dbh, reg, pinner)
 	cfg := conductor.ConfigFrom(config.Default())
 	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second

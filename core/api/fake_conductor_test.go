@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/db"
+	"github.com/uptrace/bun"
 )
 
 // fakeConductor is a hand-written conductor over the same store: it
@@ -21,10 +23,15 @@ type fakeConductor struct {
 	mu    sync.Mutex
 	calls []string
 	boot  map[string]rpc.BootDevice
+	vifs  map[string][]string // node UUID → attached VIF ids
+	// vifInfo is the vif_info of the last VIFAttach.
+	vifInfo map[string]any
+	// noNMI makes InjectNMI answer as for a driver without NMI.
+	noNMI bool
 }
 
 func newFakeConductor(store *db.Store) *fakeConductor {
-	return &fakeConductor{store: store, boot: map[string]rpc.BootDevice{}}
+	return &fakeConductor{store: store, boot: map[string]rpc.BootDevice{}, vifs: map[string][]string{}}
 }
 
 func (f *fakeConductor) record(call string) {
@@ -205,4 +212,73 @@ func (f *fakeConductor) Heartbeat(_ context.Context, _ *objects.Node, cb, _ stri
 
 func (f *fakeConductor) GetDriverProperties(_ context.Context, driver string) (map[string]string, error) {
 	return map[string]string{"deploy_kernel": "UUID of the deploy kernel."}, nil
+}
+
+func (f *fakeConductor) VIFList(_ context.Context, n *objects.Node) ([]rpc.VIF, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []rpc.VIF
+	for _, id := range f.vifs[n.UUID] {
+		out = append(out, rpc.VIF{ID: id})
+	}
+	return out, nil
+}
+
+// VIFAttach records the VIF; like the noop network interface it needs a
+// free port per VIF, and refuses one attached already.
+func (f *fakeConductor) VIFAttach(ctx context.Context, n *objects.Node, info map[string]any) error {
+	id, _ := info["id"].(string)
+	f.record("vif_attach " + id)
+	f.mu.Lock()
+	f.vifInfo = info
+	f.mu.Unlock()
+	if err := f.locked(n); err != nil {
+		return err
+	}
+	ports, err := f.store.LoadAll(ctx, "Port", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("node_id = ?", n.ID) })
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if slices.Contains(f.vifs[n.UUID], id) {
+		return &rpc.RemoteError{Class: "VifAlreadyAttached", Code: http.StatusConflict,
+			Message: fmt.Sprintf("Unable to attach VIF because VIF %s is already attached to Ironic Port x", id)}
+	}
+	if len(f.vifs[n.UUID]) >= len(ports) {
+		return &rpc.RemoteError{Class: "NoFreePhysicalPorts", Code: http.StatusBadRequest,
+			Message: fmt.Sprintf("Unable to attach VIF %s, not enough free physical ports.", id)}
+	}
+	f.vifs[n.UUID] = append(f.vifs[n.UUID], id)
+	return nil
+}
+
+func (f *fakeConductor) VIFDetach(_ context.Context, n *objects.Node, id string) error {
+	f.record("vif_detach " + id)
+	if err := f.locked(n); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i := slices.Index(f.vifs[n.UUID], id)
+	if i < 0 {
+		return &rpc.RemoteError{Class: "VifNotAttached", Code: http.StatusBadRequest,
+			Message: fmt.Sprintf("Unable to detach VIF %s from node %s because it is not attached to it.", id, n.UUID)}
+	}
+	f.vifs[n.UUID] = slices.Delete(f.vifs[n.UUID], i, i+1)
+	return nil
+}
+
+func (f *fakeConductor) InjectNMI(_ context.Context, n *objects.Node) error {
+	f.record("inject_nmi")
+	if err := f.locked(n); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.noNMI {
+		return &rpc.RemoteError{Class: "UnsupportedDriverExtension", Code: http.StatusBadRequest,
+			Message: fmt.Sprintf("Driver %s does not support inject_nmi (disabled or not implemented).", n.Driver)}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"testing"
 )
 
@@ -53,6 +54,33 @@ func FuzzCreateBodies(f *testing.F) {
 		r := e.withT(t).do(http.MethodPost, path, "latest", body)
 		if r.Code >= 500 {
 			t.Fatalf("POST %s %s → %d %s", path, body, r.Code, r.Body)
+		}
+	})
+}
+
+// FuzzVIFAttach asserts that no VIF attach body or VIF id answers 500.
+func FuzzVIFAttach(f *testing.F) {
+	e, id := fuzzEnv(f)
+	e.must(http.StatusCreated, "POST", "/v1/ports", "latest", map[string]any{"node_uuid": id, "address": "52:54:00:00:00:0f"})
+	for _, seed := range []string{
+		`{"id":"vif-1"}`, `{"id":"vif-1","tag":{"a":[1,2]}}`, `{"id":5}`, `{"id":null}`, `{"id":"a b"}`,
+		`{"tag":"x"}`, `[]`, `"vif"`, `{"id":"` + id + `","port_uuid":"x"}`, `{`, ``,
+	} {
+		f.Add(seed, "vif-1")
+	}
+	f.Fuzz(func(t *testing.T, body, vif string) {
+		e := e.withT(t)
+		if r := e.do(http.MethodPost, "/v1/nodes/"+id+"/vifs", "latest", body); r.Code >= 500 {
+			t.Fatalf("POST vifs %q → %d %s", body, r.Code, r.Body)
+		}
+		req := httptest.NewRequest(http.MethodDelete, "http://rivet.test/v1/nodes/"+id+"/vifs/x", nil)
+		req.URL.Path = "/v1/nodes/" + id + "/vifs/" + vif
+		req.URL.RawPath = ""
+		req.Header.Set(HeaderVersion, "latest")
+		rec := httptest.NewRecorder()
+		e.h.ServeHTTP(rec, req)
+		if rec.Code >= 500 {
+			t.Fatalf("DELETE vifs/%q → %d %s", vif, rec.Code, rec.Body)
 		}
 	})
 }

@@ -17,8 +17,8 @@ import (
 // TestIronicClientCLI drives Debian's python3-ironicclient `baremetal` CLI
 // (5.0.1, which asks for 1.78 and downgrades on 406) against the API over a
 // real conductor: enroll, ports, manage/provide/deploy/undeploy with
-// --wait, power, maintenance, boot device, validate and delete. Skipped
-// locally without the CLI; required under CI=true.
+// --wait, power, maintenance, boot device, VIFs, NMI, validate and delete.
+// Skipped locally without the CLI; required under CI=true.
 func TestIronicClientCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: runs the Python CLI")
@@ -75,6 +75,15 @@ func TestIronicClientCLI(t *testing.T) {
 	cli("node", "maintenance", "set", "n1", "--reason", "fan")
 	cli("node", "maintenance", "unset", "n1")
 	cli("node", "boot", "device", "set", "n1", "pxe")
+	cli("node", "vif", "attach", "n1", "vif-1")
+	if out := cli("node", "vif", "list", "n1", "-f", "json"); !strings.Contains(out, `"ID": "vif-1"`) {
+		t.Errorf("vif list: %s", out)
+	}
+	cli("node", "vif", "detach", "n1", "vif-1")
+	if out := cli("node", "vif", "list", "n1", "-f", "value"); strings.TrimSpace(out) != "" {
+		t.Errorf("vif list after detach: %q", out)
+	}
+	cli("node", "inject", "nmi", "n1")
 	cli("node", "validate", "n1")
 	if out := cli("node", "list", "-f", "json"); !strings.Contains(out, id) {
 		t.Errorf("node list lacks %s: %s", id, out)

@@ -136,3 +136,22 @@ func (s *server) putConsole(w http.ResponseWriter, r *http.Request) error {
 	}
 	return unsupported(http.StatusBadRequest, n.Driver, "console")
 }
+
+// injectNMI serves PUT /v1/nodes/{node}/management/inject_nmi (1.29): the
+// conductor sends the NMI before the answer, 204 as Ironic. Below 1.29 the
+// path does not exist (404). Ironic's handler takes no body: clients send
+// {}, and whatever is sent is ignored, as Ironic ignores it.
+func (s *server) injectNMI(w http.ResponseWriter, r *http.Request) error {
+	if VersionFrom(r.Context()).Less(v1_29) {
+		return errorf(http.StatusNotFound, msgNotFound)
+	}
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
+		return err
+	}
+	if err := s.Conductor.InjectNMI(r.Context(), n); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -40,6 +40,8 @@ var (
 	v1_24 = version.Version{Major: 1, Minor: 24}
 	v1_25 = version.Version{Major: 1, Minor: 25}
 	v1_26 = version.Version{Major: 1, Minor: 26}
+	v1_28 = version.Version{Major: 1, Minor: 28}
+	v1_29 = version.Version{Major: 1, Minor: 29}
 )
 
 // serve adapts an apiFunc: its error becomes Ironic's body with the error's
@@ -87,12 +89,16 @@ func (s *server) routes() *http.ServeMux {
 	h("GET /v1/nodes/{node}/management/boot_device", s.getBootDevice)
 	h("PUT /v1/nodes/{node}/management/boot_device", s.putBootDevice)
 	h("GET /v1/nodes/{node}/management/boot_device/supported", s.getSupportedBootDevices)
+	h("PUT /v1/nodes/{node}/management/inject_nmi", s.injectNMI)
 	h("GET /v1/nodes/{node}/validate", s.validateNode)
 	h("GET /v1/nodes/{node}/vendor_passthru/methods", s.vendorMethods)
 	h("GET /v1/nodes/{node}/ports", s.listPorts(false, parentNode))
 	h("GET /v1/nodes/{node}/ports/detail", s.listPorts(true, parentNode))
 	h("GET /v1/nodes/{node}/portgroups", s.listPortgroups(false, true))
 	h("GET /v1/nodes/{node}/portgroups/detail", s.listPortgroups(true, true))
+	h("GET /v1/nodes/{node}/vifs", s.listVIFs)
+	h("POST /v1/nodes/{node}/vifs", s.attachVIF)
+	h("DELETE /v1/nodes/{node}/vifs/{vif}", s.detachVIF)
 
 	h("GET /v1/ports", s.listPorts(false, parentNone))
 	h("GET /v1/ports/detail", s.listPorts(true, parentNone))

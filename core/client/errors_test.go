@@ -50,14 +50,14 @@ func TestParseErrorBody(t *testing.T) {
 }
 
 func TestAPIErrorFromServer(t *testing.T) {
-	_, srv := newFake(t, "1.1", "1.26", nil)
+	_, srv := newFake(t, "1.1", maxV, nil)
 	c := newTestClient(t, srv.URL, Request{}, nil)
 	_, err := c.Get(context.Background(), Nodes, "sim-9")
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) {
 		t.Fatalf("err = %v, want *APIError", err)
 	}
-	want := &APIError{Method: "GET", Path: "/v1/nodes/sim-9", Status: 404, Message: "Node sim-9 could not be found.", RequestID: "req-fake", Version: "1.26"}
+	want := &APIError{Method: "GET", Path: "/v1/nodes/sim-9", Status: 404, Message: "Node sim-9 could not be found.", RequestID: "req-fake", Version: maxV}
 	if diff := cmp.Diff(want, apiErr); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

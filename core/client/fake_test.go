@@ -24,6 +24,10 @@ type fakeIronic struct {
 	bodies   []string
 }
 
+// maxV is the client's highest microversion, which a fake serving up to
+// it accepts at once.
+var maxV = MaxVersion.String()
+
 func newFake(t *testing.T, min, max string, routes http.Handler) (*fakeIronic, *httptest.Server) {
 	t.Helper()
 	f := &fakeIronic{min: min, max: max, routes: routes}

@@ -28,7 +28,7 @@ func TestNegotiationUseCases(t *testing.T) {
 	}{
 		"3A old Ironic, no version: go on at 1.1": {
 			version: "", calls: 2,
-			want: outcome{Sent: []string{"1.26", "1.1"}, Effective: "1.1"},
+			want: outcome{Sent: []string{maxV, "1.1"}, Effective: "1.1"},
 		},
 		"3B old Ironic, user version: error": {
 			version: "1.10", calls: 1,
@@ -48,7 +48,7 @@ func TestNegotiationUseCases(t *testing.T) {
 		},
 		"5 this client negotiating, server 1.8-1.15: downgrade to 1.15": {
 			serverMin: "1.8", serverMax: "1.15", calls: 1,
-			want: outcome{Sent: []string{"1.26", "1.15"}, Effective: "1.15"},
+			want: outcome{Sent: []string{maxV, "1.15"}, Effective: "1.15"},
 		},
 		"6 client 1.10-1.15 asks 1.10, server 1.1-1.5": {
 			serverMin: "1.1", serverMax: "1.5", clientMin: "1.10", clientMax: "1.15", version: "1.10", calls: 1,
@@ -64,7 +64,7 @@ func TestNegotiationUseCases(t *testing.T) {
 		},
 		"7A this client, server 1.1-1.10": {
 			serverMin: "1.1", serverMax: "1.10", calls: 1,
-			want: outcome{Sent: []string{"1.26", "1.10"}, Effective: "1.10"},
+			want: outcome{Sent: []string{maxV, "1.10"}, Effective: "1.10"},
 		},
 		"7B user 1.15, server 1.1-1.10: error, no downgrade": {
 			serverMin: "1.1", serverMax: "1.10", version: "1.15", calls: 1,
@@ -74,9 +74,9 @@ func TestNegotiationUseCases(t *testing.T) {
 			serverMin: "1.1", serverMax: "1.12", version: "1.10", calls: 2,
 			want: outcome{Sent: []string{"1.10", "1.10"}, Effective: "1.10"},
 		},
-		"8 no version, server 1.1-1.26: max at once": {
-			serverMin: "1.1", serverMax: "1.26", calls: 1,
-			want: outcome{Sent: []string{"1.26"}, Effective: "1.26"},
+		"8 no version, server 1.1-client max: max at once": {
+			serverMin: "1.1", serverMax: maxV, calls: 1,
+			want: outcome{Sent: []string{maxV}, Effective: maxV},
 		},
 		"9 latest, server 1.1-1.12: sent as-is, effective reported": {
 			serverMin: "1.1", serverMax: "1.12", version: "LATEST", calls: 2,
@@ -176,7 +176,7 @@ func TestUserVersionCheckedBeforeAChange(t *testing.T) {
 		"old server":          {version: "1.10", want: []string{"GET /v1"}, wantErr: true},
 		"range mismatch":      {min: "1.1", max: "1.10", version: "1.15", want: []string{"GET /v1"}, wantErr: true},
 		"supported":           {min: "1.1", max: "1.26", version: "1.20", want: []string{"GET /v1", "PUT /v1/nodes/n1/states/power"}},
-		"negotiating skips":   {min: "1.1", max: "1.26", want: []string{"PUT /v1/nodes/n1/states/power"}},
+		"negotiating skips":   {min: "1.1", max: maxV, want: []string{"PUT /v1/nodes/n1/states/power"}},
 		"negotiating, old 3A": {want: []string{"PUT /v1/nodes/n1/states/power"}},
 	}
 	for name, tc := range cases {
@@ -215,7 +215,7 @@ func TestCacheAvoidsRenegotiation(t *testing.T) {
 			if _, err := second.List(context.Background(), Nodes, ListOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff([]string{"1.26", "1.10", "1.10"}, fake.sent()); diff != "" {
+			if diff := cmp.Diff([]string{maxV, "1.10", "1.10"}, fake.sent()); diff != "" {
 				t.Errorf("versions sent (-want +got):\n%s", diff)
 			}
 			if n := second.Negotiation(); !n.FromCache || n.Downgraded {
@@ -233,7 +233,7 @@ func TestCacheAvoidsRenegotiation(t *testing.T) {
 // TestFeature406IsNotAVersionError: a 406 for a version inside the
 // server's range is the server refusing a feature, not a mismatch.
 func TestFeature406IsNotAVersionError(t *testing.T) {
-	fake, srv := newFake(t, "1.1", "1.26", nil)
+	fake, srv := newFake(t, "1.1", maxV, nil)
 	fake.routes = http406Routes()
 	c := newTestClient(t, srv.URL, Request{}, nil)
 	_, err := c.List(context.Background(), Nodes, ListOptions{})
@@ -241,7 +241,7 @@ func TestFeature406IsNotAVersionError(t *testing.T) {
 	if errors.As(err, &verr) || !errors.Is(err, ErrNotAcceptable) {
 		t.Fatalf("err = %v, want an APIError matching ErrNotAcceptable", err)
 	}
-	if diff := cmp.Diff([]string{"1.26"}, fake.sent()); diff != "" {
+	if diff := cmp.Diff([]string{maxV}, fake.sent()); diff != "" {
 		t.Errorf("versions sent (-want +got):\n%s", diff)
 	}
 }

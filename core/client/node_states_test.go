@@ -64,7 +64,7 @@ func TestNodeActions(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fake, srv := newFake(t, "1.1", "1.26", recordAll())
+			fake, srv := newFake(t, "1.1", maxV, recordAll())
 			c := newTestClient(t, srv.URL, Request{}, nil)
 			if err := tc.call(context.Background(), c); err != nil {
 				t.Fatal(err)

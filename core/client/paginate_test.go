@@ -58,7 +58,7 @@ func TestListFollowsNext(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fake, srv := newFake(t, "1.1", "1.26", pagedNodes(tc.nodes))
+			fake, srv := newFake(t, "1.1", maxV, pagedNodes(tc.nodes))
 			c := newTestClient(t, srv.URL, Request{}, nil)
 			got, err := c.List(context.Background(), Nodes, tc.opts)
 			if err != nil {
@@ -79,7 +79,7 @@ func TestListStopsALoopingServer(t *testing.T) {
 	mux.HandleFunc("GET /v1/ports", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"ports": []any{map[string]any{"uuid": "p"}}, "next": "http://x/v1/ports?marker=p"})
 	})
-	_, srv := newFake(t, "1.1", "1.26", mux)
+	_, srv := newFake(t, "1.1", maxV, mux)
 	c := newTestClient(t, srv.URL, Request{}, nil)
 	if _, err := c.List(context.Background(), Ports, ListOptions{}); err == nil {
 		t.Fatal("a server repeating its next link did not stop the listing")
@@ -87,7 +87,7 @@ func TestListStopsALoopingServer(t *testing.T) {
 }
 
 func TestUnknownFieldsAreKept(t *testing.T) {
-	_, srv := newFake(t, "1.1", "1.26", nil)
+	_, srv := newFake(t, "1.1", maxV, nil)
 	c := newTestClient(t, srv.URL, Request{}, nil)
 	n, err := c.Get(context.Background(), Nodes, "n1")
 	if err != nil {

@@ -25,7 +25,7 @@ func TestRetries(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var mu sync.Mutex
 			n := 0
-			fake, srv := newFake(t, "1.1", "1.26", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fake, srv := newFake(t, "1.1", maxV, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				mu.Lock()
 				status := tc.answers[min(n, len(tc.answers)-1)]
 				n++

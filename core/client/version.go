@@ -19,9 +19,10 @@ var (
 	// MinVersion is the lowest microversion the client speaks: Ironic's
 	// floor since Kilo, and what a server without microversions serves.
 	MinVersion = version.New(1, 1)
-	// MaxVersion is the highest microversion the client knows: the API of
-	// Rivet release 0.1. Raise it when the client learns newer fields.
-	MaxVersion = version.New(1, 26)
+	// MaxVersion is the highest microversion the client knows. Raise it when
+	// the client learns newer fields or resources (1.28 node VIFs, 1.29
+	// inject NMI).
+	MaxVersion = version.New(1, 29)
 )
 
 // RequestKind says where the version a client sends comes from.

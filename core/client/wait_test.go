@@ -63,7 +63,7 @@ func TestWaitForProvisionState(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, srv := newFake(t, "1.1", "1.26", scriptedStates(tc.script))
+			_, srv := newFake(t, "1.1", maxV, scriptedStates(tc.script))
 			c := newTestClient(t, srv.URL, Request{}, nil)
 			var seen []string
 			st, err := c.WaitForProvisionState(context.Background(), "n1", WaitOptions{
@@ -102,7 +102,7 @@ func TestWaitForProvisionState(t *testing.T) {
 }
 
 func TestWaitCancelledIsNotATimeout(t *testing.T) {
-	_, srv := newFake(t, "1.1", "1.26", scriptedStates([][3]any{{"deploying", "active", nil}}))
+	_, srv := newFake(t, "1.1", maxV, scriptedStates([][3]any{{"deploying", "active", nil}}))
 	c := newTestClient(t, srv.URL, Request{}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	_, err := c.WaitForProvisionState(ctx, "n1", WaitOptions{Target: "active", Interval: time.Millisecond,

@@ -29,7 +29,22 @@ type hookedFake struct {
 	mu         sync.Mutex
 	failDeploy error
 	failPower  error
+	failNMI    error
+	nmis       int           // NMIs that reached the driver
 	gate       chan struct{} // when set, Deploy waits for it (or ctx)
+}
+
+func (h *hookedFake) InjectNMI(ctx context.Context, n plugins.Node) error {
+	h.mu.Lock()
+	fail := h.failNMI
+	if fail == nil {
+		h.nmis++
+	}
+	h.mu.Unlock()
+	if fail != nil {
+		return fail
+	}
+	return h.Driver.InjectNMI(ctx, n)
 }
 
 func (h *hookedFake) Deploy(ctx context.Context, n plugins.Node) error {
@@ -115,6 +130,18 @@ func newStore(t *testing.T, dbh *db.DB) *db.Store {
 // with the same hooked fake driver.
 func newHarness(t *testing.T, dbh *db.DB, host string, mod func(*Config), extraHW ...string) *harness {
 	t.Helper()
+	return startHarness(t, dbh, host, mod, func(hw *hookedFake) StaticDrivers {
+		drivers := StaticDrivers{fake.HardwareType: hw}
+		for _, x := range extraHW {
+			drivers[x] = hw
+		}
+		return drivers
+	})
+}
+
+// startHarness is newHarness with the drivers built from the hooked fake.
+func startHarness(t *testing.T, dbh *db.DB, host string, mod func(*Config), drivers func(hw *hookedFake) StaticDrivers) *harness {
+	t.Helper()
 	if dbh == nil {
 		dbh = dbtest.Open(t, db.SQLite)
 	}
@@ -125,11 +152,7 @@ func newHarness(t *testing.T, dbh *db.DB, host string, mod func(*Config), extraH
 	}
 	hw := &hookedFake{Driver: fake.New(nil)}
 	pinner := release.NewPinner(release.Default(), release.Pin{Mode: release.PinLatest})
-	drivers := StaticDrivers{fake.HardwareType: hw}
-	for _, x := range extraHW {
-		drivers[x] = hw
-	}
-	svc, err := New(cfg, Deps{Store: store, Drivers: drivers, Pinner: pinner, Logger: testLogger(t)})
+	svc, err := New(cfg, Deps{Store: store, Drivers: drivers(hw), Pinner: pinner, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,7 +140,7 @@ func (s *Service) updateChild(ctx context.Context, in objects.Object, uuid strin
 
 // destroyChild deletes a Port or Portgroup under its node's lease; check
 // may refuse first.
-func (s *Service) destroyChild(ctx context.Context, kind, uuid string, check func(cur objects.Object) error) (any, error) {
+func (s *Service) destroyChild(ctx context.Context, kind, uuid string, check func(n *objects.Node, cur objects.Object) error) (any, error) {
 	cur, err := s.loadChild(ctx, kind, uuid)
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (s *Service) destroyChild(ctx context.Context, kind, uuid string, check fun
 	}
 	return withLease(ctx, t, func() (any, error) {
 		if check != nil {
-			if err := check(cur); err != nil {
+			if err := check(t.Node, cur); err != nil {
 				return nil, err
 			}
 		}
@@ -181,7 +181,14 @@ func (s *Service) destroyPort(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.destroyChild(ctx, "Port", port.UUID, nil)
+	// Ironic's destroy_port: a port bound to a VIF stays unless the node is
+	// in maintenance.
+	return s.destroyChild(ctx, "Port", port.UUID, func(n *objects.Node, cur objects.Object) error {
+		if vif := boundVIF(cur.(*objects.Port)); vif != "" && !n.Maintenance {
+			return errInvalidState("Cannot delete the port %s as it is bound to VIF %s for use.", port.UUID, vif)
+		}
+		return nil
+	})
 }
 
 func (s *Service) updatePortgroup(ctx context.Context, p rpc.Params) (any, error) {
@@ -199,7 +206,7 @@ func (s *Service) destroyPortgroup(ctx context.Context, p rpc.Params) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return s.destroyChild(ctx, "Portgroup", pg.UUID, func(cur objects.Object) error {
+	return s.destroyChild(ctx, "Portgroup", pg.UUID, func(_ *objects.Node, cur objects.Object) error {
 		ports, err := s.store.LoadAll(ctx, "Port", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where("?TableAlias.portgroup_id = ?", cur.(*objects.Portgroup).ID).Limit(1)
 		})

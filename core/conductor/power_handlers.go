@@ -6,6 +6,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 )
 
 // changeNodePowerState sets target_power_state and runs the power action
@@ -143,4 +144,51 @@ func (s *Service) getSupportedBootDevices(ctx context.Context, p rpc.Params) (an
 		out[i] = string(d)
 	}
 	return out, nil
+}
+
+// injectNMI sends a non-maskable interrupt under the node's lease (RPC
+// 1.3). A driver without the nmi capability is Ironic's
+// UnsupportedDriverExtension for inject_nmi (400); a BMC that refuses is a
+// driver error naming it.
+func (s *Service) injectNMI(ctx context.Context, p rpc.Params) (any, error) {
+	t, err := s.acquireParam(ctx, p, "inject nmi")
+	if err != nil {
+		return nil, err
+	}
+	return withLease(ctx, t, func() (any, error) {
+		hw, err := s.hardware(t.Node)
+		if err != nil {
+			return nil, err
+		}
+		nmi, ok := nmiInjector(hw)
+		if !ok {
+			return nil, errUnsupported(t.Node.Driver, "inject_nmi")
+		}
+		err = s.driverCall(ctx, t.Node, "inject NMI", func(ctx context.Context, pn plugins.Node) error {
+			return nmi.InjectNMI(ctx, pn)
+		})
+		if err == nil {
+			s.nodeLog(ctx, t.Node).Info("NMI injected")
+		}
+		return nil, err
+	})
+}
+
+// nmiInjector returns hw's NMI support: an in-process driver has it when it
+// implements plugins.NMIInjector, a plugin when it also advertised
+// plugins.CapabilityNMI (a plugin not running yet is asked, and answers
+// ErrNotSupported itself if it lacks the capability).
+func nmiInjector(hw Hardware) (plugins.NMIInjector, bool) {
+	nmi, ok := hw.(plugins.NMIInjector)
+	if !ok {
+		return nil, false
+	}
+	if r, ok := hw.(interface {
+		Registration() (host.Registration, bool)
+	}); ok {
+		if reg, running := r.Registration(); running && !reg.Has(plugins.CapabilityNMI) {
+			return nil, false
+		}
+	}
+	return nmi, true
 }

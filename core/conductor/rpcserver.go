@@ -38,6 +38,10 @@ func (s *Service) registerHandlers() {
 		"update_portgroup":                 s.updatePortgroup,
 		"destroy_portgroup":                s.destroyPortgroup,
 		"heartbeat":                        s.agentHeartbeat,
+		"vif_list":                         s.vifList,
+		"vif_attach":                       s.vifAttach,
+		"vif_detach":                       s.vifDetach,
+		"inject_nmi":                       s.injectNMI,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

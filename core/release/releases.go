@@ -9,7 +9,7 @@ import (
 // Current is the release string of this build, reported by `rivet version`
 // and registered by every service. Cutting a release sets it to the release's
 // semver; right after, it moves to the next ".dev".
-const Current = "0.1.0"
+const Current = "0.2.0.dev"
 
 // v is version.MustParse, short for the table below.
 func v(s string) version.Version { return version.MustParse(s) }
@@ -22,8 +22,8 @@ func v(s string) version.Version { return version.MustParse(s) }
 //   - ServiceVersion: bumped with any RPC change or online migration.
 var head = Entry{
 	Version: HeadKey,
-	API:     v("1.26"),
-	RPC:     v("1.0"),
+	API:     v("1.29"),
+	RPC:     v("1.3"),
 	Objects: map[string][]version.Version{
 		"Chassis":   {v("1.0")},
 		"Conductor": {v("1.0")},
@@ -31,7 +31,7 @@ var head = Entry{
 		"Port":      {v("1.0")},
 		"Portgroup": {v("1.0")},
 	},
-	ServiceVersion: 1,
+	ServiceVersion: 2,
 }
 
 // releases lists the cut releases, oldest first. Cutting a release appends a
@@ -51,6 +51,7 @@ var releases = []Entry{
 			"Portgroup": {v("1.0")},
 		},
 		ServiceVersion: 1,
+		Commit:         "9b63bb6206105ba196ae9f92f2a2f93350235273",
 	},
 }
 

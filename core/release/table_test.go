@@ -203,3 +203,13 @@ func TestObjectVersion(t *testing.T) {
 		t.Fatal("unknown kind reported")
 	}
 }
+
+// Every cut release records the commit it was cut from, so upgrade tests can
+// build its exact code (test/testenv.BuildRelease).
+func TestReleasesRecordTheirCommit(t *testing.T) {
+	for _, e := range Default().Releases() {
+		if len(e.Commit) != 40 || strings.Trim(e.Commit, "0123456789abcdef") != "" {
+			t.Errorf("release %s: Commit = %q, want the 40-hex-digit id of the commit it was cut from", e.Label(), e.Commit)
+		}
+	}
+}

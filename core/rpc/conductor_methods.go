@@ -2,8 +2,12 @@ package rpc
 
 import "github.com/rivetmetal/rivet/core/version"
 
-// v1_0 is the first conductor RPC API version.
-var v1_0 = version.Version{Major: 1, Minor: 0}
+// Conductor RPC API versions that introduced methods or arguments.
+var (
+	v1_0 = version.Version{Major: 1, Minor: 0}
+	v1_2 = version.Version{Major: 1, Minor: 2} // vif_list, vif_attach, vif_detach (REST API 1.28)
+	v1_3 = version.Version{Major: 1, Minor: 3} // inject_nmi (REST API 1.29)
+)
 
 // ConductorMethods is the conductor RPC API at APIVersion, named as Ironic's
 // ConductorManager methods so operators reading logs of either recognise them.
@@ -12,6 +16,8 @@ var v1_0 = version.Version{Major: 1, Minor: 0}
 func ConductorMethods() *Methods {
 	req := func(name string) Arg { return Arg{Name: name, Since: v1_0, Required: true} }
 	opt := func(name string) Arg { return Arg{Name: name, Since: v1_0} }
+	// reqAt is a required argument of a method introduced at since.
+	reqAt := func(since version.Version, name string) Arg { return Arg{Name: name, Since: since, Required: true} }
 	t, err := NewMethods(APIVersion,
 		Method{Name: "create_node", Since: v1_0, Args: []Arg{req("node")}},
 		Method{Name: "update_node", Since: v1_0, Args: []Arg{req("node")}},
@@ -35,6 +41,10 @@ func ConductorMethods() *Methods {
 		Method{Name: "update_portgroup", Since: v1_0, Args: []Arg{req("portgroup")}},
 		Method{Name: "destroy_portgroup", Since: v1_0, Args: []Arg{req("portgroup")}},
 		Method{Name: "heartbeat", Since: v1_0, Args: []Arg{req("node_id"), req("callback_url"), opt("agent_version")}},
+		Method{Name: "vif_list", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id")}},
+		Method{Name: "vif_attach", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id"), reqAt(v1_2, "vif_info")}},
+		Method{Name: "vif_detach", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id"), reqAt(v1_2, "vif_id")}},
+		Method{Name: "inject_nmi", Since: v1_3, Args: []Arg{reqAt(v1_3, "node_id")}},
 	)
 	if err != nil {
 		panic(err) // the table is code; TestConductorMethodsValid catches this

@@ -184,6 +184,47 @@ func (c ConductorAPI) Heartbeat(ctx context.Context, n *objects.Node, callbackUR
 	return err
 }
 
+// VIF is one virtual network interface attached to a node (an entry of
+// Ironic's GET /v1/nodes/{id}/vifs).
+type VIF struct {
+	ID string `json:"id"`
+}
+
+// VIFList lists the VIFs attached to the node's ports and portgroups; it
+// takes no lease (RPC 1.2).
+func (c ConductorAPI) VIFList(ctx context.Context, n *objects.Node) ([]VIF, error) {
+	var vifs []VIF
+	reply, err := c.call(ctx, n, "vif_list", map[string]any{"node_id": n.UUID})
+	if err == nil {
+		err = reply.Decode(&vifs)
+	}
+	return vifs, err
+}
+
+// VIFAttach attaches the VIF info["id"] to a free port or portgroup of the
+// node under its lease: VifAlreadyAttached (409) when it is attached
+// already, NoFreePhysicalPorts (400) when no port is free (RPC 1.2). The
+// other keys of info travel as Ironic's vif_info does.
+func (c ConductorAPI) VIFAttach(ctx context.Context, n *objects.Node, info map[string]any) error {
+	_, err := c.call(ctx, n, "vif_attach", map[string]any{"node_id": n.UUID, "vif_info": info})
+	return err
+}
+
+// VIFDetach detaches a VIF from the node under its lease; VifNotAttached
+// (400) when it is not attached to it (RPC 1.2).
+func (c ConductorAPI) VIFDetach(ctx context.Context, n *objects.Node, vifID string) error {
+	_, err := c.call(ctx, n, "vif_detach", map[string]any{"node_id": n.UUID, "vif_id": vifID})
+	return err
+}
+
+// InjectNMI sends a non-maskable interrupt to the node under its lease,
+// synchronously; a driver without the nmi capability is
+// UnsupportedDriverExtension (400) (RPC 1.3).
+func (c ConductorAPI) InjectNMI(ctx context.Context, n *objects.Node) error {
+	_, err := c.call(ctx, n, "inject_nmi", map[string]any{"node_id": n.UUID})
+	return err
+}
+
 // GetDriverProperties returns the driver_info keys a hardware type takes,
 // with their descriptions, from any conductor that has it.
 func (c ConductorAPI) GetDriverProperties(ctx context.Context, driver string) (map[string]string, error) {

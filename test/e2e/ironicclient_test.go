@@ -9,14 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/test/testenv"
 )
 
 // TestIronicClientAgainstDev drives Debian's python3-ironicclient against
 // rivet dev, as an admin with existing Ironic tooling would: its
-// microversion negotiation must land on 1.26 (it asks for 1.78 and
+// microversion negotiation must land on HEAD's API (it asks for 1.78 and
 // downgrades on the 406), then a node lifecycle with --fields, set/unset,
-// power, manage/provide/deploy/undeploy, ports and delete.
+// power, manage/provide/deploy/undeploy, ports, VIFs (1.28), NMI (1.29)
+// and delete.
 func TestIronicClientAgainstDev(t *testing.T) {
 	bin, err := exec.LookPath("baremetal")
 	if err != nil {
@@ -24,22 +26,27 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	}
 	d := startDev(t, 1)
 	env := append(os.Environ(), "OS_AUTH_TYPE=none", "OS_ENDPOINT="+d.URL+"/v1", "HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
-	cli := func(args ...string) string {
-		t.Helper()
+	run := func(args ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	cli := func(args ...string) string {
+		t.Helper()
+		out, err := run(args...)
 		if err != nil {
 			t.Fatalf("baremetal %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
-		return string(out)
+		return out
 	}
 
+	head := release.Default().Head().API.String()
 	debug := cli("--debug", "node", "list")
-	if !strings.Contains(debug, "Negotiated API version is 1.26") {
-		t.Fatalf("negotiation did not land on 1.26:\n%s", tail(debug, 30))
+	if !strings.Contains(debug, "Negotiated API version is "+head) {
+		t.Fatalf("negotiation did not land on %s:\n%s", head, tail(debug, 30))
 	}
 
 	var n map[string]any
@@ -64,6 +71,22 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	if out := cli("port", "list", "-f", "value"); !strings.Contains(out, "52:54:00:e2:e2:01") {
 		t.Fatalf("port list: %s", out)
 	}
+	// VIFs (1.28): attach records the VIF on the free port, as Nova does.
+	cli("node", "vif", "attach", "bm-1", "vif-e2e", "--vif-info", "tag=blue")
+	if out := cli("node", "vif", "list", "bm-1", "-f", "value"); strings.TrimSpace(out) != "vif-e2e" {
+		t.Fatalf("vif list: %q", out)
+	}
+	if out := cli("port", "list", "--fields", "address", "internal_info", "-f", "value"); !strings.Contains(out, "'tenant_vif_port_id': 'vif-e2e'") {
+		t.Fatalf("port internal_info after attach: %s", out)
+	}
+	if out, err := run("node", "vif", "attach", "bm-1", "vif-e2e"); err == nil || !strings.Contains(out, "already attached") {
+		t.Fatalf("attaching twice: %v\n%s", err, out)
+	}
+	cli("node", "vif", "detach", "bm-1", "vif-e2e")
+	if out := cli("node", "vif", "list", "bm-1", "-f", "value"); strings.TrimSpace(out) != "" {
+		t.Fatalf("vif list after detach: %q", out)
+	}
+	cli("node", "inject", "nmi", "bm-1")
 	show := cli("node", "show", "bm-1", "-f", "json")
 	if strings.Contains(show, "e2e-secret") || !strings.Contains(show, `"provision_state": "available"`) {
 		t.Fatalf("node show after the lifecycle: %s", show)
@@ -86,7 +109,12 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	if got := d.redfishGet(t, "/redfish/v1/Systems/node-0")["PowerState"]; got != "On" {
 		t.Fatalf("baremetal power on: the BMC reports %v", got)
 	}
+	// NMI (1.29) reaches the BMC: the simulator takes it only while On.
+	cli("node", "inject", "nmi", "bm-rf")
 	cli("node", "power", "off", "bm-rf")
 	d.waitField(t, "bm-rf", "power_state", "power off")
+	if out, err := run("node", "inject", "nmi", "bm-rf"); err == nil || !strings.Contains(out, "inject NMI") {
+		t.Fatalf("NMI to a powered-off system: %v\n%s", err, out)
+	}
 	cli("node", "delete", "bm-rf")
 }

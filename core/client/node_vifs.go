@@ -1,0 +1,99 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+// Microversions of the node features below.
+var (
+	// VIFsVersion is the microversion of /v1/nodes/{node}/vifs.
+	VIFsVersion = version.New(1, 28)
+	// InjectNMIVersion is the microversion of .../management/inject_nmi.
+	InjectNMIVersion = version.New(1, 29)
+)
+
+// FeatureVersionError is a feature the negotiated microversion does not
+// have: the server (or a pinned release) serves an older API, so the
+// resource answered 404.
+type FeatureVersionError struct {
+	// Feature names what was asked ("the node VIF API").
+	Feature string
+	// Needs is the microversion that introduced it.
+	Needs version.Version
+	// Served is the version the server applied.
+	Served version.Version
+	// Err is the server's answer.
+	Err error
+}
+
+// Error says which version the feature needs and which one was used.
+func (e *FeatureVersionError) Error() string {
+	return fmt.Sprintf("%s needs API %s, but the server answered at API %s", e.Feature, e.Needs, e.Served)
+}
+
+// Unwrap returns the server's answer.
+func (e *FeatureVersionError) Unwrap() error { return e.Err }
+
+// gated turns the 404 a resource newer than the negotiated version gets
+// into a *FeatureVersionError, so callers can tell it from a missing node.
+func (c *Client) gated(err error, feature string, needs version.Version) error {
+	if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	served := c.Negotiation().Effective
+	if served.IsZero() || !served.Less(needs) {
+		return err
+	}
+	return &FeatureVersionError{Feature: feature, Needs: needs, Served: served, Err: err}
+}
+
+// VIF is one virtual network interface attached to a node.
+type VIF struct {
+	ID string `json:"id"`
+}
+
+// ListVIFs lists the VIFs attached to the node's ports and portgroups
+// (API 1.28).
+func (c *Client) ListVIFs(ctx context.Context, node string) ([]VIF, error) {
+	var out struct {
+		VIFs []VIF `json:"vifs"`
+	}
+	_, err := c.do(ctx, http.MethodGet, Nodes.itemPath(node, "vifs"), nil, &out, http.StatusOK)
+	if err != nil {
+		return nil, c.gated(err, "the node VIF API", VIFsVersion)
+	}
+	return out.VIFs, nil
+}
+
+// AttachVIF attaches the VIF id to a free port or portgroup of the node
+// (API 1.28). info holds optional extra keys sent with the id, as Ironic's
+// vif_info.
+func (c *Client) AttachVIF(ctx context.Context, node, id string, info map[string]any) error {
+	body := make(map[string]any, len(info)+1)
+	for k, v := range info {
+		body[k] = v
+	}
+	body["id"] = id
+	_, err := c.do(ctx, http.MethodPost, Nodes.itemPath(node, "vifs"), body, nil, http.StatusNoContent)
+	return c.gated(err, "the node VIF API", VIFsVersion)
+}
+
+// DetachVIF detaches the VIF id from the node (API 1.28).
+func (c *Client) DetachVIF(ctx context.Context, node, id string) error {
+	_, err := c.do(ctx, http.MethodDelete, Nodes.itemPath(node, "vifs", url.PathEscape(id)), nil, nil, http.StatusNoContent)
+	return c.gated(err, "the node VIF API", VIFsVersion)
+}
+
+// InjectNMI sends a non-maskable interrupt to the node (API 1.29): the
+// server answers once the BMC took it.
+func (c *Client) InjectNMI(ctx context.Context, node string) error {
+	_, err := c.do(ctx, http.MethodPut, Nodes.itemPath(node, "management", "inject_nmi"), map[string]any{}, nil,
+		http.StatusNoContent, http.StatusAccepted)
+	return c.gated(err, "NMI injection", InjectNMIVersion)
+}

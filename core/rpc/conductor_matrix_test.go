@@ -1,0 +1,122 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+// methodsAt is the conductor table as a release speaking RPC at ver had it:
+// the methods and arguments introduced up to ver.
+func methodsAt(t *testing.T, ver version.Version) *Methods {
+	t.Helper()
+	all := ConductorMethods()
+	var ms []Method
+	for _, name := range all.Names() {
+		m, _ := all.Lookup(name)
+		if !m.Since.ServedBy(ver) {
+			continue
+		}
+		var args []Arg
+		for _, a := range m.Args {
+			if a.Since.ServedBy(ver) {
+				args = append(args, a)
+			}
+		}
+		m.Args = args
+		ms = append(ms, m)
+	}
+	old, err := NewMethods(ver, ms...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return old
+}
+
+// TestNodeVIFAndNMIMatrix: vif_list, vif_attach, vif_detach (RPC 1.2) and
+// inject_nmi (1.3) against clients capped at each version and conductors of
+// each version. A capped client refuses before sending (*CapError, the REST
+// API's 406); an unpinned client reaching an older conductor gets
+// UnsupportedVersion; otherwise the call is sent at the method's version.
+func TestNodeVIFAndNMIMatrix(t *testing.T) {
+	calls := map[string]map[string]any{
+		"vif_list":   {"node_id": "n1"},
+		"vif_attach": {"node_id": "n1", "vif_info": map[string]any{"id": "vif-1", "extra": "kept"}},
+		"vif_detach": {"node_id": "n1", "vif_id": "vif-1"},
+		"inject_nmi": {"node_id": "n1"},
+	}
+	since := map[string]string{"vif_list": "1.2", "vif_attach": "1.2", "vif_detach": "1.2", "inject_nmi": "1.3"}
+	versions := []string{"1.0", "1.1", "1.2", "1.3"}
+	for _, capS := range versions {
+		for _, serverS := range versions {
+			t.Run(fmt.Sprintf("cap %s/server %s", capS, serverS), func(t *testing.T) {
+				capV, serverV := v(capS), v(serverS)
+				srv := echoServer(t, methodsAt(t, serverV))
+				c := NewClient(ConductorMethods(), func() version.Version { return capV }, PlainCodec{}, LocalTransport{Server: srv})
+				for method, args := range calls {
+					needs := v(since[method])
+					if got := c.CanSend(method); got != needs.ServedBy(capV) {
+						t.Errorf("CanSend(%s) = %v under cap %s", method, got, capV)
+					}
+					reply, err := c.Call(context.Background(), "local", method, args)
+					var ce *CapError
+					var re *RemoteError
+					switch {
+					case !needs.ServedBy(capV):
+						if !errors.As(err, &ce) || ce.Method != method || ce.Needs != needs {
+							t.Errorf("%s under cap %s: %v, want a CapError", method, capV, err)
+						}
+					case !needs.ServedBy(serverV):
+						if !errors.As(err, &re) || re.Class != "UnsupportedVersion" {
+							t.Errorf("%s to a %s conductor: %v, want UnsupportedVersion", method, serverV, err)
+						}
+					case err != nil:
+						t.Errorf("%s: %v", method, err)
+					default:
+						var got map[string]any
+						if err := reply.Decode(&got); err != nil {
+							t.Fatal(err)
+						}
+						if got["version"] != needs.String() {
+							t.Errorf("%s sent at %v, want %s", method, got["version"], needs)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestVIFInfoCrossesTheWire: vif_info reaches the conductor whole, other
+// keys included (Ironic's additionalProperties), over JSON-RPC, and the
+// VIF list comes back typed.
+func TestVIFInfoCrossesTheWire(t *testing.T) {
+	srv := NewServer(ConductorMethods(), PlainCodec{}, slog.New(slog.DiscardHandler), context.Background())
+	var got map[string]any
+	srv.Handle("vif_attach", func(_ context.Context, p Params) (any, error) { return nil, p.Decode("vif_info", &got) })
+	srv.Handle("vif_list", func(context.Context, Params) (any, error) { return []VIF{{ID: "vif-1"}}, nil })
+	hs := httptest.NewServer(NewHTTPHandler(srv, HTTPHandlerOptions{}))
+	defer hs.Close()
+	c := NewClient(ConductorMethods(), func() version.Version { return APIVersion }, PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{}))
+	host := hs.Listener.Addr().String()
+	if _, err := c.Call(context.Background(), host, "vif_attach",
+		map[string]any{"node_id": "n1", "vif_info": map[string]any{"id": "vif-1", "port_uuid": "p"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got["id"] != "vif-1" || got["port_uuid"] != "p" || len(got) != 2 {
+		t.Fatalf("vif_info = %v", got)
+	}
+	reply, err := c.Call(context.Background(), host, "vif_list", map[string]any{"node_id": "n1"})
+	var vifs []VIF
+	if err == nil {
+		err = reply.Decode(&vifs)
+	}
+	if err != nil || len(vifs) != 1 || vifs[0].ID != "vif-1" {
+		t.Fatalf("vif_list = %v, %v", vifs, err)
+	}
+}
