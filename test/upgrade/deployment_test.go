@@ -32,6 +32,7 @@ const (
 type deployment struct {
 	t       *testing.T
 	dir     string
+	logDir  string // every process's output, kept when the test fails
 	dialect string // "postgresql" or "mysql"
 	dbURL   string
 	dbh     *db.DB // the test's own connection, for checks
@@ -65,6 +66,7 @@ type service struct {
 	b                *build
 	pin              string
 	p                *proc
+	stopped          time.Time // when the last stop completed
 }
 
 func newDeployment(t *testing.T, dialect string, old, cur *build) *deployment {
@@ -79,6 +81,7 @@ func newDeployment(t *testing.T, dialect string, old, cur *build) *deployment {
 		t.Fatalf("unknown dialect %q", dialect)
 	}
 	requireHAProxy(t)
+	d.logDir = keptLogDir(t)
 	// Cleanups run last-in first-out: this one, registered before any
 	// process starts, runs after the processes' own and reports leftovers.
 	t.Cleanup(d.killAll)
@@ -95,9 +98,10 @@ func newDeployment(t *testing.T, dialect string, old, cur *build) *deployment {
 // the test stops everything and checks the exits itself).
 func (d *deployment) killAll() {
 	t := d.t
-	// After a failure the test stopped early: killing is expected then.
+	// After a failure or a skip the test stopped early: killing is
+	// expected then.
 	report := t.Errorf
-	if t.Failed() {
+	if t.Failed() || t.Skipped() {
 		report = t.Logf
 	}
 	for _, p := range d.procs {
@@ -149,7 +153,7 @@ func (d *deployment) start(pin string, redfishSystems, ipmiBMCs int) {
 	for _, s := range d.apis {
 		names, addrs = append(names, s.name), append(addrs, fmt.Sprintf("127.0.0.1:%d", s.port))
 	}
-	d.lb = startHAProxy(t, d.dir, d.healthz, names, addrs)
+	d.lb = startHAProxy(t, d.dir, d.logDir, d.healthz, names, addrs)
 	d.procs = append(d.procs, d.lb.p)
 }
 
@@ -159,7 +163,7 @@ func (d *deployment) startSim(n int) {
 	t := d.t
 	port := freePort(t)
 	d.simURL = fmt.Sprintf("http://127.0.0.1:%d", port)
-	d.sim = startProc(t, "rivet-sim", d.cur.bin("rivet-sim"), "--listen", fmt.Sprintf("127.0.0.1:%d", port),
+	d.sim = startProc(t, d.logDir, "rivet-sim", d.cur.bin("rivet-sim"), "--listen", fmt.Sprintf("127.0.0.1:%d", port),
 		"--systems", strconv.Itoa(n), "--power-settle", "300ms")
 	d.procs = append(d.procs, d.sim)
 	waitFor(t, 10*time.Second, "rivet-sim serving", func() bool {
@@ -245,7 +249,7 @@ func (s *service) start() {
 	t := s.d.t
 	t.Helper()
 	s.writeConfig()
-	s.p = startProc(t, fmt.Sprintf("%s (%s, %s)", s.name, s.b.label, s.b.info.Release), s.b.bin("rivet"), "--config-file", s.conf, s.kind)
+	s.p = startProc(t, s.d.logDir, fmt.Sprintf("%s (%s, %s)", s.name, s.b.label, s.b.info.Release), s.b.bin("rivet"), "--config-file", s.conf, s.kind)
 	s.d.procs = append(s.d.procs, s.p)
 	limit := 30 * time.Second
 	waitFor(t, limit, s.name+" serving", func() bool {
@@ -313,7 +317,8 @@ func (s *service) stop() {
 	if exit != nil {
 		t.Fatalf("%s exited with %v after SIGTERM, want 0\n%s", s.p.name, exit, tail(s.p.log.String(), 40))
 	}
-	t.Logf("%s stopped in %v", s.p.name, time.Since(start).Round(time.Millisecond))
+	s.stopped = time.Now()
+	t.Logf("%s stopped in %v", s.p.name, s.stopped.Sub(start).Round(time.Millisecond))
 	waitFor(t, 5*time.Second, s.name+"'s plugin processes gone", func() bool {
 		return !slices.ContainsFunc(kids, procID.alive)
 	})

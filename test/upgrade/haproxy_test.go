@@ -32,21 +32,24 @@ const backend = "rivet_api"
 //     TCP connection that the API closes after answering. With keep-alive
 //     to the servers (any http-reuse mode), HAProxy may send a request on
 //     an idle connection at the instant a stopping API closes it; HAProxy
-//     retries that only for idempotent requests, so a PATCH or a power
-//     request would come back as a 502. A fresh connection per request
-//     leaves one failure mode, "could not connect", which retries cover.
-//     (Clients keep their connections to HAProxy alive.)
-//   - retries 3 + option redispatch 1 + retry-on conn-failure
-//     empty-response: a request whose connection is refused, or that an
-//     API closes without reading (its listener closing under it), goes to
-//     the other API. Neither case can have been processed, so a retry
-//     cannot apply a request twice. Responses that did arrive, 5xx
-//     included, are never retried: the client sees them.
+//     leaves that case to the client ("http-reuse safe" counts on browsers
+//     resending), so a PATCH or a power request would come back as a 502.
+//     A fresh connection per request leaves one failure mode, "could not
+//     connect", which the next line covers. Clients keep their own
+//     connections to HAProxy alive.
+//   - retries 3 + option redispatch 1, retry-on left at its default
+//     (conn-failure): a request whose connection is refused goes to the
+//     other API; it was never sent, so resending it is always safe.
+//     Nothing else is replayed: HAProxy's documentation warns that
+//     empty-response or status retries need replay protection, which a
+//     POST to the REST API lacks.
 //   - health checks every 200 ms, one failure marks a server down, two
-//     successes up: GET /healthz when the APIs serve it (an API that got
+//     successes up: GET /healthz when the APIs serve it. An API that got
 //     SIGTERM answers 503 there during [api] shutdown_delay while still
-//     serving, so HAProxy stops sending it requests before its listener
-//     closes), else a TCP connect check.
+//     serving, so HAProxy stops sending it requests long before its
+//     listener closes: the drain, not a retry, is what loses nothing.
+//     Releases without /healthz get a TCP check and are drained through
+//     the admin socket instead.
 const haproxyConfig = `global
     stats socket %[1]s mode 600 level admin
     maxconn 2000
@@ -60,7 +63,6 @@ defaults
     retries 3
     option redispatch 1
     option http-server-close
-    retry-on conn-failure empty-response
 
 frontend api
     bind 127.0.0.1:%[2]d
@@ -82,7 +84,7 @@ func requireHAProxy(t *testing.T) string {
 }
 
 // startHAProxy balances the APIs at addrs (name → host:port).
-func startHAProxy(t *testing.T, dir string, healthz bool, names, addrs []string) *haproxy {
+func startHAProxy(t *testing.T, dir, logDir string, healthz bool, names, addrs []string) *haproxy {
 	t.Helper()
 	bin := requireHAProxy(t)
 	port := freePort(t)
@@ -102,7 +104,7 @@ func startHAProxy(t *testing.T, dir string, healthz bool, names, addrs []string)
 	if out, err := exec.Command(bin, "-c", "-q", "-f", conf).CombinedOutput(); err != nil {
 		t.Fatalf("haproxy -c: %v\n%s", err, out)
 	}
-	h.p = startProc(t, "haproxy", bin, "-db", "-f", conf)
+	h.p = startProc(t, logDir, "haproxy", bin, "-db", "-f", conf)
 	waitFor(t, 10*time.Second, "haproxy serving with every API up", func() bool {
 		if h.p.exited() {
 			t.Fatalf("haproxy exited: %v\n%s", h.p.err, h.p.log.String())

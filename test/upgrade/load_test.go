@@ -408,9 +408,15 @@ func (l *load) power(ctx context.Context, node string) {
 	}
 }
 
-// deployCycle deploys a node and undeploys it.
+// deployCycle deploys a node and undeploys it. A node left active by an
+// earlier failed cycle (its outcome unknown to the client) is undeployed
+// first, so one failure is counted once.
 func (l *load) deployCycle(ctx context.Context, node string) {
-	if provision(ctx, l.c, node, "active", "active") != nil {
+	var n apiNode
+	if _, err := l.c.call(ctx, http.MethodGet, "/v1/nodes/"+node, nil, &n, http.StatusOK); err != nil {
+		return
+	}
+	if n.ProvisionState != "active" && provision(ctx, l.c, node, "active", "active") != nil {
 		return
 	}
 	if provision(ctx, l.c, node, "deleted", "available") == nil {

@@ -3,6 +3,7 @@ package upgrade
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,15 +25,24 @@ type proc struct {
 	err  error // the exit, once done is closed
 }
 
-// startProc starts bin with args; its output goes to an in-memory log that
-// is printed when the test fails.
-func startProc(t *testing.T, name, bin string, args ...string) *proc {
+// startProc starts bin with args; its output goes to an in-memory log
+// (read by the test, its tail printed when the test fails) and to a file
+// in logDir, kept when the test fails.
+func startProc(t *testing.T, logDir, name, bin string, args ...string) *proc {
 	t.Helper()
 	p := &proc{name: name, cmd: exec.Command(bin, args...), log: &testenv.SyncBuffer{}, done: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	f, err := os.OpenFile(filepath.Join(logDir, strings.NewReplacer(" ", "_", "(", "", ")", "", ",", "").Replace(name)+".log"),
+		os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := io.MultiWriter(p.log, f)
+	p.cmd.Stdout, p.cmd.Stderr = w, w
 	if err := p.cmd.Start(); err != nil {
+		f.Close()
 		t.Fatalf("start %s: %v", name, err)
 	}
+	go func() { <-p.done; f.Close() }()
 	go func() { p.err = p.cmd.Wait(); close(p.done) }()
 	return p
 }
@@ -134,4 +144,22 @@ func (id procID) alive() bool {
 		return false
 	}
 	return err == nil && start == id.start
+}
+
+// keptLogDir is a directory for the processes' logs that survives a
+// failed test (its path is printed) and is removed after a passing one.
+func keptLogDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "rivet-upgrade-logs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("every process's full log is kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	return dir
 }

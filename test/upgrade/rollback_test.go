@@ -53,7 +53,7 @@ func (r *run) oldRefused() {
 			s.registered += ":" + strconv.Itoa(s.port)
 		}
 		s.writeConfig()
-		p := startProc(t, fmt.Sprintf("%s (%s, %s)", s.name, s.b.label, s.b.info.Release), s.b.bin("rivet"), "--config-file", s.conf, kind)
+		p := startProc(t, r.d.logDir, fmt.Sprintf("%s (%s, %s)", s.name, s.b.label, s.b.info.Release), s.b.bin("rivet"), "--config-file", s.conf, kind)
 		r.d.procs = append(r.d.procs, p)
 		var kids []procID
 		deadline := time.Now().Add(30 * time.Second)

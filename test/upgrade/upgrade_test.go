@@ -138,7 +138,12 @@ func (r *run) upgradeServices() {
 	r.step("1.1", func() { d.conductors[0].replace(cur, r.newPin()) })
 	r.step("1.2", func() { d.conductors[1].replace(cur, r.newPin()) })
 	r.step("2.1", func() { d.apis[0].replace(cur, r.newPin()) })
-	r.step("2.2", func() { d.apis[1].replace(cur, r.newPin()) })
+	r.step("2.2", func() {
+		d.apis[1].replace(cur, r.newPin())
+		if r.mode == autoPins {
+			r.autoUnpinned(d.apis[1].stopped)
+		}
+	})
 	if r.mode == manualPins {
 		r.step("3.1", func() { d.conductors[0].repin("") })
 		r.step("3.2", func() { d.conductors[1].repin("") })
@@ -147,6 +152,19 @@ func (r *run) upgradeServices() {
 	}
 	r.step("migrate", r.onlineMigrations)
 	r.step("done", nil)
+}
+
+// autoUnpinned waits until every API serves the new maximum by itself
+// (pin_release_version = auto) and logs how long after the last old
+// service stopped that took: one heartbeat of each service.
+func (r *run) autoUnpinned(lastOldStopped time.Time) {
+	t := r.t
+	t.Helper()
+	waitFor(t, 5*time.Second+heartbeatTimeout, "the automatic pin dropping on every API", func() bool {
+		return !slices.ContainsFunc(r.d.apis, func(s *service) bool { return rootVersion(s.url()) != r.newMax.String() })
+	})
+	t.Logf("auto: every API serves API max %s %v after the last old service stopped",
+		r.newMax, time.Since(lastOldStopped).Round(time.Millisecond))
 }
 
 // dbsyncUpgrade is step 0: with the new binary, `rivet upgrade check`
@@ -163,6 +181,7 @@ func (r *run) dbsyncUpgrade() {
 	if len(st.Schema.Pending) == 0 && schema != "Success" {
 		t.Errorf("no migration pending but Database schema is %s", schema)
 	}
+	t.Logf("before dbsync upgrade: %d schema migrations pending; upgrade check exit %d, Database schema %s", len(st.Schema.Pending), res.code, schema)
 	r.d.rivet(r.cur, "dbsync", "upgrade").ok(t)
 	if st := r.status(); len(st.Schema.Pending) > 0 {
 		t.Errorf("after dbsync upgrade, still pending: %v", st.Schema.Pending)
@@ -188,6 +207,11 @@ func (r *run) onlineMigrations() {
 // lower service version than the new release's).
 func (r *run) anyOld() bool {
 	return slices.ContainsFunc(r.d.services(), func(s *service) bool { return s.b.info.ServiceVersion < r.cur.info.ServiceVersion })
+}
+
+// anyNew reports whether a service runs the new release.
+func (r *run) anyNew() bool {
+	return slices.ContainsFunc(r.d.services(), func(s *service) bool { return s.b == r.cur })
 }
 
 // expectedMax is the maximum microversion an API must serve now.
@@ -243,8 +267,9 @@ func (r *run) checkVersions(step string) {
 		return // nothing new, or APIs differ (step 3.3): no single answer
 	}
 	newOnly := r.newMax.String()
+	served := want[newOnly]
 	code := http.StatusNotAcceptable
-	if want[newOnly] {
+	if served {
 		code = http.StatusOK
 	}
 	pc := *r.probe
@@ -252,6 +277,18 @@ func (r *run) checkVersions(step string) {
 	for range 4 {
 		if _, err := pc.call(r.ctx, http.MethodGet, "/v1/nodes/"+r.f.nmi, nil, nil, code); err != nil {
 			t.Errorf("step %s: a request at the new maximum %s: %v", step, newOnly, err)
+		}
+	}
+	for _, f := range features {
+		v := version.MustParse(f.since)
+		if v.Compare(r.oldMax) <= 0 || v.Compare(r.newMax) > 0 {
+			continue // old news, or not in this release
+		}
+		fc := *r.probe
+		fc.version = f.since
+		if err := f.try(r.ctx, &fc, r.f.nmi, served); err != nil {
+			t.Errorf("step %s: %s (API %s), want it %s: %v", step, f.name, f.since,
+				map[bool]string{true: "served", false: "refused with 406"}[served], err)
 		}
 	}
 }
@@ -402,7 +439,7 @@ func (r *run) checkStatus(step string) {
 	want := map[string]string{
 		"Database schema":  "Success",
 		"Object versions":  "Success",
-		"Service versions": map[bool]string{true: "Warning", false: "Success"}[r.anyOld()],
+		"Service versions": map[bool]string{true: "Warning", false: "Success"}[r.anyOld() && r.anyNew()],
 		"Release pins":     map[bool]string{true: "Warning", false: "Success"}[!r.anyOld() && pinned],
 	}
 	pending := false
