@@ -166,3 +166,22 @@ func (d *DB) ConductorPlugins(ctx context.Context, hostname string) ([]Conductor
 	}
 	return out, nil
 }
+
+// HardwareInterfaces lists the hardware interface rows of the conductors
+// named by hostnames (every registered conductor's when hostnames is nil),
+// by hardware type, interface type and name.
+func (d *DB) HardwareInterfaces(ctx context.Context, hostnames []string) ([]ConductorHardwareInterface, error) {
+	out := []ConductorHardwareInterface{}
+	if hostnames != nil && len(hostnames) == 0 {
+		return out, nil
+	}
+	q := d.bun.NewSelect().Model(&out).
+		OrderExpr("chi.hardware_type ASC, chi.interface_type ASC, chi.interface_name ASC")
+	if hostnames != nil {
+		q = q.Join("JOIN conductors AS c ON c.id = chi.conductor_id").Where("c.hostname IN (?)", bun.List(hostnames))
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, d.wrap(err, "list hardware interfaces")
+	}
+	return out, nil
+}

@@ -75,8 +75,16 @@ func (d *DB) AdvanceFinalizedRelease(ctx context.Context, release string, servic
 			return cur, true, err
 		}
 		cur, err := d.FinalizedRelease(ctx)
-		if err != nil || cur != nil {
-			return cur, false, err // already at or above serviceVersion
+		if err != nil {
+			return nil, false, err
+		}
+		if cur != nil {
+			if cur.ServiceVersion >= serviceVersion {
+				return cur, false, nil
+			}
+			// The row appeared (a concurrent first insert committed) after
+			// the update looked: compare-and-set again.
+			continue
 		}
 		_, err = d.bun.NewInsert().Model(fr).Exec(ctx)
 		if err == nil {

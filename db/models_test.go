@@ -41,6 +41,9 @@ func TestModelsMatchSchema(t *testing.T) {
 			InspectionStartedAt: bun.NullTime{Time: at}, InspectionFinishedAt: bun.NullTime{Time: at},
 			NetworkInterface: ptr("noop"), ResourceClass: ptr("baremetal"), ConsoleEnabled: true,
 			ConductorAffinity: ptr(int64(3)), ConductorGroup: "rack1", Version: v,
+			BootInterface: ptr("redfish-virtual-media"), ConsoleInterface: ptr("no-console"),
+			DeployInterface: ptr("ramdisk"), InspectInterface: ptr("redfish"), ManagementInterface: ptr("redfish"),
+			PowerInterface: ptr("redfish"), RAIDInterface: ptr("no-raid"), VendorInterface: ptr("no-vendor"),
 		}
 		if _, err := bdb.NewInsert().Model(ch).Exec(ctx); err != nil {
 			t.Fatalf("insert chassis: %v", err)

@@ -50,6 +50,18 @@ type Node struct {
 	// ReservationEpoch is the fencing counter, bumped by every acquisition.
 	ReservationEpoch int64 `bun:"reservation_epoch,notnull"`
 
+	// The node's hardware interface implementations (Node 1.1); NULL in
+	// rows written at Node 1.0, until the backfill_node_interfaces online
+	// migration fills them.
+	BootInterface       *string `bun:"boot_interface"`
+	ConsoleInterface    *string `bun:"console_interface"`
+	DeployInterface     *string `bun:"deploy_interface"`
+	InspectInterface    *string `bun:"inspect_interface"`
+	ManagementInterface *string `bun:"management_interface"`
+	PowerInterface      *string `bun:"power_interface"`
+	RAIDInterface       *string `bun:"raid_interface"`
+	VendorInterface     *string `bun:"vendor_interface"`
+
 	Timestamps
 	// Version is the Node object version the row was written at.
 	Version *string `bun:"version"`

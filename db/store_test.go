@@ -45,8 +45,8 @@ func TestStoreRoundTripAndPinnedWrites(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
 		dbh := dbtest.Open(t, d)
-		reg, tb := dbtest.BumpedRegistry(t), dbtest.BumpedTable(t)
-		pin, _ := tb.ParsePin("anvil")
+		reg, tb := dbtest.Registry(t), dbtest.Releases(t)
+		pin, _ := tb.ParsePin("0.1")
 		pinner := release.NewPinner(tb, pin)
 		s := db.NewStore(dbh, reg, pinner)
 
@@ -97,8 +97,8 @@ func TestStoreSaveWritesOnlyChangedColumns(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
 		dbh := dbtest.Open(t, d)
-		reg := dbtest.BumpedRegistry(t)
-		s := db.NewStore(dbh, reg, release.NewPinner(dbtest.BumpedTable(t), release.Pin{}))
+		reg := dbtest.Registry(t)
+		s := db.NewStore(dbh, reg, release.NewPinner(dbtest.Releases(t), release.Pin{}))
 		n := newNode(t, reg, "n-02")
 		if err := s.Create(ctx, n); err != nil {
 			t.Fatal(err)
@@ -142,8 +142,8 @@ func TestStoreErrors(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
 		dbh := dbtest.Open(t, d)
-		reg := dbtest.BumpedRegistry(t)
-		s := db.NewStore(dbh, reg, release.NewPinner(dbtest.BumpedTable(t), release.Pin{}))
+		reg := dbtest.Registry(t)
+		s := db.NewStore(dbh, reg, release.NewPinner(dbtest.Releases(t), release.Pin{}))
 		if _, err := s.GetNode(ctx, "missing"); !errors.Is(err, db.ErrNotFound) {
 			t.Fatalf("missing node: %v", err)
 		}
@@ -179,8 +179,8 @@ func TestStoreEveryKind(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
 		dbh := dbtest.Open(t, d)
-		reg := dbtest.BumpedRegistry(t)
-		s := db.NewStore(dbh, reg, release.NewPinner(dbtest.BumpedTable(t), release.Pin{}))
+		reg := dbtest.Registry(t)
+		s := db.NewStore(dbh, reg, release.NewPinner(dbtest.Releases(t), release.Pin{}))
 		ch := &objects.Chassis{UUID: "c0000000-0000-0000-0000-000000000001", Extra: map[string]any{}}
 		if err := s.Create(ctx, ch); err != nil {
 			t.Fatal(err)
@@ -213,6 +213,82 @@ func TestStoreEveryKind(t *testing.T) {
 			if diff := cmp.Diff(want, have); diff != "" {
 				t.Errorf("%s round trip (-created +loaded):\n%s", kind, diff)
 			}
+		}
+	})
+}
+
+// A service pinned to 0.1 writes Node 1.0: the interface choices it holds
+// in memory (Node 1.1) are left NULL in the row, whose version says 1.0,
+// and a save clears what an unpinned service wrote; unpinned, the next
+// save writes them and 1.1.
+func TestStorePinnedWritesNoInterfaces(t *testing.T) {
+	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
+		ctx := context.Background()
+		dbh := dbtest.Open(t, d)
+		reg, tb := dbtest.Registry(t), dbtest.Releases(t)
+		pin, err := tb.ParsePin("0.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pinner := release.NewPinner(tb, pin)
+		s := db.NewStore(dbh, reg, pinner)
+		columns := func(uuid string) (string, []*string) {
+			t.Helper()
+			var row db.Node
+			if err := dbh.Bun().NewSelect().Model(&row).Where("uuid = ?", uuid).Scan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			return *row.Version, []*string{row.BootInterface, row.ConsoleInterface, row.DeployInterface, row.InspectInterface,
+				row.ManagementInterface, row.PowerInterface, row.RAIDInterface, row.VendorInterface}
+		}
+		set := func(n *objects.Node) {
+			for _, iface := range []string{"boot", "console", "deploy", "inspect", "management", "power", "raid", "vendor"} {
+				v := "impl-" + iface
+				*n.InterfaceField(iface) = &v
+			}
+		}
+
+		n := newNode(t, reg, "n-05")
+		set(n)
+		if err := s.Create(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		ver, cols := columns(n.UUID)
+		for i, c := range cols {
+			if c != nil {
+				t.Fatalf("pinned create wrote interface column %d = %q", i, *c)
+			}
+		}
+		if ver != "1.0" {
+			t.Fatalf("pinned create wrote version %s", ver)
+		}
+
+		pinner.Set(release.Pin{Mode: release.PinLatest}, nil)
+		got, err := s.GetNode(ctx, n.UUID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.DeployInterface != nil {
+			t.Fatalf("a 1.0 row read at 1.1 has deploy_interface %q, want unset", *got.DeployInterface)
+		}
+		set(got)
+		if err := s.Save(ctx, got); err != nil {
+			t.Fatal(err)
+		}
+		if ver, cols = columns(n.UUID); ver != "1.1" || cols[2] == nil || *cols[2] != "impl-deploy" {
+			t.Fatalf("unpinned save: version %s, deploy_interface %v", ver, cols[2])
+		}
+
+		// Pinned again (a rollback): any save writes 1.0 and clears them,
+		// so a 0.1 service never meets a row it cannot read.
+		pinner.Set(pin, nil)
+		got.Extra = map[string]any{"rack": "r1"}
+		if err := s.Save(ctx, got); err != nil {
+			t.Fatal(err)
+		}
+		ver, cols = columns(n.UUID)
+		if ver != "1.0" || cols[2] != nil {
+			t.Fatalf("pinned save after an unpinned one: version %s, deploy_interface %v", ver, cols[2])
 		}
 	})
 }

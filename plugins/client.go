@@ -2,10 +2,15 @@ package plugins
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/rivetmetal/rivet/plugins/internal/proto/driverv1"
+	"github.com/rivetmetal/rivet/plugins/internal/proto/driverv2"
 )
 
 // Client is the host's view of a plugin reached over gRPC: it implements
@@ -14,11 +19,17 @@ import (
 // The host (plugins/host) and plugintest obtain one from GRPCPlugin; a
 // driver author never needs it.
 type Client struct {
-	rpc driverv1.DriverClient
+	rpc      driverv1.DriverClient
+	power    driverv2.PowerClient // nil below protocol 2
+	protocol int
+	// powerVersion is the power interface version sent with Configure
+	// (0 before): version 1 keeps power actions on protocol 1's calls.
+	powerVersion atomic.Int32
 }
 
 var _ interface {
 	PowerInterface
+	PowerActor
 	ManagementInterface
 	NMIInjector
 	DeployInterface
@@ -39,6 +50,9 @@ func (c *Client) Info(ctx context.Context) (Info, error) {
 // Configure tells the plugin what the host negotiated.
 func (c *Client) Configure(ctx context.Context, n Negotiation) error {
 	_, err := c.rpc.Configure(ctx, negotiationToProto(n))
+	if err == nil {
+		c.powerVersion.Store(int32(n.Interfaces[InterfacePower]))
+	}
 	return fromStatus(err)
 }
 
@@ -68,6 +82,65 @@ func (c *Client) SetPowerState(ctx context.Context, node Node, target PowerState
 // Reboot implements Rebooter.
 func (c *Client) Reboot(ctx context.Context, node Node) error {
 	return c.nodeCall(ctx, node, c.rpc.Reboot)
+}
+
+// Protocol is the protocol major the client speaks with its plugin.
+func (c *Client) Protocol() int { return c.protocol }
+
+// powerV2 reports whether power actions use protocol 2's Power service:
+// the protocol carries it and Configure did not settle on power 1.
+func (c *Client) powerV2() bool {
+	return c.power != nil && c.powerVersion.Load() != 1
+}
+
+// CheckPowerAction implements PowerActor from the protocol and the power
+// interface version negotiated with Configure: soft power and timeouts need
+// power interface version 2, which needs protocol 2. Whether the plugin
+// advertised soft_power is the plugin's to say (or the host's, which
+// recorded its Info).
+func (c *Client) CheckPowerAction(target PowerState, timeout time.Duration) error {
+	if target.Final() == "" {
+		return fmt.Errorf("power action %q: %w", target, ErrNotSupported)
+	}
+	if !c.powerV2() && (target.Soft() || timeout > 0) {
+		return fmt.Errorf("%s: plugin protocol %d with power interface version %d has no soft power or power timeouts (power interface version 2, protocol 2): %w",
+			describeAction(target, timeout), c.protocol, max(c.powerVersion.Load(), 1), ErrNotSupported)
+	}
+	return nil
+}
+
+// PowerAction implements PowerActor: the Power service with power interface
+// version 2; otherwise SetPowerState and Reboot, for what CheckPowerAction
+// allows.
+func (c *Client) PowerAction(ctx context.Context, node Node, target PowerState, timeout time.Duration) error {
+	if err := c.CheckPowerAction(target, timeout); err != nil {
+		return err
+	}
+	if !c.powerV2() {
+		if target == Rebooting {
+			return c.Reboot(ctx, node)
+		}
+		return c.SetPowerState(ctx, node, target)
+	}
+	n, err := nodeToProto(node)
+	if err != nil {
+		return err
+	}
+	req := &driverv2.PowerActionRequest{Node: n, Action: string(target)}
+	if timeout > 0 {
+		req.Timeout = durationpb.New(timeout)
+	}
+	_, err = c.power.PowerAction(ctx, req)
+	return fromStatus(err)
+}
+
+// describeAction names a power action for messages: "soft power off",
+// "power on with a timeout of 30s".
+func describeAction(target PowerState, timeout time.Duration) string {
+	if timeout > 0 {
+		return fmt.Sprintf("%s with a timeout of %s", target, timeout)
+	}
+	return string(target)
 }
 
 // GetBootDevice implements BootDeviceGetter.

@@ -5,7 +5,8 @@
 // interfaces it supports (PowerStateGetter, PowerSetter, BootDeviceSetter,
 // NMIInjector, Inspector, …). Its main is a few lines calling Serve. The
 // conductor (package plugins/host) starts the binary, negotiates the protocol
-// major and then, in band, a version per hardware interface, and calls it.
+// major (1, or 2 with power interface version 2: timeouts and soft power)
+// and then, in band, a version per hardware interface, and calls it.
 //
 // Rules:
 //   - This package imports nothing from Rivet's core, db or drivers; a test

@@ -21,9 +21,10 @@ const (
 // host uses a feature only when it is advertised.
 type Capability string
 
-// Capabilities. CapabilityNMI and CapabilityCleanSteps are derived from the
-// interfaces a driver implements; the others a driver declares in its
-// Description because they describe hardware reach, not a Go method.
+// Capabilities. CapabilityNMI, CapabilityCleanSteps and CapabilitySoftPower
+// are derived from the interfaces a driver implements; the others a driver
+// declares in its Description because they describe hardware reach, not a
+// Go method.
 const (
 	CapabilityNMI          Capability = "nmi"
 	CapabilityCleanSteps   Capability = "clean_steps"
@@ -87,15 +88,45 @@ type Negotiation struct {
 }
 
 // InterfaceVersions lists, per interface, the API versions this SDK release
-// can serve. Every interface is at version 1 in protocol 1; a later SDK adds
-// versions here (soft power becomes power 2) without removing old ones.
+// can serve. A later SDK adds versions here without removing old ones.
+// Power version 2 (timeouts, soft power) needs protocol 2; see
+// InterfaceProtocol.
 func InterfaceVersions() map[Interface][]int {
 	return map[Interface][]int{
-		InterfacePower:      {1},
+		InterfacePower:      {1, 2},
 		InterfaceManagement: {1},
 		InterfaceDeploy:     {1},
 		InterfaceInspect:    {1},
 	}
+}
+
+// interfaceProtocols records the interface versions that need a protocol
+// major above 1, because their calls exist only there.
+var interfaceProtocols = map[Interface]map[int]int{
+	InterfacePower: {2: 2}, // the rivet.driver.v2.Power service
+}
+
+// InterfaceProtocol returns the lowest protocol major that carries version
+// v of iface.
+func InterfaceProtocol(iface Interface, v int) int {
+	if p, ok := interfaceProtocols[iface][v]; ok {
+		return p
+	}
+	return 1
+}
+
+// InterfaceVersionsFor keeps, of versions, those protocol major p carries:
+// what a host may negotiate once go-plugin has picked p.
+func InterfaceVersionsFor(p int, versions map[Interface][]int) map[Interface][]int {
+	out := make(map[Interface][]int, len(versions))
+	for iface, vs := range versions {
+		for _, v := range vs {
+			if InterfaceProtocol(iface, v) <= p {
+				out[iface] = append(out[iface], v)
+			}
+		}
+	}
+	return out
 }
 
 // Describe builds the Info a plugin serving d advertises, from d's
@@ -130,12 +161,24 @@ func Describe(d Driver, protocols []int) (Info, error) {
 	if len(info.Interfaces) == 0 {
 		return Info{}, fmt.Errorf("plugin %s: implements no hardware interface completely (power needs GetPowerState, SetPowerState and Reboot)", desc.Name)
 	}
+	_, powerV2 := d.(PowerInterfaceV2)
+	_, soft := d.(SoftPowerer)
+	if served[InterfacePower] && !powerV2 {
+		info.Interfaces[InterfacePower] = []int{1}
+	}
+	if soft && !(powerV2 && served[InterfacePower]) {
+		return Info{}, fmt.Errorf("plugin %s: implements SoftPowerOff and SoftReboot but not power interface version 2 (SetPowerStateWithin and RebootWithin), which carries them", desc.Name)
+	}
+	// Advertise only the versions the served protocols carry.
+	info.Interfaces = InterfaceVersionsFor(slices.Max(append([]int{1}, protocols...)), info.Interfaces)
+	powerV2 = slices.Contains(info.Interfaces[InterfacePower], 2)
 	_, nmi := d.(NMIInjector)
 	_, lists := d.(CleanStepLister)
 	_, runs := d.(CleanStepExecutor)
 	derived := map[Capability]bool{
 		CapabilityNMI:        nmi && served[InterfaceManagement],
 		CapabilityCleanSteps: lists && runs && served[InterfaceDeploy],
+		CapabilitySoftPower:  soft && powerV2 && served[InterfacePower],
 	}
 	caps := slices.Clone(desc.Capabilities)
 	for c, ok := range derived {

@@ -28,8 +28,8 @@ type ServeConfig struct {
 	// Logger receives the SDK's own lines. Default: NewLogger(slog.LevelInfo),
 	// created when Serve starts.
 	Logger *slog.Logger
-	// Protocols lists the protocol majors served. Default
-	// []int{ProtocolVersion}; only tests of negotiation set it.
+	// Protocols lists the protocol majors served. Default Protocols();
+	// only tests of negotiation set it.
 	Protocols []int
 }
 
@@ -47,7 +47,7 @@ func Serve(cfg ServeConfig) {
 	}
 	protocols := cfg.Protocols
 	if len(protocols) == 0 {
-		protocols = []int{ProtocolVersion}
+		protocols = Protocols()
 	}
 	if cfg.Driver == nil {
 		fmt.Fprintln(os.Stderr, "plugin: ServeConfig.Driver is nil")

@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/rivetmetal/rivet/plugins/internal/proto/driverv1"
 )
@@ -11,11 +12,14 @@ import (
 // Every error leaves through toStatus.
 type server struct {
 	driverv1.UnimplementedDriverServer
-	driver Driver
-	info   Info
+	driver   Driver
+	info     Info
+	protocol int // the protocol major this connection serves
 }
 
-func newServer(d Driver, info Info) *server { return &server{driver: d, info: info} }
+func newServer(d Driver, info Info, protocol int) *server {
+	return &server{driver: d, info: info, protocol: protocol}
+}
 
 // capability returns the driver as T, or ErrNotSupported naming the method.
 func capability[T any](s *server, method string) (T, error) {
@@ -32,9 +36,10 @@ func (s *server) Info(context.Context, *driverv1.InfoRequest) (*driverv1.InfoRes
 
 func (s *server) Configure(ctx context.Context, req *driverv1.ConfigureRequest) (*driverv1.ConfigureResponse, error) {
 	n := negotiationFromProto(req)
-	for iface := range n.Interfaces {
-		if _, ok := s.info.Interfaces[iface]; !ok {
-			return nil, toStatus(fmt.Errorf("plugin %s: configure: interface %s: %w", s.info.Name, iface, ErrNotSupported))
+	for iface, v := range n.Interfaces {
+		if !slices.Contains(s.info.Interfaces[iface], v) || InterfaceProtocol(iface, v) > s.protocol {
+			return nil, toStatus(fmt.Errorf("plugin %s: configure: interface %s version %d under protocol %d (served: %v): %w",
+				s.info.Name, iface, v, s.protocol, s.info.Interfaces[iface], ErrNotSupported))
 		}
 	}
 	if c, ok := s.driver.(Configurer); ok {

@@ -152,6 +152,7 @@ func buildAPIWith(cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner 
 		Store:        store,
 		Conductor:    rpc.ConductorAPI{Client: client, Router: router},
 		Conductors:   lister,
+		CatalogTTL:   cfg.Default.HashRingResetInterval,
 		Pinner:       pinner,
 		Logger:       log,
 		MaxLimit:     cfg.API.MaxLimit,

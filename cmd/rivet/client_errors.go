@@ -28,6 +28,14 @@ type clientTarget struct {
 	ident string
 }
 
+// about prefixes a message with its subject when the command named one.
+func about(subject string, on clientTarget) string {
+	if on.ident == "" {
+		return ""
+	}
+	return subject + ": "
+}
+
 // cliError turns a client error into one line that says what went wrong
 // and how to fix it, with the exit code for its class.
 func cliError(err error, on clientTarget) error {
@@ -58,8 +66,10 @@ func cliError(err error, on clientTarget) error {
 		return cli.Exit(verr.Error()+" (pick a version in both ranges with --api-version, or unset it to negotiate)", exitClientVersion)
 	case errors.As(err, &verr):
 		return cli.Exit(verr.Error()+" (upgrade the older side)", exitClientVersion)
+	case errors.As(err, &ferr) && ferr.UserGiven:
+		return cli.Exit(about(subject, on)+ferr.Error()+fmt.Sprintf(" (use --api-version %s or later, or unset it to negotiate)", ferr.Needs), exitClientVersion)
 	case errors.As(err, &ferr):
-		return cli.Exit(subject+": "+ferr.Error()+" (the API is older, or pinned to an older release until the upgrade is finished)", exitClientVersion)
+		return cli.Exit(about(subject, on)+ferr.Error()+" (the API is older, or pinned to an older release until the upgrade is finished)", exitClientVersion)
 	case errors.As(err, &werr) && errors.Is(err, client.ErrWaitTimeout):
 		return cli.Exit(werr.Error()+" (raise --timeout, or check the conductor with rivet node show "+werr.Node+")", exitClientWaitTimeout)
 	case errors.As(err, &werr):

@@ -85,8 +85,13 @@ func (f *cliFakeIronic) route(w http.ResponseWriter, r *http.Request, body []byt
 				"power_state": n["power_state"], "maintenance": n["maintenance"], "instance_uuid": nil})
 		}
 		fakeReply(w, 200, map[string]any{"nodes": list})
+	case r.Method == "POST" && len(parts) == 1 && parts[0] == "nodes":
+		var n map[string]any
+		_ = json.Unmarshal(body, &n)
+		n["uuid"] = "33333333-0000-0000-0000-000000000000"
+		fakeReply(w, 201, n)
 	case parts[0] == "drivers":
-		f.driverRoute(w, parts[1:])
+		f.driverRoute(w, parts[1:], w.Header().Get(client.HeaderVersion))
 	case parts[0] != "nodes" || len(parts) < 2:
 		fakeFail(w, 404, "faultstring", "Not found")
 	case f.nodes[parts[1]] == nil:
@@ -172,12 +177,20 @@ func fakeFail(w http.ResponseWriter, status int, key, msg string) {
 	fakeReply(w, status, map[string]string{"error_message": string(inner)})
 }
 
-func (f *cliFakeIronic) driverRoute(w http.ResponseWriter, sub []string) {
+// driverRoute serves fake-hardware; at 1.30 its detail has two
+// interfaces.
+func (f *cliFakeIronic) driverRoute(w http.ResponseWriter, sub []string, ver string) {
 	switch strings.Join(sub, " ") {
 	case "":
 		fakeReply(w, 200, map[string]any{"drivers": []any{map[string]any{"name": "fake-hardware", "hosts": []string{"c1"}}}})
 	case "fake-hardware":
-		fakeReply(w, 200, map[string]any{"name": "fake-hardware", "hosts": []string{"c1"}})
+		d := map[string]any{"name": "fake-hardware", "hosts": []string{"c1"}}
+		if version.MustParse(ver).AtLeast(version.New(1, 30)) {
+			d["type"] = "dynamic"
+			d["default_deploy_interface"], d["enabled_deploy_interfaces"] = "fake", []string{"fake"}
+			d["default_inspect_interface"], d["enabled_inspect_interfaces"] = "fake", []string{"fake", "no-inspect"}
+		}
+		fakeReply(w, 200, d)
 	case "fake-hardware properties":
 		fakeReply(w, 200, map[string]string{"ipmi_address": "BMC address. Required."})
 	default:

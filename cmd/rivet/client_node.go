@@ -21,10 +21,24 @@ var nodeSpec = resourceSpec{
 		"maintenance":     "only nodes with maintenance `true` or `false`",
 		"associated":      "only nodes with (true) or without (false) an instance",
 	},
+	fieldFlags: interfaceFlags(),
+}
+
+// interfaceFlags are --boot-interface … --vendor-interface: the hardware
+// interface implementations of a node (network_interface from API 1.20, the
+// others from 1.31; rivet driver show DRIVER lists what a hardware type
+// enables).
+func interfaceFlags() []fieldFlag {
+	var out []fieldFlag
+	for _, iface := range []string{"boot", "console", "deploy", "inspect", "management", "network", "power", "raid", "vendor"} {
+		out = append(out, fieldFlag{name: iface + "-interface", field: iface + "_interface",
+			usage: "the " + iface + " interface `IMPLEMENTATION` (see rivet driver show)"})
+	}
+	return out
 }
 
 func nodeCommand() *cli.Command {
-	extra := append([]*cli.Command{powerCommand(), bootDeviceCommand(), maintenanceCommand(), validateCommand(), waitCommand(),
+	extra := append([]*cli.Command{powerCommand(), rebootCommand(), bootDeviceCommand(), maintenanceCommand(), validateCommand(), waitCommand(),
 		vifCommand(), injectNMICommand()},
 		provisionCommands()...)
 	return nodeSpec.group(extra...)

@@ -10,18 +10,58 @@ import (
 )
 
 func powerCommand() *cli.Command {
-	verb := func(name, clientTarget, usageText string) *cli.Command {
-		return clientLeaf(name, usageText, "NODE…", []cli.Flag{concurrencyFlag()}, func(c *cli.Context, api *client.Client) error {
-			return runBulk(c, api, client.Nodes, func(ctx context.Context, ident string) (string, error) {
-				return fmt.Sprintf("node %s: %s requested", ident, clientTarget), api.SetPowerState(ctx, ident, clientTarget)
-			}, nil)
-		})
-	}
 	return clientGroup("power", "power nodes on, off or reboot them (asynchronous: the API answers 202)",
-		verb("on", client.PowerOn, "power nodes on"),
-		verb("off", client.PowerOff, "power nodes off"),
-		verb("reboot", client.Reboot, "reboot nodes"),
+		powerVerb("on", client.PowerOn, "", "power nodes on"),
+		powerVerb("off", client.PowerOff, client.SoftPowerOff, "power nodes off"),
+		powerVerb("reboot", client.Reboot, client.SoftReboot, "reboot nodes"),
 	)
+}
+
+// rebootCommand is `rivet node reboot`, as `baremetal node reboot`: the
+// same as `rivet node power reboot`.
+func rebootCommand() *cli.Command {
+	return powerVerb("reboot", client.Reboot, client.SoftReboot, "reboot nodes (the same as rivet node power reboot)")
+}
+
+// powerVerb is one power command: target, or softTarget with --soft (when
+// the verb has one), with an optional --power-timeout. Soft power and
+// timeouts need API 1.27, checked once before any node is touched.
+func powerVerb(name, target, softTarget, usage string) *cli.Command {
+	flags := []cli.Flag{concurrencyFlag(),
+		&cli.IntFlag{Name: "power-timeout", Usage: "wait at most `SECONDS` for each node to get there, else record a failure in last_error (API 1.27)"}}
+	if softTarget != "" {
+		flags = append(flags, &cli.BoolFlag{Name: "soft", Usage: "ask the operating system to " + name +
+			" (ACPI) instead of cutting or cycling the power; without --power-timeout the conductor waits [conductor] soft_power_off_timeout (API 1.27)"})
+	}
+	return clientLeaf(name, usage, "NODE…", flags, func(c *cli.Context, api *client.Client) error {
+		req := client.PowerRequest{Target: target, Timeout: c.Int("power-timeout")}
+		if c.Bool("soft") {
+			req.Target = softTarget
+		}
+		if c.IsSet("power-timeout") && req.Timeout < 1 {
+			return clientUsage(c, "--power-timeout must be a positive number of seconds")
+		}
+		if c.NArg() > 0 {
+			if err := api.Require(c.Context, client.PowerVersion(req), powerWhat(c)); err != nil {
+				return cliError(err, clientTarget{kind: client.Nodes})
+			}
+		}
+		done := req.Target + " requested"
+		if req.Timeout > 0 {
+			done += fmt.Sprintf(" (timeout %ds)", req.Timeout)
+		}
+		return runBulk(c, api, client.Nodes, func(ctx context.Context, ident string) (string, error) {
+			return fmt.Sprintf("node %s: %s", ident, done), api.ChangePowerState(ctx, ident, req)
+		}, nil)
+	})
+}
+
+// powerWhat names the flag that needs a newer API, for the error.
+func powerWhat(c *cli.Context) string {
+	if c.Bool("soft") {
+		return "--soft"
+	}
+	return "--power-timeout"
 }
 
 func bootDeviceCommand() *cli.Command {
@@ -106,43 +146,4 @@ func validateCommand() *cli.Command {
 		}
 		return p.list(rows, []string{"interface", "result", "reason"})
 	})
-}
-
-func driverCommand() *cli.Command {
-	spec := resourceSpec{kind: client.Drivers}
-	props := clientLeaf("properties", "list the driver_info properties a driver takes", "DRIVER", outputFlags(),
-		func(c *cli.Context, api *client.Client) error {
-			name, err := oneIdent(c, "driver")
-			if err != nil {
-				return err
-			}
-			p, err := newOutPrinter(c)
-			if err != nil {
-				return err
-			}
-			props, err := api.DriverProperties(c.Context, name)
-			if err != nil {
-				return cliError(err, clientTarget{client.Drivers, name})
-			}
-			rows := make([]client.Resource, 0, len(props))
-			for _, k := range sortedKeysOf(props) {
-				rows = append(rows, client.Resource{"property": k, "description": props[k]})
-			}
-			return p.list(rows, []string{"property", "description"})
-		})
-	return clientGroup("driver", "list and show drivers (hardware types)",
-		clientLeaf("list", "list drivers", "", outputFlags(), func(c *cli.Context, api *client.Client) error {
-			p, err := newOutPrinter(c)
-			if err != nil {
-				return err
-			}
-			items, err := api.List(c.Context, client.Drivers, client.ListOptions{})
-			if err != nil {
-				return cliError(err, clientTarget{kind: client.Drivers})
-			}
-			return p.list(items, []string{"name", "hosts"})
-		}),
-		clientLeaf("show", "show a driver", "DRIVER", outputFlags(), spec.show),
-		props,
-	)
 }

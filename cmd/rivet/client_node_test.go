@@ -68,6 +68,34 @@ func TestClientCommands(t *testing.T) {
 			wantOut:  []string{"node sim-0: power off requested"},
 			wantErr:  []string{"node sim-9 not found", "1 of 2 nodes failed"},
 		},
+		"soft power off with a timeout": {
+			args:      []string{"node", "power", "off", "--soft", "--power-timeout", "30", "sim-1"},
+			wantOut:   []string{"node sim-1: soft power off requested (timeout 30s)\n"},
+			wantCalls: []string{maxAPI + " GET /v1", maxAPI + ` PUT /v1/nodes/sim-1/states/power {"target":"soft power off","timeout":30}`},
+		},
+		"node reboot --soft": {
+			args:      []string{"node", "reboot", "--soft", "sim-1"},
+			wantOut:   []string{"node sim-1: soft rebooting requested\n"},
+			wantCalls: []string{maxAPI + " GET /v1", maxAPI + ` PUT /v1/nodes/sim-1/states/power {"target":"soft rebooting"}`},
+		},
+		"hard reboot sends no timeout": {
+			args:      []string{"node", "reboot", "sim-1"},
+			wantCalls: []string{maxAPI + ` PUT /v1/nodes/sim-1/states/power {"target":"rebooting"}`},
+		},
+		"power on with a timeout": {
+			args:      []string{"node", "power", "on", "sim-0", "--power-timeout", "5"},
+			wantCalls: []string{maxAPI + " GET /v1", maxAPI + ` PUT /v1/nodes/sim-0/states/power {"target":"power on","timeout":5}`},
+		},
+		"power timeout must be positive": {
+			args:     []string{"node", "power", "on", "sim-0", "--power-timeout", "0"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"--power-timeout must be a positive number of seconds"},
+		},
+		"power on has no --soft": {
+			args:     []string{"node", "power", "on", "sim-0", "--soft"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"flag provided but not defined: -soft"},
+		},
 		"deploy --wait": {
 			args:    []string{"node", "deploy", "sim-0", "--wait", "--interval", "1ms", "--timeout", "5s"},
 			wantOut: []string{"node sim-0: active\n"},
@@ -163,6 +191,34 @@ func TestClientCommands(t *testing.T) {
 			args:    []string{"node", "inject-nmi", "sim-0", "sim-1"},
 			wantOut: []string{"node sim-0: NMI injected\nnode sim-1: NMI injected\n"},
 		},
+		"create with interface flags": {
+			args:      []string{"node", "create", "driver=fake-hardware", "--deploy-interface", "fake", "--inspect-interface", "no-inspect", "-f", "value", "--fields", "uuid"},
+			wantCalls: []string{maxAPI + ` POST /v1/nodes {"deploy_interface":"fake","driver":"fake-hardware","inspect_interface":"no-inspect"}`},
+			wantOut:   []string{"33333333-0000-0000-0000-000000000000\n"},
+		},
+		"set interface flags": {
+			args: []string{"node", "set", "sim-0", "--network-interface", "noop", "--deploy-interface", "fake"},
+			wantCalls: []string{maxAPI + ` PATCH /v1/nodes/sim-0 [{"op":"add","path":"/deploy_interface","value":"fake"},` +
+				`{"op":"add","path":"/network_interface","value":"noop"}]`},
+		},
+		"set a field by flag and by PATH": {
+			args:     []string{"node", "set", "sim-0", "deploy_interface=fake", "--deploy-interface", "fake"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"--deploy-interface and deploy_interface= both set deploy_interface"},
+		},
+		"set needs a field": {
+			args:     []string{"node", "set", "sim-0"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"give the node and at least one PATH=VALUE"},
+		},
+		"driver show interfaces": {
+			args:    []string{"driver", "show", "fake-hardware"},
+			wantOut: []string{"type", "dynamic", "Interface", "Default", "Enabled", "deploy", "inspect", "fake, no-inspect"},
+		},
+		"driver show below 1.30": {
+			args:    []string{"driver", "show", "fake-hardware", "--api-version", "1.29", "-f", "json"},
+			wantOut: []string{`"name": "fake-hardware"`},
+		},
 		"clean needs steps": {
 			args:     []string{"node", "clean", "sim-0"},
 			wantCode: exitClientUsage,
@@ -196,6 +252,34 @@ func TestClientCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSoftPowerAgainstAnOlderAPI: against an API serving up to 1.26
+// (release 0.1, or a newer one pinned to it) --soft and --power-timeout fail
+// before any node is touched, naming what needs 1.27; a hard action works.
+func TestSoftPowerAgainstAnOlderAPI(t *testing.T) {
+	fake, url := newCLIFake(t, "1.1", "1.26")
+	code, _, errOut := runCLI(t, "node", "power", "off", "--soft", "--power-timeout", "60", "sim-0", "sim-1", "--url", url)
+	if code != exitClientVersion || !strings.Contains(errOut, "--soft needs API 1.27, but the server at "+url+"/v1 serves up to 1.26") ||
+		!strings.Contains(errOut, "pinned to an older release") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, call := range fake.log() {
+		if strings.Contains(call, "PUT") {
+			t.Errorf("a refused soft power off still sent %s", call)
+		}
+	}
+	code, _, errOut = runCLI(t, "node", "reboot", "--soft", "sim-0", "--url", url, "--api-version", "1.26")
+	if code != exitClientVersion || !strings.Contains(errOut, "--soft needs API 1.27, but API 1.26 was asked for (use --api-version 1.27 or later") {
+		t.Fatalf("--api-version 1.26: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "node", "power", "on", "--power-timeout", "9", "sim-0", "--url", url)
+	if code != exitClientVersion || !strings.Contains(errOut, "--power-timeout needs API 1.27") {
+		t.Fatalf("--power-timeout: exit %d: %s", code, errOut)
+	}
+	if code, out, errOut := runCLI(t, "node", "power", "off", "sim-0", "--url", url); code != 0 || !strings.Contains(out, "node sim-0: power off requested") {
+		t.Fatalf("hard power off: exit %d: %s %s", code, out, errOut)
 	}
 }
 

@@ -24,6 +24,37 @@ type resourceSpec struct {
 	filters map[string]string
 	// filterUsage documents each filter flag.
 	filterUsage map[string]string
+	// fieldFlags are flags create and set take for top-level string fields
+	// (--deploy-interface fake sets deploy_interface), beside FIELD=VALUE.
+	fieldFlags []fieldFlag
+}
+
+// fieldFlag is a flag naming one top-level string field of a resource.
+type fieldFlag struct {
+	name, field, usage string
+}
+
+func (s resourceSpec) fieldCLIFlags() []cli.Flag {
+	out := make([]cli.Flag, 0, len(s.fieldFlags))
+	for _, f := range s.fieldFlags {
+		out = append(out, &cli.StringFlag{Name: f.name, Usage: f.usage})
+	}
+	return out
+}
+
+// fieldValues adds the field flags the user set to vals; a flag and a
+// FIELD=VALUE for one field is a usage error.
+func (s resourceSpec) fieldValues(c *cli.Context, vals map[string]any) error {
+	for _, f := range s.fieldFlags {
+		if !c.IsSet(f.name) {
+			continue
+		}
+		if _, dup := vals[f.field]; dup {
+			return clientUsage(c, "--%s and %s= both set %s", f.name, f.field, f.field)
+		}
+		vals[f.field] = c.String(f.name)
+	}
+	return nil
 }
 
 // apiAction is a client command's body, given a ready API client.
@@ -82,9 +113,9 @@ func (s resourceSpec) commands() []*cli.Command {
 		clientLeaf("list", "list "+s.kind.Path, "", listFlags, s.list),
 		clientLeaf("show", "show one "+s.kind.Noun, noun, outputFlags(), s.show),
 		clientLeaf("create", "create a "+s.kind.Noun+" from FIELD=VALUE pairs (FIELD:=JSON for non-strings; a/b=v nests)",
-			"FIELD=VALUE…", outputFlags(), s.create),
+			"FIELD=VALUE…", append(outputFlags(), s.fieldCLIFlags()...), s.create),
 		clientLeaf("set", "set fields: PATH=VALUE (PATH:=JSON for non-strings; driver_info/ipmi_address=… reaches inside)",
-			noun+" PATH=VALUE…", nil, s.set),
+			noun+" PATH=VALUE…", s.fieldCLIFlags(), s.set),
 		clientLeaf("unset", "remove fields by PATH", noun+" PATH…", nil, s.unset),
 		clientLeaf("delete", "delete "+s.kind.Path, noun+"…", []cli.Flag{concurrencyFlag()}, s.delete),
 	}
@@ -148,6 +179,9 @@ func (s resourceSpec) create(c *cli.Context, api *client.Client) error {
 	if err != nil {
 		return err
 	}
+	if err := s.fieldValues(c, vals); err != nil {
+		return err
+	}
 	body := map[string]any{}
 	for _, path := range sortedKeysOf(vals) {
 		nestValue(body, strings.Split(strings.Trim(path, "/"), "/"), vals[path])
@@ -161,12 +195,18 @@ func (s resourceSpec) create(c *cli.Context, api *client.Client) error {
 
 func (s resourceSpec) set(c *cli.Context, api *client.Client) error {
 	args := c.Args().Slice()
-	if len(args) < 2 {
+	if len(args) < 1 {
 		return clientUsage(c, "give the %s and at least one PATH=VALUE", s.kind.Noun)
 	}
 	vals, err := parseAssignments(args[1:])
 	if err != nil {
 		return err
+	}
+	if err := s.fieldValues(c, vals); err != nil {
+		return err
+	}
+	if len(vals) == 0 {
+		return clientUsage(c, "give the %s and at least one PATH=VALUE", s.kind.Noun)
 	}
 	_, err = api.Update(c.Context, s.kind, args[0], client.SetOps(vals))
 	return cliError(err, clientTarget{s.kind, args[0]})

@@ -21,7 +21,7 @@ import (
 // order: each layer that owns migrations installs its own. The objects
 // layer's update_to_latest_versions must come last.
 var onlineMigrationInstallers = []func(*onlinemigrations.Registry) error{
-	onlinemigrations.Install,
+	func(r *onlinemigrations.Registry) error { return onlinemigrations.Install(r, migrationOptions) },
 	installUpdateToLatest,
 }
 
@@ -29,6 +29,10 @@ var onlineMigrationInstallers = []func(*onlinemigrations.Registry) error{
 // and writes node rows with; runDBSync sets them from the configuration
 // before the migrations are installed (one command per process).
 var migrationKeys *keyring.Keyring
+
+// migrationOptions configure the db layer's migrations: runDBSync sets the
+// heartbeat timeout and where notes go before they are installed.
+var migrationOptions onlinemigrations.Options
 
 // installUpdateToLatest registers update_to_latest_versions, which rewrites
 // old object rows through the versioned core.
@@ -153,6 +157,7 @@ func runDBSync(c *cli.Context, cmd func(*dbsync.Syncer, context.Context) error) 
 	if migrationKeys, err = credentialKeys(cfg, slog.New(slog.DiscardHandler)); err != nil {
 		return cli.Exit("dbsync: "+err.Error(), dbsync.ExitRefused)
 	}
+	migrationOptions = onlinemigrations.Options{LiveTimeout: cfg.Conductor.HeartbeatTimeout, Notes: c.App.ErrWriter}
 	reg, err := onlineMigrations()
 	if err != nil {
 		return cli.Exit("dbsync: "+err.Error(), 1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +12,7 @@ import (
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
 	"github.com/rivetmetal/rivet/db/migrations"
-	"github.com/rivetmetal/rivet/db/onlinemigrations"
+	"github.com/rivetmetal/rivet/test/testenv"
 )
 
 // dbsyncConfig writes a config file whose [database] connection is conn.
@@ -70,6 +71,7 @@ func TestDBSyncConnectionErrors(t *testing.T) {
 // database and checks each exit code and message.
 func TestDBSyncExitCodes(t *testing.T) {
 	cfg := dbsyncConfig(t, "sqlite:///"+filepath.Join(t.TempDir(), "r.db"))
+	last := lastMigration(t, db.SQLite)
 	steps := []struct {
 		args   []string
 		code   int
@@ -79,9 +81,9 @@ func TestDBSyncExitCodes(t *testing.T) {
 		{[]string{"version"}, 0, "None\n", ""},
 		{[]string{"create-schema"}, 0, "Created the schema", ""},
 		{[]string{"create_schema"}, 2, "", "create-schema needs an empty database"},
-		{[]string{"upgrade"}, 0, "The database schema is up to date (20261122080000_finalized_release)", ""},
+		{[]string{"upgrade"}, 0, "The database schema is up to date (" + last + ")", ""},
 		{nil, 0, "The database schema is up to date", ""},
-		{[]string{"version"}, 0, "20261122080000_finalized_release\n", ""},
+		{[]string{"version"}, 0, last + "\n", ""},
 		{[]string{"unlock"}, 0, "The migration lock was not held.", ""},
 		{[]string{"online-data-migrations"}, 0, "Data migrations have completed.", ""},
 		{[]string{"online-data-migrations", "--max-count", "0"}, 127, "", `"max-count" must be a positive value.`},
@@ -114,9 +116,20 @@ func TestDBSyncExitCodes(t *testing.T) {
 		}
 	}
 	// As ironic-dbsync: the config file may follow the command's name.
-	if code, stdout, stderr := runCLI(t, "dbsync", "--config-file", cfg, "version"); code != 0 || stdout != "20261122080000_finalized_release\n" {
+	if code, stdout, stderr := runCLI(t, "dbsync", "--config-file", cfg, "version"); code != 0 || stdout != last+"\n" {
 		t.Errorf("dbsync --config-file … version: exit %d, %q, %q", code, stdout, stderr)
 	}
+}
+
+// lastMigration names dialect d's newest schema migration.
+func lastMigration(t *testing.T, d db.Dialect) string {
+	t.Helper()
+	set, err := migrations.Set(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := set.Sorted()
+	return sorted[len(sorted)-1].String()
 }
 
 // TestDBSyncOnEveryDialect drives the CLI end to end on each database:
@@ -124,18 +137,6 @@ func TestDBSyncExitCodes(t *testing.T) {
 // this release cannot read, lock contention and unlock, and online data
 // migrations returning 1 then 0.
 func TestDBSyncOnEveryDialect(t *testing.T) {
-	backfill := onlinemigrations.Migration{
-		Name: "backfill_resource_class",
-		Run: func(ctx context.Context, d *db.DB, maxCount int, _ map[string]string) (int, int, error) {
-			return onlinemigrations.UpdateInBatches(ctx, d, "nodes",
-				onlinemigrations.Expr{SQL: "resource_class IS NULL"},
-				onlinemigrations.Expr{SQL: "resource_class = 'baremetal'"}, maxCount)
-		},
-	}
-	saved := onlineMigrationInstallers
-	onlineMigrationInstallers = append(onlineMigrationInstallers, func(r *onlinemigrations.Registry) error { return r.Register(backfill) })
-	t.Cleanup(func() { onlineMigrationInstallers = saved })
-
 	for _, d := range db.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			ctx := context.Background()
@@ -167,7 +168,7 @@ func TestDBSyncOnEveryDialect(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			expect(2, "", "table nodes has 1 row at version 9.9 (Node versions supported: 1.0)", "upgrade")
+			expect(2, "", "table nodes has 1 row at version 9.9 (Node versions supported: 1.0, 1.1)", "upgrade")
 			expect(2, "", "table nodes has 1 row at version 9.9", "online-data-migrations")
 			if _, err := dbh.Bun().NewDelete().Table("nodes").Where("version = '9.9'").Exec(ctx); err != nil {
 				t.Fatal(err)
@@ -184,10 +185,79 @@ func TestDBSyncOnEveryDialect(t *testing.T) {
 			expect(0, "Released the migration lock held since ", "", "unlock")
 			expect(0, "up to date", "", "upgrade")
 
-			expect(1, "backfill_resource_class() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n", "",
+			expect(1, "backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n", "",
 				"online-data-migrations", "--max-count", "2")
-			expect(0, "backfill_resource_class() migrated 1 of 1 objects.\nData migrations have completed.\n", "",
-				"online-data-migrations", "--max-count", "2")
+			expect(0, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
+				"Data migrations have completed.\n", "", "online-data-migrations", "--max-count", "2")
 		})
 	}
+}
+
+// TestDBSyncUpgradesA01Database: on each database, a schema that release
+// 0.1's own rivet (built from its recorded commit) created, with rows as 0.1
+// writes them (nodes at Node 1.0, no interface columns), takes `rivet dbsync
+// upgrade` (the nullable columns arrive, the rows keep NULL), then
+// `online-data-migrations --max-count 2` exits 1 then 0 and every node has
+// its hardware type's interfaces at Node 1.1.
+func TestDBSyncUpgradesA01Database(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds release 0.1 from git history")
+	}
+	rivet01 := filepath.Join(testenv.BuildRelease(t, "0.1", "./cmd/rivet"), "rivet")
+	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
+		ctx := context.Background()
+		conn := dbtest.Connection(t, d)
+		cfg := dbsyncConfig(t, conn)
+		if out, err := exec.Command(rivet01, "--config-file", cfg, "dbsync", "create-schema").CombinedOutput(); err != nil {
+			t.Fatalf("0.1's rivet dbsync create-schema: %v\n%s", err, out)
+		}
+		dbh, err := db.Open(ctx, conn, db.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dbh.Close()
+		v10, enroll := "1.0", "enroll"
+		for i, hw := range []string{"fake-hardware", "fake-hardware", "redfish"} {
+			n := &db.Node{UUID: fmt.Sprintf("20000000-0000-0000-0000-%012d", i), Driver: hw, Version: &v10, ProvisionState: &enroll}
+			// 0.1's nodes table has no interface columns to name.
+			q := dbh.Bun().NewInsert().Model(n).ExcludeColumn("reservation", "reservation_expires_at", "reservation_epoch",
+				"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
+				"power_interface", "raid_interface", "vendor_interface")
+			if _, err := q.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		expect := func(code int, stdout string, args ...string) {
+			t.Helper()
+			gotCode, gotOut, gotErr := runCLI(t, append([]string{"--config-file", cfg, "dbsync"}, args...)...)
+			if gotCode != code || gotOut != stdout || gotErr != "" {
+				t.Errorf("dbsync %s: exit %d, stdout %q, stderr %q; want exit %d, %q",
+					strings.Join(args, " "), gotCode, gotOut, gotErr, code, stdout)
+			}
+		}
+		expect(0, "Upgraded the database schema: applied "+lastMigration(t, d)+".\n", "upgrade")
+		nulls, err := dbh.Bun().NewSelect().Table("nodes").Where("deploy_interface IS NULL AND version = '1.0'").Count(ctx)
+		if err != nil || nulls != 3 {
+			t.Fatalf("after upgrade: %d rows at 1.0 without interfaces, %v", nulls, err)
+		}
+		expect(1, "backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n",
+			"online-data-migrations", "--max-count", "2")
+		expect(0, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
+			"Data migrations have completed.\n", "online-data-migrations", "--max-count", "2")
+
+		var rows []db.Node
+		if err := dbh.Bun().NewSelect().Model(&rows).OrderExpr("id").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][2]string{"fake-hardware": {"fake", "fake"}, "redfish": {"redfish-virtual-media", "ramdisk"}}
+		for _, r := range rows {
+			w := want[r.Driver]
+			if *r.Version != "1.1" || r.BootInterface == nil || *r.BootInterface != w[0] || r.DeployInterface == nil ||
+				*r.DeployInterface != w[1] || r.NetworkInterface == nil || *r.NetworkInterface != "noop" {
+				t.Errorf("%s node %s after the migrations: version %s, boot %v, deploy %v, network %v", r.Driver, r.UUID,
+					*r.Version, r.BootInterface, r.DeployInterface, r.NetworkInterface)
+			}
+		}
+		expect(0, "The database schema is up to date ("+lastMigration(t, d)+").\n", "upgrade")
+	})
 }

@@ -100,7 +100,7 @@ func TestServicesRefuseToStartBelowTheFinalizedRelease(t *testing.T) {
 // A new binary started unpinned beside a live service of the previous
 // release is refused and told which pin to set.
 func TestAPIRefusesAnUnpinnedStartBesideAnOlderService(t *testing.T) {
-	tb := dbtest.BumpedTable(t) // 0.1 "anvil" at service version 1, HEAD at 2
+	tb := dbtest.Releases(t) // 0.1 "anvil" at service version 1, HEAD at 2
 	releaseTable = func() *release.Table { return tb }
 	t.Cleanup(func() { releaseTable = release.Default })
 	conf, dbh := finalizeEnv(t)

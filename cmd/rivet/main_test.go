@@ -24,7 +24,9 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	head := release.Default().Head()
-	for _, want := range []string{release.Current, fmt.Sprintf("service version: %d", head.ServiceVersion), "1.1 to " + head.API.String(), "rpc:             " + head.RPC.String(), "Node 1.0"} {
+	node, _ := head.ObjectVersion("Node")
+	for _, want := range []string{release.Current, fmt.Sprintf("service version: %d", head.ServiceVersion), "1.1 to " + head.API.String(),
+		"rpc:             " + head.RPC.String(), "Node " + node.String()} {
 		if !strings.Contains(out, want) {
 			t.Errorf("version output lacks %q:\n%s", want, out)
 		}

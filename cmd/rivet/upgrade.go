@@ -65,6 +65,7 @@ func withUpgradeEnv(c *cli.Context, fn func(upgradeEnv) error) error {
 		return cli.Exit("upgrade: "+err.Error(), 2)
 	}
 	defer d.Close()
+	migrationOptions = onlinemigrations.Options{LiveTimeout: cfg.Conductor.HeartbeatTimeout}
 	reg, err := onlineMigrations()
 	if err != nil {
 		return cli.Exit("upgrade: "+err.Error(), 2)

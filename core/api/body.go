@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -174,4 +177,65 @@ func asDict(raw json.RawMessage) (map[string]any, error) {
 		return nil, errors.New("not an object")
 	}
 	return m, nil
+}
+
+// pyIntegerRE is what Python's int() takes from a string: an optional sign
+// and decimal digits, single underscores allowed between digits.
+var pyIntegerRE = regexp.MustCompile(`^[+-]?[0-9]+(_[0-9]+)*$`)
+
+// pyInteger decodes attr as Ironic's args.integer does, with Python's int():
+// a JSON integer; a number with a fraction or exponent, truncated toward
+// zero; true and false as 1 and 0; a string holding a decimal integer
+// (surrounding spaces, a sign and underscores between digits allowed).
+// Absent or null gives nil. Anything else is 400 "Expected an integer for
+// <attr>: <value>", and so is a value outside ±2147483647, which Python
+// would take and nothing downstream could use.
+func (o object) pyInteger(attr string) (*int64, error) {
+	raw, ok := o[attr]
+	if !ok || isNull(raw) {
+		return nil, nil
+	}
+	bad := func() (*int64, error) {
+		shown := string(raw)
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			shown = s
+		}
+		return nil, errorf(http.StatusBadRequest, "Expected an integer for %s: %s", attr, shown)
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return bad()
+	}
+	var text string
+	switch x := v.(type) {
+	case bool:
+		n := int64(0)
+		if x {
+			n = 1
+		}
+		return &n, nil
+	case json.Number:
+		text = x.String()
+	case string:
+		text = strings.TrimSpace(x)
+		if !pyIntegerRE.MatchString(text) {
+			return bad()
+		}
+		text = strings.ReplaceAll(text, "_", "")
+	default:
+		return bad()
+	}
+	f, _, err := big.ParseFloat(text, 10, 256, big.ToZero)
+	if err != nil || f.IsInf() {
+		return bad()
+	}
+	i, _ := f.Int(nil) // truncates toward zero, as int() does
+	if !i.IsInt64() || i.Int64() > math.MaxInt32 || i.Int64() < -math.MaxInt32 {
+		return bad()
+	}
+	n := i.Int64()
+	return &n, nil
 }

@@ -15,7 +15,7 @@ type Conductor interface {
 	CreateNode(ctx context.Context, n *objects.Node) (*objects.Node, error)
 	UpdateNode(ctx context.Context, n *objects.Node) (*objects.Node, error)
 	DestroyNode(ctx context.Context, n *objects.Node) error
-	ChangeNodePowerState(ctx context.Context, n *objects.Node, state string) error
+	ChangeNodePowerState(ctx context.Context, n *objects.Node, state string, timeout int) error
 	GetBootDevice(ctx context.Context, n *objects.Node) (rpc.BootDevice, error)
 	SetBootDevice(ctx context.Context, n *objects.Node, device string, persistent bool) error
 	GetSupportedBootDevices(ctx context.Context, n *objects.Node) ([]string, error)

@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -92,6 +93,12 @@ func newStack(t *testing.T) http.Handler {
 // newStackPinned is newStack with both services under pinner.
 func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 	t.Helper()
+	return newStackWith(t, pinner, conductor.StaticDrivers{fake.HardwareType: fake.New(nil)})
+}
+
+// newStackWith is newStackPinned with the conductor's drivers.
+func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet) http.Handler {
+	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)
 	reg := objects.NewRegistry()
 	if err := objects.Install(reg); err != nil {
@@ -101,8 +108,7 @@ func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 	cfg := conductor.ConfigFrom(config.Default())
 	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
 	cfg.PowerSync.Interval, cfg.AutomatedClean, cfg.CheckInterval = 0, false, time.Hour
-	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner,
-		Drivers: conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}})
+	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Drivers: drivers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,4 +136,50 @@ func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// TestInterfacesThroughRealConductor: at 1.30 a real conductor's catalog
+// shows in GET /v1/drivers, and at 1.31 it checks and fills a new node's
+// interfaces with Ironic's errors.
+func TestInterfacesThroughRealConductor(t *testing.T) {
+	srv := httptest.NewServer(newStack(t))
+	defer srv.Close()
+	call := func(method, path, ver, body string, want int) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set(api.HeaderVersion, ver)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode != want {
+			t.Fatalf("%s %s @%s: %d, want %d: %v", method, path, ver, resp.StatusCode, want, out)
+		}
+		return out
+	}
+	d := call("GET", "/v1/drivers/fake-hardware", "1.30", "", 200)
+	if d["default_deploy_interface"] != "fake" || d["default_network_interface"] != "noop" ||
+		fmt.Sprint(d["enabled_inspect_interfaces"]) != "[fake no-inspect]" {
+		t.Fatalf("fake-hardware at 1.30: %v", d)
+	}
+	n := call("POST", "/v1/nodes", "1.31", `{"driver":"fake-hardware","inspect_interface":"no-inspect"}`, 201)
+	if n["deploy_interface"] != "fake" || n["inspect_interface"] != "no-inspect" || n["boot_interface"] != "fake" {
+		t.Fatalf("created node: %v", n)
+	}
+	fault := func(body map[string]any) string {
+		var inner map[string]any
+		_ = json.Unmarshal([]byte(body["error_message"].(string)), &inner)
+		return fmt.Sprint(inner["faultstring"])
+	}
+	got := fault(call("POST", "/v1/nodes", "1.31", `{"driver":"fake-hardware","boot_interface":"ipxe"}`, 400))
+	if want := "Could not find the following interface in the 'ironic.hardware.interfaces.boot' entrypoint: ipxe. Valid interfaces are ['fake']."; got != want {
+		t.Fatalf("boot_interface ipxe: %q, want %q", got, want)
+	}
+	id := n["uuid"].(string)
+	call("PATCH", "/v1/nodes/"+id, "1.31", `[{"op":"replace","path":"/inspect_interface","value":"fake"}]`, 200)
+	call("PATCH", "/v1/nodes/"+id, "1.30", `[{"op":"replace","path":"/inspect_interface","value":"fake"}]`, 406)
 }

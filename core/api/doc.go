@@ -1,5 +1,5 @@
 // Package api is Rivet's REST API: Ironic v1 wire compatibility for
-// microversions 1.1–1.26, the microversion negotiation of seeds/002_… with
+// microversions 1.1–1.31, the microversion negotiation of seeds/002_… with
 // Ironic's headers and observed behaviour (reference/ironic.md §7, §11),
 // Ironic's error bodies, and the views that hide fields newer than the
 // request's version.

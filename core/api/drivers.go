@@ -1,9 +1,30 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"slices"
+
+	"github.com/rivetmetal/rivet/core/catalog"
 )
+
+// liveCatalog is the default catalog source: the hardware interface rows
+// of the conductors the Conductors lister says are live.
+func (s *server) liveCatalog(ctx context.Context) (*catalog.Catalog, error) {
+	cs, err := s.Conductors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hosts := make([]string, len(cs))
+	for i, c := range cs {
+		hosts[i] = c.Hostname
+	}
+	rows, err := s.Store.DB().HardwareInterfaces(ctx, hosts)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.FromRows(rows), nil
+}
 
 // driverHosts maps each hardware type of the live conductors to the
 // conductors that have it, hosts sorted.
@@ -26,26 +47,68 @@ func (s *server) driverHosts(r *http.Request) (map[string][]string, error) {
 	return out, nil
 }
 
-// driverView is a driver as Ironic shows it up to 1.29 (no "type", which
-// is 1.30); the properties link is 1.14.
-func driverView(r *http.Request, name string, hosts []string) map[string]any {
+// driverView is a driver as Ironic shows it: "type" from 1.30 (every Rivet
+// driver is a dynamic one, a hardware type), the properties link from 1.14,
+// and with cat (detail) the default and enabled implementations of each
+// interface of the catalog.
+func driverView(r *http.Request, name string, hosts []string, cat *catalog.Catalog) map[string]any {
+	v := VersionFrom(r.Context())
 	view := map[string]any{"name": name, "hosts": hosts, "links": resourceLinks(r, "drivers", name)}
-	if VersionFrom(r.Context()).AtLeast(v1_14) {
+	if v.AtLeast(v1_14) {
 		view["properties"] = resourceLinks(r, "drivers", name+"/properties")
+	}
+	if v.Less(v1_30) {
+		return view
+	}
+	view["type"] = "dynamic"
+	if cat == nil {
+		return view
+	}
+	for _, iface := range catalog.Types() {
+		im := cat.Impls(name, iface)
+		var def any
+		if im.Default != "" {
+			def = im.Default
+		}
+		view["default_"+iface+"_interface"] = def
+		if im.Enabled == nil {
+			im.Enabled = []string{}
+		}
+		view["enabled_"+iface+"_interfaces"] = im.Enabled
 	}
 	return view
 }
 
 // listDrivers serves GET /v1/drivers from the live conductors' hardware
-// types.
+// types. From 1.30, ?type=dynamic|classic filters (Rivet has no classic
+// drivers) and ?detail=true adds each interface's implementations.
 func (s *server) listDrivers(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	if q.Has("type") || q.Has("detail") {
-		return errNotAcceptable() // 1.30
+	var detail bool
+	if VersionFrom(r.Context()).Less(v1_30) {
+		if q.Has("type") || q.Has("detail") {
+			return errNotAcceptable()
+		}
+	} else {
+		if t := q.Get("type"); q.Has("type") && t != "classic" && t != "dynamic" {
+			return errorf(http.StatusBadRequest, `"type" filter must be one of "classic" or "dynamic", if specified.`)
+		}
+		if q.Has("detail") {
+			var err error
+			if detail, err = parseBool("detail", q.Get("detail")); err != nil {
+				return err
+			}
+		}
 	}
 	hosts, err := s.driverHosts(r)
 	if err != nil {
 		return err
+	}
+	var cat *catalog.Catalog
+	if detail {
+		if cat, err = s.Catalog.Get(r.Context()); err != nil {
+			return err
+		}
 	}
 	names := make([]string, 0, len(hosts))
 	for n := range hosts {
@@ -53,8 +116,10 @@ func (s *server) listDrivers(w http.ResponseWriter, r *http.Request) error {
 	}
 	slices.Sort(names)
 	items := make([]map[string]any, 0, len(names))
-	for _, n := range names {
-		items = append(items, driverView(r, n, hosts[n]))
+	if q.Get("type") != "classic" {
+		for _, n := range names {
+			items = append(items, driverView(r, n, hosts[n], cat))
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"drivers": items})
 	return nil
@@ -77,13 +142,19 @@ func (s *server) driverExists(r *http.Request) (string, []string, error) {
 	return name, hosts[name], nil
 }
 
-// getDriver serves GET /v1/drivers/{driver}.
+// getDriver serves GET /v1/drivers/{driver}, in detail from 1.30.
 func (s *server) getDriver(w http.ResponseWriter, r *http.Request) error {
 	name, hosts, err := s.driverExists(r)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, driverView(r, name, hosts))
+	var cat *catalog.Catalog
+	if VersionFrom(r.Context()).AtLeast(v1_30) {
+		if cat, err = s.Catalog.Get(r.Context()); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusOK, driverView(r, name, hosts, cat))
 	return nil
 }
 

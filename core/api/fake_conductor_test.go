@@ -2,12 +2,14 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/core/states"
@@ -48,10 +50,33 @@ func (f *fakeConductor) locked(n *objects.Node) error {
 	return nil
 }
 
+// fakeCatalog is what a conductor serving fake-hardware with every
+// interface offers.
+var fakeCatalog = catalog.ForConductor([]catalog.Served{{HardwareType: "fake-hardware",
+	Interfaces: []string{"power", "management", "deploy", "inspect"}}}, catalog.Options{})
+
+// checkInterfaces is the conductor's check of a node's interfaces, with
+// its classed errors.
+func checkInterfaces(n *objects.Node) error {
+	_, err := fakeCatalog.Check(n)
+	var nf *catalog.NotFoundError
+	var inc *catalog.IncompatibleError
+	switch {
+	case errors.As(err, &nf):
+		return &rpc.RemoteError{Class: "InterfaceNotFoundInEntrypoint", Code: http.StatusBadRequest, Message: err.Error()}
+	case errors.As(err, &inc):
+		return &rpc.RemoteError{Class: "IncompatibleInterface", Code: http.StatusBadRequest, Message: err.Error()}
+	}
+	return err
+}
+
 func (f *fakeConductor) CreateNode(ctx context.Context, n *objects.Node) (*objects.Node, error) {
 	f.record("create_node")
 	if n.Driver != "fake-hardware" {
 		return nil, &rpc.NoValidHost{Driver: n.Driver}
+	}
+	if err := checkInterfaces(n); err != nil {
+		return nil, err
 	}
 	return n, f.store.Create(ctx, n)
 }
@@ -59,6 +84,9 @@ func (f *fakeConductor) CreateNode(ctx context.Context, n *objects.Node) (*objec
 func (f *fakeConductor) UpdateNode(ctx context.Context, n *objects.Node) (*objects.Node, error) {
 	f.record("update_node")
 	if err := f.locked(n); err != nil {
+		return nil, err
+	}
+	if err := checkInterfaces(n); err != nil {
 		return nil, err
 	}
 	return n, f.store.Save(ctx, n)
@@ -78,13 +106,20 @@ func (f *fakeConductor) DestroyNode(ctx context.Context, n *objects.Node) error 
 	return f.store.Delete(ctx, n)
 }
 
-func (f *fakeConductor) ChangeNodePowerState(ctx context.Context, n *objects.Node, state string) error {
-	f.record("change_node_power_state " + state)
+func (f *fakeConductor) ChangeNodePowerState(ctx context.Context, n *objects.Node, state string, timeout int) error {
+	call := "change_node_power_state " + state
+	if timeout != 0 {
+		call += fmt.Sprintf(" timeout=%d", timeout)
+	}
+	f.record(call)
 	if err := f.locked(n); err != nil {
 		return err
 	}
-	if state == "rebooting" {
+	switch state {
+	case "rebooting", "soft rebooting":
 		state = "power on"
+	case "soft power off":
+		state = "power off"
 	}
 	n.PowerState = &state
 	return f.store.Save(ctx, n)

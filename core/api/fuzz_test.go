@@ -84,3 +84,27 @@ func FuzzVIFAttach(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPowerBody asserts that no PUT states/power body, at 1.26 or 1.27,
+// answers 500: the target and Ironic's integer reading of timeout.
+func FuzzPowerBody(f *testing.F) {
+	e, id := fuzzEnv(f)
+	for _, seed := range []string{
+		`{"target":"soft power off"}`, `{"target":"power on","timeout":30}`, `{"target":"rebooting","timeout":"1_0"}`,
+		`{"target":"power on","timeout":1e999999999}`, `{"target":"power on","timeout":-0.5}`, `{"target":"power on","timeout":[1]}`,
+		`{"target":"power on","timeout":"+7"}`, `{"target":"power on","timeout":true}`, `{"timeout":null}`, `[]`,
+	} {
+		f.Add(seed, true)
+		f.Add(seed, false)
+	}
+	f.Fuzz(func(t *testing.T, body string, at127 bool) {
+		ver := "1.26"
+		if at127 {
+			ver = "1.27"
+		}
+		r := e.withT(t).do(http.MethodPut, "/v1/nodes/"+id+"/states/power", ver, body)
+		if r.Code >= 500 {
+			t.Fatalf("PUT states/power %s @%s → %d %s", body, ver, r.Code, r.Body)
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
@@ -24,6 +25,13 @@ type Deps struct {
 	Conductor Conductor
 	// Conductors lists the live conductors, for /v1/drivers.
 	Conductors rpc.ConductorLister
+	// Catalog gives the hardware interface catalog for /v1/drivers at 1.30;
+	// nil builds one over the hardware interface rows of the conductors
+	// Conductors lists, cached for CatalogTTL.
+	Catalog *catalog.Cache
+	// CatalogTTL is how long the default Catalog keeps what it read (rivet
+	// api uses [DEFAULT] hash_ring_reset_interval); 0 reads every time.
+	CatalogTTL time.Duration
 	// Pinner gives the effective release: its API version is the maximum
 	// microversion, read on every request.
 	Pinner *release.Pinner
@@ -76,6 +84,9 @@ func New(d Deps) (http.Handler, error) {
 	}
 	s := &server{Deps: d, reg: d.Store.Registry(), limiter: newLimiter(d.RateLimit, d.Now),
 		rg: Range{Min: release.MinAPI, Max: func() version.Version { return d.Pinner.Effective().API }}}
+	if s.Catalog == nil {
+		s.Catalog = &catalog.Cache{Load: s.liveCatalog, TTL: d.CatalogTTL}
+	}
 	var m *metrics
 	if d.Metrics != nil {
 		var err error

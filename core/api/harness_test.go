@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
@@ -41,6 +42,7 @@ func newEnvPinned(t testing.TB, pinner *release.Pinner, opts ...envOption) *env 
 		t.Fatal(err)
 	}
 	store := db.NewStore(dbtest.Open(t, db.SQLite), reg, pinner)
+	registerConductors(t, store.DB())
 	cond := newFakeConductor(store)
 	d := Deps{Store: store, Conductor: cond, Pinner: pinner, MaxLimit: 1000, Metrics: prometheus.NewRegistry(),
 		Conductors: func(context.Context) ([]rpc.ConductorInfo, error) {
@@ -55,6 +57,25 @@ func newEnvPinned(t testing.TB, pinner *release.Pinner, opts ...envOption) *env 
 		t.Fatal(err)
 	}
 	return &env{t: t, h: h, store: store, cond: cond, pinner: pinner}
+}
+
+// registerConductors records the conductors the env's lister names, with
+// the hardware interfaces their catalogs offer: cond-a serves fake-hardware
+// and ipmi with a boot server, cond-b fake-hardware.
+func registerConductors(t testing.TB, dbh *db.DB) {
+	t.Helper()
+	fakeHW := catalog.Served{HardwareType: "fake-hardware", Interfaces: []string{"power", "management", "deploy", "inspect"}}
+	ipmi := catalog.Served{HardwareType: "ipmi", Interfaces: []string{"power", "management", "deploy"}}
+	for host, cat := range map[string]*catalog.Catalog{
+		"cond-a": catalog.ForConductor([]catalog.Served{fakeHW, ipmi}, catalog.Options{BootServer: true}),
+		"cond-b": catalog.ForConductor([]catalog.Served{fakeHW}, catalog.Options{}),
+	} {
+		_, err := dbh.RegisterConductor(context.Background(), db.ConductorRegistration{Hostname: host,
+			Drivers: cat.HardwareTypes(), Version: "1.0", Interfaces: catalog.Rows(cat)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // resp is a recorded response.

@@ -72,7 +72,9 @@ func TestPatchKeepsUnmaskedSecrets(t *testing.T) {
 func TestNodePatchRules(t *testing.T) {
 	e := newEnv(t)
 	id := e.node(map[string]any{"name": "n1"})
-	allowed := "chassis_uuid, driver, driver_info, extra, instance_info, instance_uuid, maintenance, name, network_interface, properties, resource_class"
+	allowed := "boot_interface, chassis_uuid, console_interface, deploy_interface, driver, driver_info, extra, inspect_interface, " +
+		"instance_info, instance_uuid, maintenance, management_interface, name, network_interface, power_interface, " +
+		"properties, raid_interface, resource_class, vendor_interface"
 	tests := map[string]struct {
 		ver   string
 		patch any

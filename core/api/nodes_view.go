@@ -4,13 +4,14 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/uptrace/bun"
 )
 
-// nodeFields are the node's API fields up to 1.26 (reference §11.1), in
+// nodeFields are the node's API fields up to 1.31 (reference §11.1), in
 // Ironic's order.
 var nodeFields = []string{
 	"uuid", "created_at", "updated_at", "chassis_uuid", "console_enabled", "driver", "driver_info", "extra",
@@ -19,6 +20,8 @@ var nodeFields = []string{
 	"target_provision_state", "links", "ports",
 	"driver_internal_info", "name", "inspection_started_at", "inspection_finished_at", "clean_step",
 	"raid_config", "target_raid_config", "states", "network_interface", "resource_class", "portgroups",
+	"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
+	"power_interface", "raid_interface", "vendor_interface",
 }
 
 // nodeSince is THE node gating table: the microversion each node field
@@ -29,7 +32,14 @@ var nodeSince = gated{
 	"inspection_started_at": v1_6, "inspection_finished_at": v1_6,
 	"clean_step": v1_7, "raid_config": v1_12, "target_raid_config": v1_12,
 	"states": v1_14, "network_interface": v1_20, "resource_class": v1_21, "portgroups": v1_24,
+	"boot_interface": v1_31, "console_interface": v1_31, "deploy_interface": v1_31, "inspect_interface": v1_31,
+	"management_interface": v1_31, "power_interface": v1_31, "raid_interface": v1_31, "vendor_interface": v1_31,
 }
+
+// nodeInterfaceFields are the node fields naming an interface
+// implementation that are settable as plain strings (1.20, 1.31).
+var nodeInterfaceFields = []string{"network_interface", "boot_interface", "console_interface", "deploy_interface",
+	"inspect_interface", "management_interface", "power_interface", "raid_interface", "vendor_interface"}
 
 // nodeListFields are the fields of a non-detail node list item.
 var nodeListFields = []string{"uuid", "instance_uuid", "maintenance", "power_state", "provision_state", "links", "name"}
@@ -84,6 +94,9 @@ func (s *server) nodeView(r *http.Request, n *objects.Node, cache chassisUUIDs) 
 		"clean_step": orEmpty(n.CleanStep), "raid_config": orEmpty(n.RAIDConfig), "target_raid_config": orEmpty(n.TargetRAIDConfig),
 		"states": resourceLinks(r, "nodes", n.UUID+"/states"), "network_interface": strOrNil(n.NetworkInterface),
 		"resource_class": strOrNil(n.ResourceClass), "portgroups": resourceLinks(r, "nodes", n.UUID+"/portgroups"),
+	}
+	for _, f := range nodeInterfaceFields {
+		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))
 	}
 	nodeSince.hide(view, v)
 	s.hideUnpinned(view, "Node")

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/rivetmetal/rivet/core/objects"
@@ -12,10 +13,10 @@ import (
 
 // nodeCreatable are the attributes POST /v1/nodes takes; gated ones also
 // need their version (nodeSince).
-var nodeCreatable = []string{
+var nodeCreatable = append([]string{
 	"uuid", "name", "driver", "driver_info", "extra", "instance_info", "instance_uuid", "maintenance",
-	"maintenance_reason", "properties", "chassis_uuid", "network_interface", "resource_class",
-}
+	"maintenance_reason", "properties", "chassis_uuid", "resource_class",
+}, nodeInterfaceFields...)
 
 // createNode serves POST /v1/nodes: 201, Location and the node. Below
 // 1.11 the node starts available (shown null below 1.2), from 1.11 enroll.
@@ -71,7 +72,7 @@ func (s *server) createNode(w http.ResponseWriter, r *http.Request) error {
 // carries, with type checks and Ironic's validation messages.
 func (s *server) applyNodeAttrs(r *http.Request, n *objects.Node, body object) error {
 	v := VersionFrom(r.Context())
-	for _, attr := range []string{"driver", "uuid", "name", "instance_uuid", "maintenance_reason", "network_interface", "resource_class"} {
+	for _, attr := range []string{"driver", "uuid", "name", "instance_uuid", "maintenance_reason", "resource_class"} {
 		val, present, err := body.str(attr, attr != "driver" && attr != "uuid")
 		if err != nil || !present {
 			if err != nil {
@@ -99,13 +100,23 @@ func (s *server) applyNodeAttrs(r *http.Request, n *objects.Node, body object) e
 			n.InstanceUUID = val
 		case "maintenance_reason":
 			n.MaintenanceReason = val
-		case "network_interface":
-			n.NetworkInterface = val
 		case "resource_class":
 			if val != nil && len(*val) > 80 {
 				return errorf(http.StatusBadRequest, "Invalid input for field/attribute resource_class. Value: '%s'. Value should have a maximum character requirement of 80", *val)
 			}
 			n.ResourceClass = val
+		}
+	}
+	for _, attr := range nodeInterfaceFields {
+		val, present, err := body.str(attr, true)
+		if err != nil {
+			return err
+		}
+		if present {
+			if val != nil && len(*val) > 255 {
+				return errorf(http.StatusBadRequest, "Invalid input for field/attribute %s. Value: '%s'. Value should have a maximum character requirement of 255", attr, *val)
+			}
+			*n.InterfaceField(strings.TrimSuffix(attr, "_interface")) = val
 		}
 	}
 	if b, present, err := body.boolean("maintenance"); err != nil {

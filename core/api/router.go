@@ -40,8 +40,11 @@ var (
 	v1_24 = version.Version{Major: 1, Minor: 24}
 	v1_25 = version.Version{Major: 1, Minor: 25}
 	v1_26 = version.Version{Major: 1, Minor: 26}
+	v1_27 = version.Version{Major: 1, Minor: 27}
 	v1_28 = version.Version{Major: 1, Minor: 28}
 	v1_29 = version.Version{Major: 1, Minor: 29}
+	v1_30 = version.Version{Major: 1, Minor: 30}
+	v1_31 = version.Version{Major: 1, Minor: 31}
 )
 
 // serve adapts an apiFunc: its error becomes Ironic's body with the error's

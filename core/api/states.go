@@ -31,10 +31,14 @@ func accepted(w http.ResponseWriter, r *http.Request, ident string) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// powerTargets are the power targets up to 1.26; soft ones are 1.27.
-var powerTargets = map[string]bool{"power on": true, "power off": true, "rebooting": true}
+// powerTargets are the power targets with the microversion of each.
+var powerTargets = map[string]version.Version{"power on": v1_1, "power off": v1_1, "rebooting": v1_1,
+	"soft power off": v1_27, "soft rebooting": v1_27}
 
-// putPowerState serves PUT /v1/nodes/{node}/states/power: 202.
+// putPowerState serves PUT /v1/nodes/{node}/states/power: 202. The checks
+// run in Ironic's order: the arguments' types, then 406 for a soft target or
+// a non-zero timeout below 1.27, then a timeout below 1, an unknown target
+// and a node being cleaned (400).
 func (s *server) putPowerState(w http.ResponseWriter, r *http.Request) error {
 	ident := r.PathValue("node")
 	n, err := s.getNodeByIdent(r, ident)
@@ -45,10 +49,7 @@ func (s *server) putPowerState(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := body["timeout"]; ok {
-		return errNotAcceptable() // 1.27
-	}
-	if err := body.only("target", "target"); err != nil {
+	if err := body.only("target", "target", "timeout"); err != nil {
 		return err
 	}
 	target, _, err := body.str("target", false)
@@ -58,17 +59,29 @@ func (s *server) putPowerState(w http.ResponseWriter, r *http.Request) error {
 	if target == nil {
 		return errorf(http.StatusBadRequest, "Invalid input for field/attribute target. Value: 'None'. Mandatory field missing.")
 	}
-	if *target == "soft power off" || *target == "soft rebooting" {
-		return errNotAcceptable() // 1.27
+	timeout, err := body.pyInteger("timeout")
+	if err != nil {
+		return err
 	}
-	if !powerTargets[*target] {
+	since, known := powerTargets[*target]
+	if (since == v1_27 || (timeout != nil && *timeout != 0)) && VersionFrom(r.Context()).Less(v1_27) {
+		return errNotAcceptable()
+	}
+	if timeout != nil && *timeout < 1 {
+		return errorf(http.StatusBadRequest, "timeout has to be positive integer")
+	}
+	if !known {
 		return errorf(http.StatusBadRequest, "The requested action %q can not be performed on node %q while it is in state %q.",
 			*target, ident, powerStateName(n))
 	}
 	if st := states.State(n.ProvisionState); st == states.Cleaning || st == states.CleanWait {
 		return &states.InvalidTransitionError{Action: *target, Node: ident, State: st}
 	}
-	if err := s.Conductor.ChangeNodePowerState(r.Context(), n, *target); err != nil {
+	seconds := 0
+	if timeout != nil {
+		seconds = int(*timeout)
+	}
+	if err := s.Conductor.ChangeNodePowerState(r.Context(), n, *target, seconds); err != nil {
 		return err
 	}
 	accepted(w, r, ident)

@@ -44,8 +44,11 @@ var versionTests = map[string]string{
 	"1.24": "TestV1_24SubCollections",
 	"1.25": "TestV1_25UnsetChassis",
 	"1.26": "TestV1_26PortgroupModeProperties",
+	"1.27": "TestV1_27SoftPower",
 	"1.28": "TestV1_28NodeVIFs",
 	"1.29": "TestV1_29InjectNMI",
+	"1.30": "TestV1_30DynamicDrivers",
+	"1.31": "TestV1_31NodeInterfaces",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {
@@ -98,12 +101,14 @@ func TestNodeFieldsPerVersion(t *testing.T) {
 		"1.3": {"driver_internal_info"}, "1.5": {"name"}, "1.6": {"inspection_finished_at", "inspection_started_at"},
 		"1.7": {"clean_step"}, "1.12": {"raid_config", "target_raid_config"}, "1.14": {"states"},
 		"1.20": {"network_interface"}, "1.21": {"resource_class"}, "1.24": {"portgroups"},
+		"1.31": {"boot_interface", "console_interface", "deploy_interface", "inspect_interface",
+			"management_interface", "power_interface", "raid_interface", "vendor_interface"},
 	}
 	want := map[string]bool{}
 	for _, f := range base {
 		want[f] = true
 	}
-	for minor := 1; minor <= 26; minor++ {
+	for minor := 1; minor <= release.Default().Head().API.Minor; minor++ {
 		v := version.Version{Major: 1, Minor: minor}.String()
 		for _, f := range add[v] {
 			want[f] = true

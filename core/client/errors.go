@@ -137,6 +137,41 @@ func (e *VersionError) Error() string {
 		e.Requested, e.Endpoint, e.ServerMin, e.ServerMax, e.ClientMin, e.ClientMax)
 }
 
+// FeatureVersionError is a feature the microversion in use does not have:
+// the caller asked for an older version, or the server (or the release it is
+// pinned to) serves an older API. Either the client refused before sending
+// (Err is nil), or the server answered as for an older version (a newer
+// resource's 404, in Err).
+type FeatureVersionError struct {
+	// Feature names what was asked ("the node VIF API", "soft power (--soft)").
+	Feature string
+	// Needs is the microversion that introduced it.
+	Needs version.Version
+	// Served is the version in use: the one the server applied, or the one
+	// the caller asked for (UserGiven).
+	Served version.Version
+	// Endpoint is the API endpoint.
+	Endpoint string
+	// UserGiven is set when Served came from the caller.
+	UserGiven bool
+	// Err is the server's answer; nil when nothing was sent.
+	Err error
+}
+
+// Error says which version the feature needs and which one was used.
+func (e *FeatureVersionError) Error() string {
+	switch {
+	case e.UserGiven:
+		return fmt.Sprintf("%s needs API %s, but API %s was asked for", e.Feature, e.Needs, e.Served)
+	case e.Err != nil:
+		return fmt.Sprintf("%s needs API %s, but the server answered at API %s", e.Feature, e.Needs, e.Served)
+	}
+	return fmt.Sprintf("%s needs API %s, but the server at %s serves up to %s", e.Feature, e.Needs, e.Endpoint, e.Served)
+}
+
+// Unwrap returns the server's answer, if any.
+func (e *FeatureVersionError) Unwrap() error { return e.Err }
+
 // ConnectError is a request that never got an HTTP answer (connection
 // refused, DNS failure, timeout).
 type ConnectError struct {

@@ -111,7 +111,7 @@ func TestBasicAuthSent(t *testing.T) {
 	var ok bool
 	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
 		user, pass, ok = r.BasicAuth()
-		w.Header().Set(HeaderVersion, "1.26")
+		w.Header().Set(HeaderVersion, maxV)
 		writeJSON(w, 200, map[string]any{"nodes": []any{}})
 	})
 	c, err := New(Options{URL: srv.URL, Username: "admin", Password: "s3cret"})

@@ -178,3 +178,38 @@ func (c *Client) observe(h http.Header, sent string, status int) error {
 	}
 	return nil
 }
+
+// Require settles the version and fails with a *FeatureVersionError, before
+// anything is sent, when requests do not go out at v or later: what feature
+// (added in microversion v) needs. "latest" counts as the version the server
+// applied. A version taken from the cache that is too old is negotiated
+// afresh first, since the server may have been upgraded (or unpinned) since.
+func (c *Client) Require(ctx context.Context, v version.Version, feature string) error {
+	if v.Compare(MinVersion) <= 0 {
+		return nil
+	}
+	if err := c.Negotiate(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if c.st.req.Kind == Negotiate && c.st.fromCache && c.st.current.Less(v) {
+		c.st.current, c.st.fromCache, c.st.confirmed = c.clientMax, false, false
+		c.mu.Unlock()
+		if err := c.Negotiate(ctx); err != nil {
+			return err
+		}
+		c.mu.Lock()
+	}
+	using := c.st.effective
+	if c.st.req.Kind == Exact {
+		using = c.st.req.Version
+	} else if c.st.req.Kind == Negotiate {
+		using = c.st.current
+	}
+	ferr := &FeatureVersionError{Feature: feature, Needs: v, Served: using, Endpoint: c.endpoint, UserGiven: c.st.req.Kind == Exact}
+	c.mu.Unlock()
+	if using.Less(v) {
+		return ferr
+	}
+	return nil
+}

@@ -86,9 +86,9 @@ func TestNegotiationUseCases(t *testing.T) {
 			serverMin: "1.1", serverMax: "1.31", version: "latest", calls: 1,
 			want: outcome{Sent: []string{"latest"}, Effective: "1.31"},
 		},
-		"user 1.99, server 1.1-1.26": {
-			serverMin: "1.1", serverMax: "1.26", version: "1.99", calls: 1,
-			want: outcome{Sent: []string{"1.99"}, Err: "version", ServerMin: "1.1", ServerMax: "1.26"},
+		"user 1.99, server 1.1 to the client's max": {
+			serverMin: "1.1", serverMax: maxV, version: "1.99", calls: 1,
+			want: outcome{Sent: []string{"1.99"}, Err: "version", ServerMin: "1.1", ServerMax: maxV},
 		},
 	}
 	for name, tc := range cases {

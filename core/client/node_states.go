@@ -3,14 +3,37 @@ package client
 import (
 	"context"
 	"net/http"
+	"strconv"
+
+	"github.com/rivetmetal/rivet/core/version"
 )
 
 // Power targets of PUT /v1/nodes/{node}/states/power.
 const (
-	PowerOn  = "power on"
-	PowerOff = "power off"
-	Reboot   = "rebooting"
+	PowerOn      = "power on"
+	PowerOff     = "power off"
+	Reboot       = "rebooting"
+	SoftPowerOff = "soft power off" // 1.27
+	SoftReboot   = "soft rebooting" // 1.27
 )
+
+// PowerRequest is the body of a power state change.
+type PowerRequest struct {
+	// Target is PowerOn, PowerOff, Reboot, SoftPowerOff or SoftReboot.
+	Target string `json:"target"`
+	// Timeout, in seconds, bounds how long the conductor waits for the
+	// node to get there (1.27); 0 sends none.
+	Timeout int `json:"timeout,omitempty"`
+}
+
+// PowerVersion is the microversion req needs: 1.27 for a soft target or
+// a timeout, else 1.1.
+func PowerVersion(req PowerRequest) version.Version {
+	if req.Timeout != 0 || req.Target == SoftPowerOff || req.Target == SoftReboot {
+		return version.New(1, 27)
+	}
+	return MinVersion
+}
 
 // Provision verbs of PUT /v1/nodes/{node}/states/provision. Deploy and
 // Undeploy are the 1.1 spellings ("active", "deleted"); the "deploy" and
@@ -40,8 +63,26 @@ type ProvisionRequest struct {
 // SetPowerState asks for a power change; the server answers 202 and the
 // conductor acts asynchronously.
 func (c *Client) SetPowerState(ctx context.Context, node, target string) error {
-	_, err := c.do(ctx, http.MethodPut, Nodes.itemPath(node, "states", "power"), map[string]any{"target": target}, nil, http.StatusAccepted)
+	return c.ChangePowerState(ctx, node, PowerRequest{Target: target})
+}
+
+// ChangePowerState is SetPowerState with every argument of the request. A
+// request that needs a newer microversion than the client negotiated
+// fails with a *FeatureVersionError before anything is sent.
+func (c *Client) ChangePowerState(ctx context.Context, node string, req PowerRequest) error {
+	if err := c.Require(ctx, PowerVersion(req), powerFeature(req)); err != nil {
+		return err
+	}
+	_, err := c.do(ctx, http.MethodPut, Nodes.itemPath(node, "states", "power"), req, nil, http.StatusAccepted)
 	return err
+}
+
+// powerFeature names what of req needs API 1.27.
+func powerFeature(req PowerRequest) string {
+	if req.Target == SoftPowerOff || req.Target == SoftReboot {
+		return "soft power (" + strconv.Quote(req.Target) + ")"
+	}
+	return "a power timeout"
 }
 
 // SetProvisionState asks for a provision state change (202).

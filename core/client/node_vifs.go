@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 
@@ -18,28 +17,6 @@ var (
 	InjectNMIVersion = version.New(1, 29)
 )
 
-// FeatureVersionError is a feature the negotiated microversion does not
-// have: the server (or a pinned release) serves an older API, so the
-// resource answered 404.
-type FeatureVersionError struct {
-	// Feature names what was asked ("the node VIF API").
-	Feature string
-	// Needs is the microversion that introduced it.
-	Needs version.Version
-	// Served is the version the server applied.
-	Served version.Version
-	// Err is the server's answer.
-	Err error
-}
-
-// Error says which version the feature needs and which one was used.
-func (e *FeatureVersionError) Error() string {
-	return fmt.Sprintf("%s needs API %s, but the server answered at API %s", e.Feature, e.Needs, e.Served)
-}
-
-// Unwrap returns the server's answer.
-func (e *FeatureVersionError) Unwrap() error { return e.Err }
-
 // gated turns the 404 a resource newer than the negotiated version gets
 // into a *FeatureVersionError, so callers can tell it from a missing node.
 func (c *Client) gated(err error, feature string, needs version.Version) error {
@@ -50,7 +27,7 @@ func (c *Client) gated(err error, feature string, needs version.Version) error {
 	if served.IsZero() || !served.Less(needs) {
 		return err
 	}
-	return &FeatureVersionError{Feature: feature, Needs: needs, Served: served, Err: err}
+	return &FeatureVersionError{Feature: feature, Needs: needs, Served: served, Endpoint: c.endpoint, Err: err}
 }
 
 // VIF is one virtual network interface attached to a node.

@@ -19,10 +19,11 @@ var (
 	// MinVersion is the lowest microversion the client speaks: Ironic's
 	// floor since Kilo, and what a server without microversions serves.
 	MinVersion = version.New(1, 1)
-	// MaxVersion is the highest microversion the client knows. Raise it when
-	// the client learns newer fields or resources (1.28 node VIFs, 1.29
-	// inject NMI).
-	MaxVersion = version.New(1, 29)
+	// MaxVersion is the highest microversion the client knows: the API of
+	// Rivet release 0.2 (1.27 soft power and power timeouts, 1.28 node VIFs,
+	// 1.29 inject NMI, 1.30 driver details, 1.31 node interfaces). Raise it
+	// when the client learns newer fields or resources.
+	MaxVersion = version.New(1, 31)
 )
 
 // RequestKind says where the version a client sends comes from.

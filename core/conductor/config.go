@@ -17,8 +17,13 @@ import (
 // [DEFAULT] options.
 type Config struct {
 	// DriverCallTimeout bounds each call into a driver ([conductor]
-	// driver_call_timeout); 0 means no bound beyond the driver's own.
+	// driver_call_timeout); 0 means no bound beyond the driver's own. A
+	// power action with a longer timeout gets that timeout plus a minute.
 	DriverCallTimeout time.Duration
+	// SoftPowerOffTimeout is the timeout of a soft power off or soft
+	// reboot asked without one ([conductor] soft_power_off_timeout); 0
+	// leaves the wait to the driver's default.
+	SoftPowerOffTimeout time.Duration
 	// Hostname is the name the conductor registers and holds leases as
 	// (RegisteredName).
 	Hostname string
@@ -101,6 +106,7 @@ func ConfigFrom(c *config.Config) Config {
 		Workers:                 workers.DefaultConfig(),
 		BootHTTPAddress:         c.Conductor.BootHTTPAddress,
 		DriverCallTimeout:       c.Conductor.DriverCallTimeout,
+		SoftPowerOffTimeout:     c.Conductor.SoftPowerOffTimeout,
 	}
 }
 
@@ -125,6 +131,9 @@ func (c Config) Validate() error {
 	}
 	if c.HashPartitionExponent < 1 || c.RingResetInterval <= 0 {
 		bad("hash_partition_exponent and hash_ring_reset_interval must be positive")
+	}
+	if c.SoftPowerOffTimeout < 0 {
+		bad("soft_power_off_timeout %v must not be negative", c.SoftPowerOffTimeout)
 	}
 	if c.BootHTTPAddress != "" {
 		if _, _, err := net.SplitHostPort(c.BootHTTPAddress); err != nil {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/db"
@@ -186,17 +187,24 @@ func (s *Service) hardware(n *objects.Node) (Hardware, error) {
 	return d, err
 }
 
-// hasInterface reports whether hw's driver negotiated iface.
-func (s *Service) hasInterface(hw string, iface plugins.Interface) bool {
-	return slices.Contains(s.drivers.Interfaces(hw), iface)
-}
-
 // driverCall runs one synchronous driver operation within
 // Config.DriverCallTimeout, so a hung plugin or BMC cannot hold a worker
 // and the node's lease forever, and names the driver, the BMC and the
 // operation in its error.
 func (s *Service) driverCall(ctx context.Context, n *objects.Node, op string, fn func(ctx context.Context, pn plugins.Node) error) error {
-	ctx, cancel := s.driverContext(ctx)
+	return s.driverCallWithin(ctx, n, op, 0, fn)
+}
+
+// driverCallGrace is what a call that waits up to a caller's timeout gets
+// beyond it, for the BMC commands around the wait.
+const driverCallGrace = time.Minute
+
+// driverCallWithin is driverCall for an operation that may itself wait up
+// to wait (a power action's timeout): its bound is at least wait plus
+// driverCallGrace, so Config.DriverCallTimeout never cuts a wait the
+// caller asked for.
+func (s *Service) driverCallWithin(ctx context.Context, n *objects.Node, op string, wait time.Duration, fn func(ctx context.Context, pn plugins.Node) error) error {
+	ctx, cancel := s.driverContext(ctx, wait)
 	defer cancel()
 	if err := fn(ctx, pluginNode(n)); err != nil {
 		return driverError(n.Driver, bmcOf(n), op, err)
@@ -204,10 +212,15 @@ func (s *Service) driverCall(ctx context.Context, n *objects.Node, op string, fn
 	return nil
 }
 
-// driverContext bounds one call into a driver by Config.DriverCallTimeout.
-func (s *Service) driverContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if s.cfg.DriverCallTimeout > 0 {
-		return context.WithTimeout(ctx, s.cfg.DriverCallTimeout)
+// driverContext bounds one call into a driver by Config.DriverCallTimeout,
+// or by wait plus driverCallGrace when that is longer.
+func (s *Service) driverContext(ctx context.Context, wait time.Duration) (context.Context, context.CancelFunc) {
+	if s.cfg.DriverCallTimeout <= 0 {
+		return context.WithCancel(ctx)
 	}
-	return context.WithCancel(ctx)
+	bound := s.cfg.DriverCallTimeout
+	if wait > 0 {
+		bound = max(bound, wait+driverCallGrace)
+	}
+	return context.WithTimeout(ctx, bound)
 }

@@ -76,6 +76,19 @@ func errUnsupported(hw, extension string) *Error {
 		"Driver %s does not support %s (disabled or not implemented).", hw, extension)
 }
 
+// errPowerUnsupported is Ironic's InvalidParameterValue (400) for a power
+// target the node's driver does not support ("The driver %s does not
+// support the power state, %s"), or for a timeout it cannot honour, with
+// the reason: for a plugin, what was negotiated with it.
+func errPowerUnsupported(hw string, target plugins.PowerState, timeout bool, err error) *Error {
+	what := "the power state, " + string(target)
+	if timeout && !target.Soft() {
+		what = "a timeout for the power state, " + string(target)
+	}
+	reason := strings.TrimSuffix(err.Error(), ": "+plugins.ErrNotSupported.Error())
+	return classed("InvalidParameterValue", http.StatusBadRequest, err, "The driver %s does not support %s: %s", hw, what, reason)
+}
+
 // errMaintenance is Ironic's NodeInMaintenance (400).
 func errMaintenance(action, node string) *Error {
 	return classed("NodeInMaintenance", http.StatusBadRequest, nil,

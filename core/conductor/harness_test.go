@@ -74,6 +74,18 @@ func (h *hookedFake) SetPowerState(ctx context.Context, n plugins.Node, ps plugi
 	return h.Driver.SetPowerState(ctx, n, ps)
 }
 
+// SetPowerStateWithin is where power actions go (power interface version
+// 2), so the failure hook applies there too.
+func (h *hookedFake) SetPowerStateWithin(ctx context.Context, n plugins.Node, ps plugins.PowerState, timeout time.Duration) error {
+	h.mu.Lock()
+	fail := h.failPower
+	h.mu.Unlock()
+	if fail != nil {
+		return fail
+	}
+	return h.Driver.SetPowerStateWithin(ctx, n, ps, timeout)
+}
+
 func (h *hookedFake) set(fn func(h *hookedFake)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -58,7 +58,7 @@ func TestPowerAndBootDevice(t *testing.T) {
 	ctx := context.Background()
 	n := h.enroll("node-1")
 	for _, target := range []string{"power on", "power off", "rebooting"} {
-		if err := h.api.ChangeNodePowerState(ctx, n, target); err != nil {
+		if err := h.api.ChangeNodePowerState(ctx, n, target, 0); err != nil {
 			t.Fatalf("%s: %v", target, err)
 		}
 		want := target
@@ -70,14 +70,14 @@ func TestPowerAndBootDevice(t *testing.T) {
 			t.Fatalf("%s: power_state %v last_error %v", target, deref(got.PowerState), deref(got.LastError))
 		}
 	}
-	err := h.api.ChangeNodePowerState(ctx, n, "bogus")
+	err := h.api.ChangeNodePowerState(ctx, n, "bogus", 0)
 	if class, code := classOf(err); class != "InvalidParameterValue" || code != http.StatusBadRequest {
 		t.Fatalf("bogus power state: %v (%s %d)", err, class, code)
 	}
 	// A failing driver: last_error names the driver and the operation, the
 	// target is cleared and power_state keeps what was known.
 	h.hw.set(func(f *hookedFake) { f.failPower = errors.New("BMC says no") })
-	if err := h.api.ChangeNodePowerState(ctx, n, "power off"); err != nil {
+	if err := h.api.ChangeNodePowerState(ctx, n, "power off", 0); err != nil {
 		t.Fatal(err)
 	}
 	got := h.waitFor(n.UUID, "a recorded failure", func(n *objects.Node) bool { return n.LastError != nil && n.Reservation == nil })

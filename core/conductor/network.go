@@ -10,17 +10,18 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 )
 
-// Rivet's one network interface is "noop": it configures no switch and no
-// Neutron. Unlike Ironic's noop, which forgets VIFs, it records which VIF
-// is attached to which port or portgroup in their internal_info, as
-// Ironic's flat and neutron interfaces do, so a standalone deployment can
-// use the VIF API (1.28) and see its attachments in the port API.
+// Rivet's one network interface is catalog.NoopNetwork: it configures no
+// switch and no Neutron. Unlike Ironic's noop, which forgets VIFs, it
+// records which VIF is attached to which port or portgroup in their
+// internal_info, as Ironic's flat and neutron interfaces do, so a
+// standalone deployment can use the VIF API (1.28) and see its attachments
+// in the port API.
 const (
-	networkNoop = "noop"
 	// tenantVIFKey is the internal_info key holding a port's (or
 	// portgroup's) tenant VIF, Ironic's tenant_vif_port_id.
 	tenantVIFKey = "tenant_vif_port_id"
@@ -29,23 +30,12 @@ const (
 	legacyVIFKey = "vif_port_id"
 )
 
-// networkInterfaces are the network interfaces Rivet implements.
-var networkInterfaces = []string{networkNoop}
-
-// checkNetworkInterface accepts a node whose network_interface is unset
-// (the default, noop) or one Rivet implements; anything else is Ironic's
-// InterfaceNotFoundInEntrypoint (400).
-func checkNetworkInterface(n *objects.Node) error {
-	if n.NetworkInterface == nil || *n.NetworkInterface == "" || slices.Contains(networkInterfaces, *n.NetworkInterface) {
-		return nil
-	}
-	valid := make([]string, len(networkInterfaces))
-	for i, name := range networkInterfaces {
-		valid[i] = "'" + name + "'"
-	}
-	return classed("InterfaceNotFoundInEntrypoint", http.StatusBadRequest, nil,
-		"Could not find the following interface in the 'ironic.hardware.interfaces.network' entrypoint: %s. Valid interfaces are [%s].",
-		*n.NetworkInterface, strings.Join(valid, ", "))
+// checkNetworkInterface accepts a node whose network interface (named, or
+// its hardware type's default) this conductor enables; anything else is
+// the catalog's error, Ironic's InterfaceNotFoundInEntrypoint (400).
+func (s *Service) checkNetworkInterface(n *objects.Node) error {
+	_, err := s.nodeInterface(n, catalog.Network)
+	return err
 }
 
 // portLike is a port or a portgroup as VIF attachment sees it.
@@ -197,7 +187,7 @@ func (s *Service) vifNode(ctx context.Context, p rpc.Params) (*objects.Node, err
 	if err != nil {
 		return nil, err
 	}
-	return n, checkNetworkInterface(n)
+	return n, s.checkNetworkInterface(n)
 }
 
 // vifList lists a node's VIFs; a read takes no lease (RPC 1.2).
@@ -278,7 +268,7 @@ func (s *Service) underNetworkLease(ctx context.Context, p rpc.Params, purpose s
 		return nil, err
 	}
 	return withLease(ctx, t, func() (any, error) {
-		if err := checkNetworkInterface(t.Node); err != nil {
+		if err := s.checkNetworkInterface(t.Node); err != nil {
 			return nil, err
 		}
 		np, err := s.loadNodePorts(ctx, t.Node)

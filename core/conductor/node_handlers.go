@@ -2,9 +2,11 @@ package conductor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -36,13 +38,17 @@ func objectArg[T objects.Object](p rpc.Params, name string) (T, error) {
 }
 
 // createNode stores a new node after checking that this conductor serves
-// its hardware type.
+// its hardware type and the interface implementations it names; those it
+// names none for get the hardware type's defaults.
 func (s *Service) createNode(ctx context.Context, p rpc.Params) (any, error) {
 	n, err := objectArg[*objects.Node](p, "node")
 	if err != nil {
 		return nil, err
 	}
 	if _, err := s.hardware(n); err != nil {
+		return nil, err
+	}
+	if err := s.checkInterfaces(n); err != nil {
 		return nil, err
 	}
 	if n.UUID == "" {
@@ -72,7 +78,10 @@ func (s *Service) duplicateNode(ctx context.Context, n *objects.Node, err error)
 }
 
 // updateNode applies the fields the caller changed to the stored node under
-// its lease and returns the stored node.
+// its lease and returns the stored node. Changing the driver or an
+// interface re-checks the node's interfaces (checkInterfaceUpdate); fields
+// the caller's object version lacks are never taken from it
+// (senderChanges).
 func (s *Service) updateNode(ctx context.Context, p rpc.Params) (any, error) {
 	in, err := objectArg[*objects.Node](p, "node")
 	if err != nil {
@@ -83,12 +92,24 @@ func (s *Service) updateNode(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var raw json.RawMessage
+	if err := p.Decode("node", &raw); err != nil {
+		return nil, err
+	}
+	sent, err := objects.ParsePrimitive(raw)
+	if err != nil {
+		return nil, errInvalidParameter("argument node: %v", err)
+	}
+	if changed, err = senderChanges(reg, in, sent.Version, changed); err != nil {
+		return nil, err
+	}
 	t, err := s.tasks.Acquire(ctx, in.UUID, "node update")
 	if err != nil {
 		return nil, err
 	}
 	return withLease(ctx, t, func() (any, error) {
 		n := t.Node
+		var applied []string
 		for _, f := range changed {
 			if slices.Contains(protectedNodeFields, f) {
 				continue
@@ -97,12 +118,19 @@ func (s *Service) updateNode(ctx context.Context, p rpc.Params) (any, error) {
 			if err != nil {
 				return nil, err
 			}
+			if cur, err := reg.Get(n, f); err == nil && reflect.DeepEqual(v, cur) {
+				continue // not a change: e.g. a field an older row's conversion marked
+			}
 			if err := reg.Set(n, f, v); err != nil {
 				return nil, errInvalidParameter("node %s: field %s: %v", n.UUID, f, err)
 			}
+			applied = append(applied, f)
 		}
 		n.ConductorGroup = strings.ToLower(n.ConductorGroup)
 		if _, err := s.hardware(n); err != nil {
+			return nil, err
+		}
+		if err := s.checkInterfaceUpdate(n, applied); err != nil {
 			return nil, err
 		}
 		if err := t.Save(ctx); err != nil {

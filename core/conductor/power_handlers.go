@@ -2,6 +2,8 @@ package conductor
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
@@ -9,17 +11,33 @@ import (
 	"github.com/rivetmetal/rivet/plugins/host"
 )
 
-// changeNodePowerState sets target_power_state and runs the power action
-// in the background; the reached state or last_error is recorded.
+// changeNodePowerState checks that the node's driver can perform the
+// action (InvalidParameterValue otherwise, before anything changes), sets
+// target_power_state to the action's final state (Ironic's: "power on" for
+// both reboots, "power off" for both power offs) and runs the action in the
+// background; the reached state or last_error is recorded. A soft action
+// without a timeout (RPC 1.1) waits Config.SoftPowerOffTimeout, Ironic's
+// [conductor] soft_power_off_timeout; a hard one the driver's own wait.
 func (s *Service) changeNodePowerState(ctx context.Context, p rpc.Params) (any, error) {
 	state, err := p.String("new_state")
 	if err != nil {
 		return nil, err
 	}
 	target := plugins.PowerState(state)
-	if target != plugins.PowerOn && target != plugins.PowerOff && target != plugins.Rebooting {
+	if !target.Valid() || target.Final() == "" {
 		id, _ := p.String("node_id")
 		return nil, errInvalidParameter("The requested action \"%s\" can not be performed on node \"%s\".", state, id)
+	}
+	var seconds int
+	if err := p.Decode("timeout", &seconds); err != nil {
+		return nil, err
+	}
+	if p.Has("timeout") && seconds < 1 {
+		return nil, errInvalidParameter("timeout has to be positive integer")
+	}
+	wait := time.Duration(seconds) * time.Second
+	if target.Soft() && wait == 0 {
+		wait = s.cfg.SoftPowerOffTimeout
 	}
 	t, err := s.acquireParam(ctx, p, "changing node power state")
 	if err != nil {
@@ -30,37 +48,50 @@ func (s *Service) changeNodePowerState(ctx context.Context, p rpc.Params) (any, 
 		t.Release(ctx)
 		return nil, err
 	}
-	reached := target
-	if target == plugins.Rebooting {
-		reached = plugins.PowerOn // Ironic's target for a reboot
+	actor := powerActor(hw)
+	if err := actor.CheckPowerAction(target, wait); err != nil {
+		t.Release(ctx)
+		return nil, errPowerUnsupported(t.Node.Driver, target, seconds > 0, err)
 	}
+	final := target.Final()
 	prepare := func() error {
-		t.Node.TargetPowerState = ptr(string(reached))
+		t.Node.TargetPowerState = ptr(string(final))
 		t.Node.LastError = nil
 		return t.Save(ctx)
 	}
+	op := "set power state to " + string(target)
+	if seconds > 0 {
+		op += fmt.Sprintf(" within %ds", seconds)
+	}
 	work := func(ctx context.Context, t *Task) {
 		n := t.Node
-		err := s.driverCall(ctx, n, "set power state to "+string(target), func(ctx context.Context, pn plugins.Node) error {
-			if target == plugins.Rebooting {
-				return hw.Reboot(ctx, pn)
-			}
-			return hw.SetPowerState(ctx, pn, target)
+		err := s.driverCallWithin(ctx, n, op, wait, func(ctx context.Context, pn plugins.Node) error {
+			return actor.PowerAction(ctx, pn, target, wait)
 		})
 		n.TargetPowerState = nil
 		log := t.log
 		if err != nil {
 			n.LastError = ptr(err.Error())
-			log.Warn("power action failed", "target", string(target), "error", err)
+			log.Warn("power action failed", "target", string(target), "timeout", wait, "error", err)
 		} else {
-			n.PowerState = ptr(string(reached))
-			log.Info("power state changed", "power_state", string(reached))
+			n.PowerState = ptr(string(final))
+			log.Info("power state changed", "power_state", string(final), "by", string(target))
 		}
 		if serr := t.Save(ctx); serr != nil {
 			log.Error("recording the power action failed", "error", serr)
 		}
 	}
 	return nil, s.startWork(ctx, t, prepare, work)
+}
+
+// powerActor is how the conductor performs power actions on hw: a plugin's
+// handle checks what was negotiated with the plugin, an in-process driver
+// what it implements.
+func powerActor(hw Hardware) plugins.PowerActor {
+	if a, ok := hw.(plugins.PowerActor); ok {
+		return a
+	}
+	return plugins.LocalPowerActor(hw)
 }
 
 // sharedNode loads the node named by node_id without a lease, with its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/plugins"
@@ -37,8 +38,8 @@ func (s *Service) doNodeDeploy(ctx context.Context, p rpc.Params) (any, error) {
 		if _, err := s.hardware(n); err != nil {
 			return err
 		}
-		if !s.hasInterface(n.Driver, plugins.InterfaceDeploy) {
-			return errUnsupported(n.Driver, "deploy")
+		if err := s.requireInterface(n, catalog.Deploy); err != nil {
+			return err
 		}
 		for _, iface := range []string{"power", "deploy"} {
 			if v := s.validateInterface(n, iface); !v.Result {
@@ -205,8 +206,8 @@ func (s *Service) inspectHardware(ctx context.Context, p rpc.Params) (any, error
 		if _, err := s.hardware(n); err != nil {
 			return err
 		}
-		if !s.hasInterface(n.Driver, plugins.InterfaceInspect) {
-			return errUnsupported(n.Driver, "inspect")
+		if err := s.requireInterface(n, catalog.Inspect); err != nil {
+			return err
 		}
 		if err := fire(n, states.Inspect, "inspect"); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
 )
 
@@ -80,7 +81,7 @@ func TestLastErrorNeverHoldsSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.hw.set(func(f *hookedFake) { f.failPower = errors.New("HTTP 401 from BMC") })
-	if err := h.api.ChangeNodePowerState(ctx, n, "power on"); err != nil {
+	if err := h.api.ChangeNodePowerState(ctx, n, "power on", 0); err != nil {
 		t.Fatal(err)
 	}
 	got := h.waitFor(n.UUID, "a recorded failure", func(n *objects.Node) bool { return n.LastError != nil && n.Reservation == nil })
@@ -104,6 +105,9 @@ func TestDeployValidation(t *testing.T) {
 	n := h.available("node-1")
 	row := h.node(n.UUID)
 	row.Driver, row.DriverInfo = "ipmi", map[string]any{"ipmi_address": "10.0.0.9"}
+	for _, iface := range catalog.Types() {
+		*row.InterfaceField(iface) = nil // fake-hardware's: ipmi uses its defaults
+	}
 	if err := h.store.Save(ctx, row); err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanS
 		return
 	}
 	if !manual {
-		lctx, cancel := s.driverContext(ctx)
+		lctx, cancel := s.driverContext(ctx, 0)
 		all, err := hw.ListCleanSteps(lctx, pluginNode(t.Node))
 		cancel()
 		switch {

@@ -6,38 +6,18 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
-	"github.com/rivetmetal/rivet/plugins"
 )
 
-// interfaceNames are the Ironic interface names recorded in
-// conductor_hardware_interfaces for each hardware type (what
-// GET /v1/drivers shows as enabled_*_interfaces).
-var interfaceNames = map[string]string{"fake-hardware": "fake", "ipmi": "ipmitool", "redfish": "redfish"}
-
-func interfaceName(hw string, iface plugins.Interface) string {
-	if iface == plugins.InterfaceDeploy && hw != "fake-hardware" {
-		return "ramdisk"
-	}
-	if n, ok := interfaceNames[hw]; ok {
-		return n
-	}
-	return hw
-}
-
 // register writes the conductors row (online, fresh heartbeat, drivers =
-// the hardware types whose plugins negotiated), its hardware interface and
-// plugin rows, and the services row.
+// the hardware types whose plugins negotiated), its hardware interface rows
+// (its catalog: what GET /v1/drivers shows at 1.30), its plugin rows, and
+// the services row.
 func (s *Service) register(ctx context.Context) error {
 	hwTypes := s.drivers.HardwareTypes()
-	var ifaces []db.ConductorHardwareInterface
-	for _, hw := range hwTypes {
-		for _, iface := range s.drivers.Interfaces(hw) {
-			ifaces = append(ifaces, db.ConductorHardwareInterface{HardwareType: hw, InterfaceType: string(iface),
-				InterfaceName: interfaceName(hw, iface), IsDefault: true})
-		}
-	}
+	ifaces := catalog.Rows(s.catalog())
 	target, err := s.store.Registry().Target("Conductor", s.pinner.Effective())
 	if err != nil {
 		return fmt.Errorf("conductor %s: %w", s.cfg.Hostname, err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/uptrace/bun"
 
 	"github.com/rivetmetal/rivet/core/objects"
@@ -52,9 +53,26 @@ func TestRegistrationAndHeartbeat(t *testing.T) {
 		if !row.Online || row.ConductorGroup != "rack-1" || len(row.Drivers) != 1 || row.Drivers[0] != "fake-hardware" || deref(row.Version) != "1.0" {
 			t.Fatalf("conductors row: %+v", row)
 		}
-		var hw []db.ConductorHardwareInterface
-		if err := h.dbh.Bun().NewSelect().Model(&hw).Where("conductor_id = ?", row.ID).Scan(ctx); err != nil || len(hw) != 4 {
-			t.Fatalf("hardware interface rows: %d, %v", len(hw), err)
+		hw, err := h.dbh.HardwareInterfaces(ctx, []string{"cond-a:8090"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type offer struct {
+			iface, name string
+			def         bool
+		}
+		var got []offer
+		for _, r := range hw {
+			if r.ConductorID != row.ID || r.HardwareType != "fake-hardware" {
+				t.Fatalf("hardware interface row %+v", r)
+			}
+			got = append(got, offer{r.InterfaceType, r.InterfaceName, r.IsDefault})
+		}
+		want := []offer{{"boot", "fake", true}, {"console", "no-console", true}, {"deploy", "fake", true},
+			{"inspect", "fake", true}, {"inspect", "no-inspect", false}, {"management", "fake", true},
+			{"network", "noop", true}, {"power", "fake", true}, {"raid", "no-raid", true}, {"vendor", "no-vendor", true}}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(offer{})); diff != "" {
+			t.Fatalf("hardware interface rows (-want +got):\n%s", diff)
 		}
 		plugs, err := h.dbh.ConductorPlugins(ctx, "cond-a:8090")
 		if err != nil || len(plugs) != 1 || plugs[0].HardwareType != "fake-hardware" || deref(plugs[0].Status) != "ok" {
@@ -96,7 +114,7 @@ func TestPowerSyncRecordsOutOfBandChange(t *testing.T) {
 	})
 	ctx := context.Background()
 	n := h.enroll("node-1")
-	if err := h.api.ChangeNodePowerState(ctx, n, "power on"); err != nil {
+	if err := h.api.ChangeNodePowerState(ctx, n, "power on", 0); err != nil {
 		t.Fatal(err)
 	}
 	h.waitFor(n.UUID, "power on", func(n *objects.Node) bool { return deref(n.PowerState) == "power on" && n.Reservation == nil })

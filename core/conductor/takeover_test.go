@@ -140,7 +140,7 @@ func TestGracefulStop(t *testing.T) {
 	for !h.svc.draining.Load() && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	err := h.api.ChangeNodePowerState(ctx, n, "power on")
+	err := h.api.ChangeNodePowerState(ctx, n, "power on", 0)
 	if class, code := classOf(err); class != "TemporaryFailure" || code != 503 {
 		t.Fatalf("call while draining: %v (%s %d), want TemporaryFailure 503", err, class, code)
 	}

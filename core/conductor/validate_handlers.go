@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/plugins"
@@ -42,29 +43,44 @@ func notOK(format string, args ...any) rpc.InterfaceValidation {
 	return rpc.InterfaceValidation{Result: false, Reason: &reason}
 }
 
+// validateInterface validates one interface of n with the implementation
+// it uses: one it names that this conductor does not enable fails with the
+// catalog's reason; none, or a no-* implementation, is "not supported".
 func (s *Service) validateInterface(n *objects.Node, name string) rpc.InterfaceValidation {
-	has := func(i plugins.Interface) bool { return s.hasInterface(n.Driver, i) }
+	uses := func(iface string) (bool, rpc.InterfaceValidation) {
+		impl, err := s.nodeInterface(n, iface)
+		if err != nil {
+			return false, notOK("%s", err.Error())
+		}
+		if impl == "" || catalog.Unsupported(impl) {
+			return false, notOK("not supported")
+		}
+		return true, ok()
+	}
 	switch name {
-	case "power", "management":
-		if !has(plugins.Interface(name)) {
-			return notOK("not supported")
+	case "power", "management", "inspect":
+		if has, v := uses(name); !has {
+			return v
 		}
 		return s.validateDriverInfo(n)
 	case "deploy", "boot":
-		if !has(plugins.InterfaceDeploy) {
-			return notOK("not supported")
+		for _, iface := range []string{catalog.Deploy, name} {
+			if has, v := uses(iface); !has {
+				return v
+			}
 		}
 		if v := s.validateDriverInfo(n); !v.Result {
 			return v
 		}
 		return validateInstanceInfo(n, name)
-	case "inspect":
-		if !has(plugins.InterfaceInspect) {
-			return notOK("not supported")
-		}
-		return s.validateDriverInfo(n)
-	case "network", "storage":
-		return ok() // noop interfaces
+	case "network":
+		_, v := uses(name)
+		return v
+	case "storage":
+		return ok() // noop
+	case "console", "raid":
+		_, v := uses(name)
+		return v
 	}
 	return notOK("not supported")
 }

@@ -35,7 +35,7 @@ func TestDefaults(t *testing.T) {
 			SyncPowerStateWorkers: 8, PowerStateSyncMaxRetries: 3, NodeLockedRetryAttempts: 3,
 			NodeLockedRetryInterval: time.Second, LeaseDuration: 60 * time.Second,
 			DeployCallbackTimeout: 1800 * time.Second, CheckProvisionStateInterval: 60 * time.Second,
-			DriverCallTimeout: time.Hour,
+			DriverCallTimeout: time.Hour, SoftPowerOffTimeout: 600 * time.Second,
 		},
 		Database: DatabaseOpts{
 			Connection: "sqlite:////var/lib/rivet/rivet.db", MaxOpenConnections: 20,

@@ -29,6 +29,7 @@ type ConductorOpts struct {
 	DeployCallbackTimeout       time.Duration
 	CheckProvisionStateInterval time.Duration
 	DriverCallTimeout           time.Duration
+	SoftPowerOffTimeout         time.Duration
 	BootHTTPAddress             string
 }
 
@@ -89,6 +90,11 @@ func conductorSection() section {
 				"deploy, a clean step), beyond the driver's own BMC timeouts, so that a hung plugin "+
 				"cannot hold a node's lease forever. The call fails with a timeout error, recorded in "+
 				"the node's last_error. 0 disables the bound."),
+		durOpt("soft_power_off_timeout", 600*time.Second, func(c *Config) *time.Duration { return &c.Conductor.SoftPowerOffTimeout },
+			"Time a soft power off or soft reboot waits for the node's operating system to "+
+				"power the node off (and, for a reboot, for the node to be on again) when the "+
+				"request gives no timeout (REST API 1.27 and later). The action fails into "+
+				"last_error when it is exceeded; no hard power off is ever done instead.").atLeast(sec),
 		durOpt("check_provision_state_interval", 60*time.Second, func(c *Config) *time.Duration { return &c.Conductor.CheckProvisionStateInterval },
 			"Interval between checks for provisioning timeouts and for nodes whose lease "+
 				"holder is dead.").atLeast(sec),

@@ -105,7 +105,8 @@ func loadNode(t *testing.T, r *Registry) *Node {
 			t.Fatal(err)
 		}
 	}
-	if err := r.FromDB(obj, v("1.0")); err != nil {
+	latest, _ := r.Latest("Node")
+	if err := r.FromDB(obj, latest); err != nil {
 		t.Fatal(err)
 	}
 	return obj.(*Node)
@@ -132,7 +133,7 @@ func TestAccessors(t *testing.T) {
 		t.Errorf("Pointer did not point at the field")
 	}
 	vals, err := r.Values(n)
-	if err != nil || len(vals) != len(r.FieldsAt("Node", v("1.0"))) || vals["driver"] != "ipmi" {
+	if err != nil || len(vals) != len(r.FieldsAt("Node", v("1.1"))) || vals["driver"] != "ipmi" {
 		t.Errorf("Values = %v, %v", vals, err)
 	}
 

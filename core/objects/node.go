@@ -51,6 +51,45 @@ type Node struct {
 	Reservation *string    `rivet:"reservation"`
 	CreatedAt   time.Time  `rivet:"created_at"`
 	UpdatedAt   *time.Time `rivet:"updated_at"`
+
+	// The implementation of each hardware interface the node uses (1.1,
+	// API 1.31); nil means the hardware type's default (core/catalog).
+	BootInterface       *string `rivet:"boot_interface"`
+	ConsoleInterface    *string `rivet:"console_interface"`
+	DeployInterface     *string `rivet:"deploy_interface"`
+	InspectInterface    *string `rivet:"inspect_interface"`
+	ManagementInterface *string `rivet:"management_interface"`
+	PowerInterface      *string `rivet:"power_interface"`
+	RAIDInterface       *string `rivet:"raid_interface"`
+	VendorInterface     *string `rivet:"vendor_interface"`
+}
+
+// InterfaceField returns the field holding the node's implementation of
+// the hardware interface iface ("deploy" → DeployInterface, "network" →
+// NetworkInterface), or nil for an interface type the node has no field
+// for.
+func (n *Node) InterfaceField(iface string) **string {
+	switch iface {
+	case "boot":
+		return &n.BootInterface
+	case "console":
+		return &n.ConsoleInterface
+	case "deploy":
+		return &n.DeployInterface
+	case "inspect":
+		return &n.InspectInterface
+	case "management":
+		return &n.ManagementInterface
+	case "network":
+		return &n.NetworkInterface
+	case "power":
+		return &n.PowerInterface
+	case "raid":
+		return &n.RAIDInterface
+	case "vendor":
+		return &n.VendorInterface
+	}
+	return nil
 }
 
 // Kind implements Object.
@@ -59,9 +98,11 @@ func (*Node) Kind() string { return "Node" }
 // NodeKind declares Node for Register.
 func NodeKind() Kind {
 	return Kind{
-		Name:     "Node",
-		New:      func() Object { return new(Node) },
-		Versions: []Step{{Version: v("1.0")}},
+		Name: "Node",
+		New:  func() Object { return new(Node) },
+		// 1.1 (release 0.2) adds the per-node interface implementations;
+		// additive, so the field table converts both ways.
+		Versions: []Step{{Version: v("1.0")}, {Version: v("1.1")}},
 		Fields: []Field{
 			{Name: "id", Since: v("1.0")},
 			{Name: "uuid", Since: v("1.0")},
@@ -95,9 +136,17 @@ func NodeKind() Kind {
 			{Name: "reservation", Since: v("1.0"), Nullable: true},
 			{Name: "created_at", Since: v("1.0")},
 			{Name: "updated_at", Since: v("1.0"), Nullable: true},
+			{Name: "boot_interface", Since: v("1.1"), Nullable: true},
+			{Name: "console_interface", Since: v("1.1"), Nullable: true},
+			{Name: "deploy_interface", Since: v("1.1"), Nullable: true},
+			{Name: "inspect_interface", Since: v("1.1"), Nullable: true},
+			{Name: "management_interface", Since: v("1.1"), Nullable: true},
+			{Name: "power_interface", Since: v("1.1"), Nullable: true},
+			{Name: "raid_interface", Since: v("1.1"), Nullable: true},
+			{Name: "vendor_interface", Since: v("1.1"), Nullable: true},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.0-4ad2f3917359cd4a65d404bb698bad04",
+		Fingerprint: "1.1-9ab9c438e8c7dfa89aadae2fe865496e",
 	}
 }

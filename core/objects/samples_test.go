@@ -39,6 +39,10 @@ func samples() map[string]func() Object {
 				ConsoleEnabled: true, ConductorAffinity: ptr(int64(3)), ConductorGroup: "rack1",
 				Reservation: ptr("conductor-1.example.com"),
 				CreatedAt:   created, UpdatedAt: &updated,
+				BootInterface: ptr("redfish-virtual-media"), ConsoleInterface: ptr("no-console"),
+				DeployInterface: ptr("ramdisk"), InspectInterface: ptr("redfish"),
+				ManagementInterface: ptr("redfish"), PowerInterface: ptr("redfish"),
+				RAIDInterface: ptr("no-raid"), VendorInterface: ptr("no-vendor"),
 			}
 		},
 		"Port": func() Object {

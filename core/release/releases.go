@@ -15,19 +15,19 @@ const Current = "0.2.0.dev"
 func v(s string) version.Version { return version.MustParse(s) }
 
 // head describes the code as it is. Change it in the same commit as the code:
-//   - API: raised as the REST API implements each microversion (issue 8
-//     brings 1.1–1.26 for release 0.1);
+//   - API: raised as the REST API implements each microversion (1.1–1.26
+//     for release 0.1, up to 1.31 for 0.2; 1.27, soft power, needs RPC 1.1);
 //   - RPC: equal to the conductor RPC API version;
 //   - Objects: every registered object kind with the versions HEAD may write;
 //   - ServiceVersion: bumped with any RPC change or online migration.
 var head = Entry{
 	Version: HeadKey,
-	API:     v("1.29"),
+	API:     v("1.31"),
 	RPC:     v("1.3"),
 	Objects: map[string][]version.Version{
 		"Chassis":   {v("1.0")},
 		"Conductor": {v("1.0")},
-		"Node":      {v("1.0")},
+		"Node":      {v("1.1"), v("1.0")},
 		"Port":      {v("1.0")},
 		"Portgroup": {v("1.0")},
 	},

@@ -45,8 +45,9 @@ func (c *Client) CanSend(method string) bool {
 }
 
 // Prepare builds the request for method with args: the version is the
-// highest one the present arguments need, arguments above the cap are
-// omitted (or refused, per their policy), nil arguments are absent.
+// highest one the present arguments (and their values, Arg.Values) need,
+// arguments above the cap are omitted (or refused, per their policy), a
+// value above the cap is refused, nil arguments are absent.
 func (c *Client) Prepare(ctx context.Context, method string, args map[string]any) (*Request, error) {
 	m, ok := c.methods.Lookup(method)
 	if !ok {
@@ -76,8 +77,12 @@ func (c *Client) Prepare(ctx context.Context, method string, args map[string]any
 		if err != nil {
 			return nil, fmt.Errorf("rpc: %s: encode %s: %w", method, name, err)
 		}
+		since, newValue := a.valueSince(raw)
+		if !since.ServedBy(capV) {
+			return nil, &CapError{Method: method, Arg: fmt.Sprintf("%s=%q", name, newValue), Needs: since, Cap: capV}
+		}
 		params[name] = raw
-		ver = version.Max(ver, a.Since)
+		ver = version.Max(ver, since)
 	}
 	for _, a := range m.Args {
 		if _, ok := params[a.Name]; a.Required && !ok {

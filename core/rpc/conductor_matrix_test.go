@@ -24,9 +24,17 @@ func methodsAt(t *testing.T, ver version.Version) *Methods {
 		}
 		var args []Arg
 		for _, a := range m.Args {
-			if a.Since.ServedBy(ver) {
-				args = append(args, a)
+			if !a.Since.ServedBy(ver) {
+				continue
 			}
+			values := map[string]version.Version{}
+			for val, since := range a.Values {
+				if since.ServedBy(ver) {
+					values[val] = since
+				}
+			}
+			a.Values = values
+			args = append(args, a)
 		}
 		m.Args = args
 		ms = append(ms, m)

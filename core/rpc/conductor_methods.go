@@ -5,6 +5,7 @@ import "github.com/rivetmetal/rivet/core/version"
 // Conductor RPC API versions that introduced methods or arguments.
 var (
 	v1_0 = version.Version{Major: 1, Minor: 0}
+	v1_1 = version.Version{Major: 1, Minor: 1} // change_node_power_state: soft targets and timeout (REST API 1.27)
 	v1_2 = version.Version{Major: 1, Minor: 2} // vif_list, vif_attach, vif_detach (REST API 1.28)
 	v1_3 = version.Version{Major: 1, Minor: 3} // inject_nmi (REST API 1.29)
 )
@@ -22,7 +23,9 @@ func ConductorMethods() *Methods {
 		Method{Name: "create_node", Since: v1_0, Args: []Arg{req("node")}},
 		Method{Name: "update_node", Since: v1_0, Args: []Arg{req("node")}},
 		Method{Name: "destroy_node", Since: v1_0, Args: []Arg{req("node_id")}},
-		Method{Name: "change_node_power_state", Since: v1_0, Args: []Arg{req("node_id"), req("new_state")}},
+		Method{Name: "change_node_power_state", Since: v1_0, Args: []Arg{req("node_id"),
+			{Name: "new_state", Since: v1_0, Required: true, Values: map[string]version.Version{"soft power off": v1_1, "soft rebooting": v1_1}},
+			{Name: "timeout", Since: v1_1, Policy: RefuseAboveCap}}},
 		Method{Name: "get_boot_device", Since: v1_0, Args: []Arg{req("node_id")}},
 		Method{Name: "set_boot_device", Since: v1_0, Args: []Arg{req("node_id"), req("device"), opt("persistent")}},
 		Method{Name: "get_supported_boot_devices", Since: v1_0, Args: []Arg{req("node_id")}},

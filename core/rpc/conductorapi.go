@@ -52,11 +52,23 @@ func (c ConductorAPI) DestroyNode(ctx context.Context, n *objects.Node) error {
 	return err
 }
 
-// ChangeNodePowerState starts a power change to "power on", "power off" or
-// "rebooting": target_power_state is set and the work runs in the
-// background; failures land in last_error.
-func (c ConductorAPI) ChangeNodePowerState(ctx context.Context, n *objects.Node, state string) error {
-	_, err := c.call(ctx, n, "change_node_power_state", map[string]any{"node_id": n.UUID, "new_state": state})
+// ChangeNodePowerState starts a power change to "power on", "power off",
+// "rebooting" or (RPC 1.1) "soft power off" or "soft rebooting", waiting at
+// most timeout seconds (RPC 1.1; 0: none given) for the node to get there.
+// The conductor refuses synchronously, with InvalidParameterValue (400), a
+// target or timeout the node's driver cannot do (a driver plugin that
+// negotiated power interface version 1 has neither soft power nor
+// timeouts); otherwise it sets target_power_state to the final state
+// ("power on" for the reboots) and the work runs in the background;
+// failures land in last_error. Soft actions without a timeout wait
+// [conductor] soft_power_off_timeout. Capped below 1.1, the soft targets
+// and a timeout are refused with *CapError (406) before anything is sent.
+func (c ConductorAPI) ChangeNodePowerState(ctx context.Context, n *objects.Node, state string, timeout int) error {
+	args := map[string]any{"node_id": n.UUID, "new_state": state}
+	if timeout != 0 {
+		args["timeout"] = timeout
+	}
+	_, err := c.call(ctx, n, "change_node_power_state", args)
 	return err
 }
 

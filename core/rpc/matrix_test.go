@@ -16,11 +16,13 @@ import (
 var v = version.MustParse
 
 // Release "old" speaks RPC 1.0; release "new" speaks 1.1, where power gained
-// an optional timeout (omitted above the cap), clean gained disable_ramdisk
-// (refused above the cap) and nmi is a new method.
+// an optional timeout (omitted above the cap) and a new value "soft" of its
+// state argument, clean gained disable_ramdisk (refused above the cap) and
+// nmi is a new method.
 func oldTable(t testing.TB) *Methods {
 	m, err := NewMethods(v("1.0"),
-		Method{Name: "power", Since: v("1.0"), Args: []Arg{{Name: "node_id", Since: v("1.0"), Required: true}}},
+		Method{Name: "power", Since: v("1.0"), Args: []Arg{{Name: "node_id", Since: v("1.0"), Required: true},
+			{Name: "state", Since: v("1.0")}}},
 		Method{Name: "clean", Since: v("1.0"), Args: []Arg{{Name: "node_id", Since: v("1.0"), Required: true}}},
 	)
 	if err != nil {
@@ -33,6 +35,7 @@ func newTable(t testing.TB) *Methods {
 	m, err := NewMethods(v("1.1"),
 		Method{Name: "power", Since: v("1.0"), Args: []Arg{
 			{Name: "node_id", Since: v("1.0"), Required: true},
+			{Name: "state", Since: v("1.0"), Values: map[string]version.Version{"soft": v("1.1")}},
 			{Name: "timeout", Since: v("1.1")}}},
 		Method{Name: "clean", Since: v("1.0"), Args: []Arg{
 			{Name: "node_id", Since: v("1.0"), Required: true},
@@ -51,7 +54,7 @@ func echoServer(t testing.TB, m *Methods) *Server {
 	for _, name := range m.Names() {
 		s.Handle(name, func(_ context.Context, p Params) (any, error) {
 			got := map[string]any{"version": p.Version().String()}
-			for _, a := range []string{"node_id", "timeout", "disable_ramdisk"} {
+			for _, a := range []string{"node_id", "state", "timeout", "disable_ramdisk"} {
 				if p.Has(a) {
 					got[a] = true
 				}
@@ -73,6 +76,8 @@ func TestCompatibilityMatrix(t *testing.T) {
 	node := map[string]any{"node_id": "n1"}
 	withTimeout := map[string]any{"node_id": "n1", "timeout": 30}
 	withRamdisk := map[string]any{"node_id": "n1", "disable_ramdisk": true}
+	hard := map[string]any{"node_id": "n1", "state": "on"}
+	soft := map[string]any{"node_id": "n1", "state": "soft"}
 	ok := func(ver string, args ...string) map[string]any {
 		m := map[string]any{"version": ver}
 		for _, a := range args {
@@ -95,17 +100,23 @@ func TestCompatibilityMatrix(t *testing.T) {
 	cells := map[string]map[string][]matrixCase{
 		"old client": {
 			"old server": {{method: "power", args: node, want: ok("1.0", "node_id")}},
-			"new server": {{method: "power", args: node, want: ok("1.0", "node_id")}},
+			"new server": {
+				{method: "power", args: node, want: ok("1.0", "node_id")},
+				{method: "power", args: hard, want: ok("1.0", "node_id", "state")},
+			},
 		},
 		"new client pinned": {
 			"old server": {
 				{method: "power", args: withTimeout, want: ok("1.0", "node_id")},
+				{method: "power", args: hard, want: ok("1.0", "node_id", "state")},
+				{method: "power", args: soft, wantErr: capErr},
 				{method: "nmi", args: node, wantErr: capErr},
 				{method: "clean", args: withRamdisk, wantErr: capErr},
 				{method: "clean", args: node, want: ok("1.0", "node_id")},
 			},
 			"new server": {
 				{method: "power", args: withTimeout, want: ok("1.0", "node_id")},
+				{method: "power", args: soft, wantErr: capErr},
 				{method: "nmi", args: node, wantErr: capErr},
 				{method: "clean", args: withRamdisk, wantErr: capErr},
 			},
@@ -114,11 +125,17 @@ func TestCompatibilityMatrix(t *testing.T) {
 			"old server": {
 				{method: "power", args: withTimeout, wantErr: unsupported},
 				{method: "power", args: node, want: ok("1.0", "node_id")},
+				// A new value is sent at its version, which an old server
+				// refuses instead of misreading.
+				{method: "power", args: soft, wantErr: unsupported},
+				{method: "power", args: hard, want: ok("1.0", "node_id", "state")},
 				{method: "nmi", args: node, wantErr: unsupported},
 				{method: "clean", args: withRamdisk, wantErr: unsupported},
 			},
 			"new server": {
 				{method: "power", args: withTimeout, want: ok("1.1", "node_id", "timeout")},
+				{method: "power", args: soft, want: ok("1.1", "node_id", "state")},
+				{method: "power", args: hard, want: ok("1.0", "node_id", "state")},
 				{method: "nmi", args: node, want: ok("1.1", "node_id")},
 				{method: "clean", args: withRamdisk, want: ok("1.1", "node_id", "disable_ramdisk")},
 			},

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -29,6 +30,28 @@ type Arg struct {
 	Since    version.Version
 	Required bool
 	Policy   ArgPolicy
+	// Values lists string values newer than the argument itself, with the
+	// version that introduced each (change_node_power_state's "soft power
+	// off" in 1.1). A request carrying one is sent at least at that
+	// version; above the cap the call is refused with *CapError whatever
+	// Policy says, since an older conductor would misread it.
+	Values map[string]version.Version
+}
+
+// valueSince returns the version a raw JSON value of a needs: a's own, or
+// a newer one from Values when raw is a string listed there.
+func (a Arg) valueSince(raw json.RawMessage) (version.Version, string) {
+	if len(a.Values) == 0 {
+		return a.Since, ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return a.Since, ""
+	}
+	if v, ok := a.Values[s]; ok {
+		return v, s
+	}
+	return a.Since, ""
 }
 
 // Method describes one RPC method.
@@ -76,6 +99,11 @@ func NewMethods(ver version.Version, methods ...Method) (*Methods, error) {
 			}
 			if a.Required && a.Since != m.Since {
 				return nil, fmt.Errorf("rpc: %s(%s) added in %s must be optional (seeds/000: new arguments are optional within a major)", m.Name, a.Name, a.Since)
+			}
+			for val, since := range a.Values {
+				if !since.ServedBy(ver) || !a.Since.Less(since) {
+					return nil, fmt.Errorf("rpc: %s(%s=%q) since %s must be newer than the argument (%s) and within %s", m.Name, a.Name, val, since, a.Since, ver)
+				}
 			}
 		}
 		t.byName[m.Name] = m

@@ -37,6 +37,8 @@ func TestNewMethodsRejects(t *testing.T) {
 		"arg older than method": {Method{Name: "m", Since: v("1.1"), Args: []Arg{{Name: "a", Since: v("1.0")}}}, "outside"},
 		"late required arg":     {Method{Name: "m", Since: v("1.0"), Args: []Arg{{Name: "a", Since: v("1.1"), Required: true}}}, "must be optional"},
 		"reserved arg":          {Method{Name: "m", Since: v("1.0"), Args: []Arg{{Name: "context", Since: v("1.0")}}}, "reserved"},
+		"value newer than API":  {Method{Name: "m", Since: v("1.0"), Args: []Arg{{Name: "a", Since: v("1.0"), Values: map[string]version.Version{"x": v("1.2")}}}}, "must be newer"},
+		"value as old as arg":   {Method{Name: "m", Since: v("1.0"), Args: []Arg{{Name: "a", Since: v("1.1"), Values: map[string]version.Version{"x": v("1.1")}}}}, "must be newer"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -72,9 +72,13 @@ func (s *Server) check(req *Request) (HandlerFunc, Params, error) {
 		if !ok {
 			return nil, Params{}, &InvalidParamsError{Method: req.Method, Reason: fmt.Sprintf("unexpected argument %q", name)}
 		}
-		if reqV.Less(a.Since) {
+		if since, val := a.valueSince(req.Params[name]); reqV.Less(since) {
+			what := fmt.Sprintf("argument %q", name)
+			if val != "" {
+				what = fmt.Sprintf("argument %s=%q", name, val)
+			}
 			return nil, Params{}, &InvalidParamsError{Method: req.Method,
-				Reason: fmt.Sprintf("argument %q needs RPC %s but the request is at %s", name, a.Since, reqV)}
+				Reason: fmt.Sprintf("%s needs RPC %s but the request is at %s", what, since, reqV)}
 		}
 	}
 	for _, a := range m.Args {

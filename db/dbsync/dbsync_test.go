@@ -11,6 +11,7 @@ import (
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbsync"
 	"github.com/rivetmetal/rivet/db/dbtest"
+	"github.com/rivetmetal/rivet/db/migrations"
 )
 
 // syncer returns a Syncer on a fresh empty database of dialect d and the
@@ -46,14 +47,30 @@ func insertNodes(t *testing.T, dbh *db.DB, versions ...*string) {
 
 func ptr(s string) *string { return &s }
 
+// migrationNames lists the schema migrations of dialect d, oldest first.
+func migrationNames(t *testing.T, d db.Dialect) []string {
+	t.Helper()
+	set, err := migrations.Set(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range set.Sorted() {
+		names = append(names, m.String())
+	}
+	return names
+}
+
 func TestCreateSchemaThenUpgradeIsIdempotent(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
 		s, out := syncer(t, d)
+		names := migrationNames(t, d)
+		last := names[len(names)-1]
 		if err := s.CreateSchema(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(out.String(), "Created the schema: applied 20261122000000_initial, 20261122060000_conductor_plugins, 20261122080000_finalized_release.") {
+		if !strings.Contains(out.String(), "Created the schema: applied "+strings.Join(names, ", ")+".") {
 			t.Errorf("create-schema said %q", out)
 		}
 		err := s.CreateSchema(ctx)
@@ -66,12 +83,12 @@ func TestCreateSchemaThenUpgradeIsIdempotent(t *testing.T) {
 			if err := s.Upgrade(ctx); err != nil {
 				t.Fatalf("upgrade %d: %v", i, err)
 			}
-			if want := "The database schema is up to date (20261122080000_finalized_release).\n"; out.String() != want {
+			if want := "The database schema is up to date (" + last + ").\n"; out.String() != want {
 				t.Errorf("upgrade %d said %q, want %q", i, out, want)
 			}
 		}
 		out.Reset()
-		if err := s.Version(ctx); err != nil || out.String() != "20261122080000_finalized_release\n" {
+		if err := s.Version(ctx); err != nil || out.String() != last+"\n" {
 			t.Errorf("version: %q, %v", out, err)
 		}
 	})
@@ -84,7 +101,8 @@ func TestUpgradeEmptyDatabase(t *testing.T) {
 		t.Errorf("version of an empty database: %q, %v", out, err)
 	}
 	out.Reset()
-	if err := s.Upgrade(ctx); err != nil || out.String() != "Upgraded the database schema: applied 20261122000000_initial, 20261122060000_conductor_plugins, 20261122080000_finalized_release.\n" {
+	want := "Upgraded the database schema: applied " + strings.Join(migrationNames(t, db.SQLite), ", ") + ".\n"
+	if err := s.Upgrade(ctx); err != nil || out.String() != want {
 		t.Errorf("upgrade: %q, %v", out, err)
 	}
 }
@@ -105,7 +123,7 @@ func TestUpgradeRefusesUnknownVersions(t *testing.T) {
 			t.Fatalf("exit %d (%v), want 2", got, err)
 		}
 		want := `The database is not compatible with this release of Rivet (` + release.Current + `): ` +
-			`table nodes has 2 rows at version 9.9 and 1 row at version NULL (Node versions supported: 1.0). ` +
+			`table nodes has 2 rows at version 9.9 and 1 row at version NULL (Node versions supported: 1.0, 1.1). ` +
 			`Please run "rivet dbsync online-data-migrations" using the previous release.`
 		if err.Error() != want {
 			t.Errorf("message:\n got %s\nwant %s", err, want)

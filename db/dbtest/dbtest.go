@@ -62,3 +62,19 @@ func ForEachDialect(t *testing.T, fn func(t *testing.T, d db.Dialect)) {
 		})
 	}
 }
+
+// Release01Schema is the last schema migration release 0.1 shipped.
+const Release01Schema = "20261122080000_finalized_release"
+
+// MigrateUntil applies dbh's migrations up to and including last (e.g.
+// Release01Schema): the schema an older release left, to upgrade from.
+func MigrateUntil(t testing.TB, dbh *db.DB, last string) {
+	t.Helper()
+	m, err := migrations.NewMigratorUntil(dbh, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Migrate(context.Background(), nil); err != nil {
+		t.Fatalf("migrate %s until %s: %v", dbh.Dialect(), last, err)
+	}
+}

@@ -26,11 +26,38 @@ func NewMigrator(d *db.DB) (*Migrator, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newMigrator(d, set), nil
+}
+
+func newMigrator(d *db.DB, set *migrate.Migrations) *Migrator {
 	m := migrate.NewMigrator(d.Bun(), set,
 		migrate.WithMarkAppliedOnSuccess(true),
 		migrate.WithTableName(TableMigrations),
 		migrate.WithLocksTableName(TableLocks))
-	return &Migrator{db: d, set: set, m: m}, nil
+	return &Migrator{db: d, set: set, m: m}
+}
+
+// NewMigratorUntil returns a Migrator for d that applies its dialect's
+// migrations up to and including the one named last (e.g.
+// "20261122060000_conductor_plugins"): the schema an older release left,
+// for upgrade tests.
+func NewMigratorUntil(d *db.DB, last string) (*Migrator, error) {
+	m, err := NewMigrator(d)
+	if err != nil {
+		return nil, err
+	}
+	set := migrate.NewMigrations()
+	found := false
+	for _, mg := range m.set.Sorted() {
+		if !found {
+			set.Add(mg)
+		}
+		found = found || mg.String() == last
+	}
+	if !found {
+		return nil, fmt.Errorf("migrations for %s: no migration named %s", d.Dialect(), last)
+	}
+	return newMigrator(d, set), nil
 }
 
 // lockTableDDL creates bun/migrate's lock table with one more column,

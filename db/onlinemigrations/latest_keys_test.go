@@ -24,7 +24,7 @@ func TestUpdateToLatestVersionsKeepsCredentialsEncrypted(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbh := dbtest.Open(t, db.SQLite)
-	reg, tb := dbtest.BumpedRegistry(t), dbtest.BumpedTable(t)
+	reg, tb := dbtest.Registry(t), dbtest.Releases(t)
 	pin, _ := tb.ParsePin("0.1")
 	s := db.NewStore(dbh, reg, release.NewPinner(tb, pin)).WithKeyring(keys)
 	obj, _ := reg.New("Node")

@@ -19,7 +19,7 @@ func TestUpdateToLatestVersions(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
 		dbh := dbtest.Open(t, d)
-		reg, tb := dbtest.BumpedRegistry(t), dbtest.BumpedTable(t)
+		reg, tb := dbtest.Registry(t), dbtest.Releases(t)
 		pin, _ := tb.ParsePin("0.1")
 		s := db.NewStore(dbh, reg, release.NewPinner(tb, pin))
 		for i := range 3 {

@@ -77,8 +77,3 @@ func (r *Registry) Lookup(name string) (Migration, bool) {
 	}
 	return r.migrations[i], true
 }
-
-// Install registers the online migrations the db layer owns. There are none
-// yet: the first schema has nothing to backfill. The objects layer installs
-// update_to_latest_versions, which must stay last, after this.
-func Install(r *Registry) error { return nil }

@@ -11,7 +11,7 @@ import (
 	"github.com/rivetmetal/rivet/db/dbtest"
 )
 
-// TestGuardWalksAnUpgrade drives a HEAD api (the bumped table: 0.1 has
+// TestGuardWalksAnUpgrade drives a HEAD api (dbtest.Releases: 0.1 has
 // service version 1, HEAD 2) through an upgrade beside a 0.1 conductor:
 // unpinned it is refused, pinned it starts, unpinning is refused until the
 // conductor is gone, and the watermark advances only when HEAD is used.
@@ -19,7 +19,7 @@ func TestGuardWalksAnUpgrade(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
 		dbh := dbtest.Open(t, d)
-		tb := dbtest.BumpedTable(t)
+		tb := dbtest.Releases(t)
 		register := func(host, binary, rel string, sv int) {
 			t.Helper()
 			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: binary, Release: rel, ServiceVersion: sv}); err != nil {

@@ -3,6 +3,7 @@ package fake_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,5 +31,43 @@ func TestDeployDelay(t *testing.T) {
 	}
 	if ps, _ := d.GetPowerState(context.Background(), node); ps != plugins.PowerOff {
 		t.Fatalf("cancelled deploy powered the node on (%s)", ps)
+	}
+}
+
+// fake_soft_power_delay is how long the simulated OS takes to act on a soft
+// action: a shorter timeout fails and leaves the power state alone; a
+// longer one sees the node reach the final state.
+func TestSoftPowerDelay(t *testing.T) {
+	ctx := context.Background()
+	d := fake.New(nil)
+	node := plugins.Node{UUID: "n1", DriverInfo: plugins.DriverInfo{fake.SoftPowerDelayKey: 0.2}}
+	if err := d.SetPowerState(ctx, node, plugins.PowerOn); err != nil {
+		t.Fatal(err)
+	}
+	err := d.SoftPowerOff(ctx, node, 50*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "did not act within 50ms") {
+		t.Fatalf("soft power off with a short timeout: %v", err)
+	}
+	if ps, _ := d.GetPowerState(ctx, node); ps != plugins.PowerOn {
+		t.Fatalf("a timed-out soft power off left the node %s", ps)
+	}
+	if err := d.SoftPowerOff(ctx, node, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := d.GetPowerState(ctx, node); ps != plugins.PowerOff {
+		t.Fatalf("after soft power off: %s", ps)
+	}
+	// Off: a soft reboot has no OS to ask and powers on at once, even with
+	// a timeout shorter than the OS would take.
+	if err := d.SoftReboot(ctx, node, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SoftReboot(ctx, node, time.Millisecond); err == nil {
+		t.Fatal("soft reboot of a running node within 1ms succeeded; the OS takes 200ms")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := d.SoftReboot(cctx, node, 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled soft reboot: %v", err)
 	}
 }

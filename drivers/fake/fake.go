@@ -75,30 +75,6 @@ func (d *Driver) with(node plugins.Node, op string, fn func(*nodeState) error) e
 	return nil
 }
 
-// GetPowerState implements plugins.PowerStateGetter.
-func (d *Driver) GetPowerState(_ context.Context, node plugins.Node) (plugins.PowerState, error) {
-	var ps plugins.PowerState
-	err := d.with(node, "get power state", func(s *nodeState) error { ps = s.power; return nil })
-	return ps, err
-}
-
-// SetPowerState implements plugins.PowerSetter.
-func (d *Driver) SetPowerState(_ context.Context, node plugins.Node, target plugins.PowerState) error {
-	return d.with(node, "set power state", func(s *nodeState) error {
-		if target != plugins.PowerOn && target != plugins.PowerOff {
-			return fmt.Errorf("target %q: %w", target, plugins.ErrNotSupported)
-		}
-		s.power = target
-		d.log.Debug("set power", "node", node.UUID, "target", string(target))
-		return nil
-	})
-}
-
-// Reboot implements plugins.Rebooter: the node ends up powered on.
-func (d *Driver) Reboot(_ context.Context, node plugins.Node) error {
-	return d.with(node, "reboot", func(s *nodeState) error { s.power = plugins.PowerOn; return nil })
-}
-
 var supported = []plugins.BootDevice{plugins.BootPXE, plugins.BootDisk, plugins.BootCDROM, plugins.BootBIOS}
 
 // GetBootDevice implements plugins.BootDeviceGetter.

@@ -39,6 +39,8 @@ func TestConformance(t *testing.T) {
 	levels := map[string]func(t *testing.T) plugintest.Target{
 		"direct":     func(t *testing.T) plugintest.Target { return plugintest.Direct(t, fake.New(nil)) },
 		"in-process": func(t *testing.T) plugintest.Target { return plugintest.InProcess(t, fake.New(nil)) },
+		// How a conductor of release 0.1 (protocol 1 only) sees this driver.
+		"in-process protocol 1": func(t *testing.T) plugintest.Target { return plugintest.InProcessAt(t, fake.New(nil), 1) },
 		"subprocess": func(t *testing.T) plugintest.Target {
 			return plugintest.Subprocess(t, host.Command{Path: pluginBin}, fake.HardwareType)
 		},
@@ -49,7 +51,7 @@ func TestConformance(t *testing.T) {
 	for name, target := range levels {
 		t.Run(name, func(t *testing.T) {
 			tgt := target(t)
-			wantCaps := []plugins.Capability{plugins.CapabilityCleanSteps, plugins.CapabilityNMI}
+			wantCaps := []plugins.Capability{plugins.CapabilityCleanSteps, plugins.CapabilityNMI, plugins.CapabilitySoftPower}
 			if fmt.Sprint(tgt.Info.Capabilities) != fmt.Sprint(wantCaps) {
 				t.Errorf("capabilities %v, want %v", tgt.Info.Capabilities, wantCaps)
 			}

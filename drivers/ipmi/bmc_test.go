@@ -34,6 +34,21 @@ const (
 type chassisSim struct {
 	*mock.Chassis
 	nmis atomic.Int32
+	// softDelay is how long the simulated OS takes to act on a soft
+	// shutdown; negative: it ignores the request.
+	softDelay time.Duration
+}
+
+// softShutdown plays the OS answering an ACPI power button press.
+func (c *chassisSim) softShutdown(ctx context.Context) error {
+	switch {
+	case c.softDelay < 0:
+		return nil
+	case c.softDelay == 0:
+		return c.SetPower(ctx, false)
+	}
+	time.AfterFunc(c.softDelay, func() { _ = c.SetPower(context.Background(), false) })
+	return nil
 }
 
 func (c *chassisSim) PowerCycle(ctx context.Context) error {
@@ -129,8 +144,10 @@ func chassisControl(ctx context.Context, hctx *handlers.HandlerContext, req []by
 	ch := hctx.BMC.HAL().Chassis().(*chassisSim)
 	var err error
 	switch r.ChassisControl {
-	case chassis.ChassisControlPowerDown, chassis.ChassisControlSoftShutdown:
+	case chassis.ChassisControlPowerDown:
 		err = ch.SetPower(ctx, false)
+	case chassis.ChassisControlSoftShutdown:
+		err = ch.softShutdown(ctx)
 	case chassis.ChassisControlPowerUp:
 		err = ch.SetPower(ctx, true)
 	case chassis.ChassisControlPowerCycle:

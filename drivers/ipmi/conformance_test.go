@@ -74,8 +74,8 @@ func TestConformance(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			bmc := ipmi.StartTestBMC(t)
 			tgt := level(t)
-			if fmt.Sprint(tgt.Info.Capabilities) != fmt.Sprint([]plugins.Capability{plugins.CapabilityNMI}) {
-				t.Errorf("capabilities %v, want [nmi]", tgt.Info.Capabilities)
+			if want := []plugins.Capability{plugins.CapabilityNMI, plugins.CapabilitySoftPower}; fmt.Sprint(tgt.Info.Capabilities) != fmt.Sprint(want) {
+				t.Errorf("capabilities %v, want %v", tgt.Info.Capabilities, want)
 			}
 			if len(tgt.Info.Interfaces) != 3 {
 				t.Errorf("interfaces %v, want power, management, deploy", tgt.Info.Interfaces)

@@ -12,6 +12,13 @@
 // ipmi_power_state_change_timeout (seconds). Absent keys take Options'
 // values, which equal the [ipmi] defaults.
 //
+// Power serves interface version 2 with soft_power: every action waits for
+// its final state within the caller's timeout (else
+// ipmi_power_state_change_timeout); a soft power off is Chassis Control
+// soft shutdown (ACPI), and a soft reboot a soft power off followed by power
+// on, each within the timeout, as Ironic's ipmitool driver does. A hard
+// power-off is never sent in place of a soft one.
+//
 // The deploy interface boots the node from the network: the conductor
 // serves the node's iPXE script ([conductor] boot_http_address,
 // core/conductor/bootserver), which points at the images named by

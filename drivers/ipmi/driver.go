@@ -36,8 +36,9 @@ func New(log *slog.Logger, opts Options) *Driver {
 	return &Driver{log: log, opts: opts, pool: newPool(log, opts.SessionIdleTimeout)}
 }
 
-// Describe implements plugins.Driver. soft_power is not declared: the SDK
-// has no call that carries it yet (SoftPowerOff is ready for power v2).
+// Describe implements plugins.Driver. The SDK derives power interface
+// version 2 and soft_power from SetPowerStateWithin, RebootWithin,
+// SoftPowerOff and SoftReboot.
 func (d *Driver) Describe() plugins.Description {
 	return plugins.Description{Name: HardwareType, Version: Version, HardwareTypes: []string{HardwareType}}
 }

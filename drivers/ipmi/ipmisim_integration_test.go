@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rivetmetal/rivet/plugins"
 )
@@ -55,6 +56,44 @@ func TestIPMISimPower(t *testing.T) {
 	}
 	if got := sim.file(t, 0, "power"); got != "1" {
 		t.Errorf("after reboot: simulator power %q, want 1", got)
+	}
+}
+
+// TestIPMISimSoftPower: soft power off reaches ipmi_sim as Chassis Control
+// soft shutdown (its hook's "set shutdown 1", never a hard "set power 0"),
+// and soft reboot is that soft shutdown followed by a power on.
+func TestIPMISimSoftPower(t *testing.T) {
+	sim := startSims(t, 1, false)
+	d := newDriver(t, Options{})
+	n := sim.node(0, nil)
+	if err := d.SetPowerState(testCtx(t), n, plugins.PowerOn); err != nil {
+		t.Fatal(err)
+	}
+	mark := len(sim.file(t, 0, "events.log"))
+	if err := d.SoftPowerOff(testCtx(t), n, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := sim.file(t, 0, "power"); got != "0" {
+		t.Errorf("after soft power off: simulator power %q, want 0", got)
+	}
+	events := sim.file(t, 0, "events.log")[mark:]
+	if !strings.Contains(events, "set shutdown 1") || strings.Contains(events, "set power 0") {
+		t.Errorf("soft power off sent, want a soft shutdown and no hard power off:\n%s", events)
+	}
+	if err := d.SetPowerState(testCtx(t), n, plugins.PowerOn); err != nil {
+		t.Fatal(err)
+	}
+	mark = len(sim.file(t, 0, "events.log"))
+	if err := d.SoftReboot(testCtx(t), n, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	events = sim.file(t, 0, "events.log")[mark:]
+	off, on := strings.Index(events, "set shutdown 1"), strings.Index(events, "set power 1")
+	if off < 0 || on < off || strings.Contains(events, "set power 0") {
+		t.Errorf("soft reboot sent, want soft shutdown then power on:\n%s", events)
+	}
+	if got := sim.file(t, 0, "power"); got != "1" {
+		t.Errorf("after soft reboot: simulator power %q, want 1", got)
 	}
 }
 

@@ -106,12 +106,18 @@ func (d *Driver) GetPowerState(ctx context.Context, node plugins.Node) (plugins.
 // SetPowerState implements plugins.PowerSetter with hard power on/off and
 // returns once the node reports target.
 func (d *Driver) SetPowerState(ctx context.Context, node plugins.Node, target plugins.PowerState) error {
+	return d.SetPowerStateWithin(ctx, node, target, 0)
+}
+
+// SetPowerStateWithin implements plugins.TimedPowerSetter: SetPowerState
+// waiting at most timeout (zero: ipmi_power_state_change_timeout).
+func (d *Driver) SetPowerStateWithin(ctx context.Context, node plugins.Node, target plugins.PowerState, timeout time.Duration) error {
 	if target != plugins.PowerOn && target != plugins.PowerOff {
 		return fmt.Errorf("ipmi: set power %q: %w", target, plugins.ErrNotSupported)
 	}
-	p, err := parseInfo(node.DriverInfo, d.opts)
+	p, err := d.powerParams(node, "set "+string(target), timeout)
 	if err != nil {
-		return fmt.Errorf("ipmi: set %s: %w", target, err)
+		return err
 	}
 	return d.setPower(ctx, p, target)
 }
@@ -120,9 +126,15 @@ func (d *Driver) SetPowerState(ctx context.Context, node plugins.Node, target pl
 // power off, wait until off, power on, wait until on. Chassis Control power
 // cycle is not used because BMCs refuse it (0xD5) on a node that is off.
 func (d *Driver) Reboot(ctx context.Context, node plugins.Node) error {
-	p, err := parseInfo(node.DriverInfo, d.opts)
+	return d.RebootWithin(ctx, node, 0)
+}
+
+// RebootWithin implements plugins.TimedRebooter: Reboot with each wait
+// bounded by timeout (zero: ipmi_power_state_change_timeout).
+func (d *Driver) RebootWithin(ctx context.Context, node plugins.Node, timeout time.Duration) error {
+	p, err := d.powerParams(node, "reboot", timeout)
 	if err != nil {
-		return fmt.Errorf("ipmi: reboot: %w", err)
+		return err
 	}
 	return d.reboot(ctx, p)
 }
@@ -132,6 +144,19 @@ func (d *Driver) reboot(ctx context.Context, p params) error {
 		return err
 	}
 	return d.setPower(ctx, p, plugins.PowerOn)
+}
+
+// powerParams parses node's driver_info for op; a positive timeout replaces
+// ipmi_power_state_change_timeout as the bound of every wait.
+func (d *Driver) powerParams(node plugins.Node, op string, timeout time.Duration) (params, error) {
+	p, err := parseInfo(node.DriverInfo, d.opts)
+	if err != nil {
+		return params{}, fmt.Errorf("ipmi: %s: %w", op, err)
+	}
+	if timeout > 0 {
+		p.powerTimeout = timeout
+	}
+	return p, nil
 }
 
 // PowerCycle sends Chassis Control power cycle (or power up when the BMC
@@ -162,17 +187,46 @@ func (d *Driver) cycleOrUp(ctx context.Context, node plugins.Node, op string, ac
 	return d.waitPower(ctx, p, op, plugins.PowerOn)
 }
 
-// SoftPowerOff asks the OS to shut down (Chassis Control soft shutdown, an
-// ACPI power button press) and waits until the node is off. It is not yet
-// reachable through the SDK (soft power arrives with power v2), so the
-// driver does not advertise soft_power.
-func (d *Driver) SoftPowerOff(ctx context.Context, node plugins.Node) error {
-	p, err := parseInfo(node.DriverInfo, d.opts)
+// SoftPowerOff implements plugins.SoftPowerer: Chassis Control soft
+// shutdown (an ACPI power button press asking the OS to shut down), then it
+// polls until the node is off, for at most timeout (zero:
+// ipmi_power_state_change_timeout). A node already off is left alone; a
+// hard power-off is never substituted.
+func (d *Driver) SoftPowerOff(ctx context.Context, node plugins.Node, timeout time.Duration) error {
+	p, err := d.powerParams(node, "soft power off", timeout)
 	if err != nil {
-		return fmt.Errorf("ipmi: soft power off: %w", err)
-	}
-	if err := d.control(ctx, p, "soft power off", chassis.ChassisControlSoftShutdown); err != nil {
 		return err
 	}
-	return d.waitPower(ctx, p, "soft power off", plugins.PowerOff)
+	return d.softOff(ctx, p)
+}
+
+// SoftReboot implements plugins.SoftPowerer as Ironic's ipmitool driver
+// does: a soft power off, then power on, each wait bounded by timeout.
+// IPMI has no graceful restart; a node that is off is just powered on.
+func (d *Driver) SoftReboot(ctx context.Context, node plugins.Node, timeout time.Duration) error {
+	p, err := d.powerParams(node, "soft reboot", timeout)
+	if err != nil {
+		return err
+	}
+	if err := d.softOff(ctx, p); err != nil {
+		return err
+	}
+	return d.setPower(ctx, p, plugins.PowerOn)
+}
+
+func (d *Driver) softOff(ctx context.Context, p params) error {
+	const op = "soft power off"
+	if state, err := d.powerState(ctx, p); err != nil || state == plugins.PowerOff {
+		return err
+	}
+	if err := d.control(ctx, p, op, chassis.ChassisControlSoftShutdown); err != nil {
+		// A node that went off meanwhile makes some BMCs answer 0xD5.
+		if cc, ok := completionCode(err); !ok || cc != ccNotInPresentState {
+			return err
+		}
+		if state, gerr := d.powerState(ctx, p); gerr != nil || state != plugins.PowerOff {
+			return err
+		}
+	}
+	return d.waitPower(ctx, p, op, plugins.PowerOff)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bougou/go-ipmi/pkg/hal/mock"
 
@@ -27,7 +28,14 @@ func TestPower(t *testing.T) {
 		"reboot from off":   {false, func(d *Driver, n plugins.Node) error { return d.Reboot(testCtx(t), n) }, true},
 		"power cycle":       {true, func(d *Driver, n plugins.Node) error { return d.PowerCycle(testCtx(t), n) }, true},
 		"hard reset":        {true, func(d *Driver, n plugins.Node) error { return d.HardReset(testCtx(t), n) }, true},
-		"soft power off":    {true, func(d *Driver, n plugins.Node) error { return d.SoftPowerOff(testCtx(t), n) }, false},
+		"soft power off":    {true, func(d *Driver, n plugins.Node) error { return d.SoftPowerOff(testCtx(t), n, 0) }, false},
+		"soft off when off": {false, func(d *Driver, n plugins.Node) error { return d.SoftPowerOff(testCtx(t), n, time.Second) }, false},
+		"soft reboot":       {true, func(d *Driver, n plugins.Node) error { return d.SoftReboot(testCtx(t), n, 5*time.Second) }, true},
+		"soft reboot off":   {false, func(d *Driver, n plugins.Node) error { return d.SoftReboot(testCtx(t), n, 0) }, true},
+		"on within": {false, func(d *Driver, n plugins.Node) error {
+			return d.SetPowerStateWithin(testCtx(t), n, plugins.PowerOn, time.Second)
+		}, true},
+		"reboot within":     {true, func(d *Driver, n plugins.Node) error { return d.RebootWithin(testCtx(t), n, time.Second) }, true},
 		"tear down from on": {true, func(d *Driver, n plugins.Node) error { return d.TearDown(testCtx(t), n) }, false},
 	}
 	for name, tc := range tests {
@@ -97,6 +105,59 @@ func TestPowerTimeout(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
+	}
+}
+
+// TestSoftPowerTimeout: the action's timeout, not
+// ipmi_power_state_change_timeout, bounds the wait for a soft power off: an
+// OS slower than the node's default is waited for, one that ignores the
+// ACPI request fails the action after the timeout, and no hard power-off is
+// ever sent instead.
+func TestSoftPowerTimeout(t *testing.T) {
+	tests := map[string]struct {
+		softDelay time.Duration
+		timeout   time.Duration
+		wantErr   bool
+	}{
+		"slow OS, long timeout": {400 * time.Millisecond, 10 * time.Second, false},
+		"OS ignores ACPI":       {-1, 500 * time.Millisecond, true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var powerDowns int
+			ch := &chassisSim{Chassis: &mock.Chassis{On: true}, softDelay: tc.softDelay}
+			bmc := startBMC(t, bmcConfig{chasis: ch})
+			ch.SetPowerHook = func(on bool) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if !on {
+					powerDowns++
+				}
+				ch.On = on
+				return nil
+			}
+			d := newDriver(t, Options{})
+			n := bmc.node(plugins.DriverInfo{KeyPowerStateChangeTimeout: 0.1})
+			err := d.SoftPowerOff(testCtx(t), n, tc.timeout)
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), `still "power on"`) || !strings.Contains(err.Error(), "soft power off") {
+					t.Fatalf("err = %v, want the node still on after the timeout", err)
+				}
+				if bmc.chassis.on(t) != true {
+					t.Error("a soft power off the OS ignored turned the node off")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if bmc.chassis.On || powerDowns != 1 {
+				t.Errorf("chassis on %v after %d power downs; want off after the OS's one", bmc.chassis.On, powerDowns)
+			}
+		})
 	}
 }
 

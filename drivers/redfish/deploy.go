@@ -97,13 +97,13 @@ func (d *Driver) Deploy(ctx context.Context, node plugins.Node) error {
 	if err != nil {
 		return err
 	}
-	return d.waitPower(ctx, node, "deploy", schemas.OnPowerState)
+	return d.waitPower(ctx, node, "deploy", schemas.OnPowerState, 0)
 }
 
 // TearDown implements plugins.DeployTearDowner: power off (hard), wait
 // until Off, eject the CD slots. A torn-down node is left as it is.
 func (d *Driver) TearDown(ctx context.Context, node plugins.Node) error {
-	if err := d.switchPower(ctx, node, "tear down", schemas.OffPowerState, actOff); err != nil {
+	if err := d.switchPower(ctx, node, "tear down", schemas.OffPowerState, actOff, 0); err != nil {
 		return err
 	}
 	return d.call(ctx, node, "tear down", func(t target) error {

@@ -10,7 +10,10 @@
 // redfish_verify_ca (bool, boolean string, or a CA bundle path) and
 // redfish_auth_type (auto, session or basic). Rivet adds
 // redfish_virtual_media_location (auto, system or manager) and
-// redfish_power_state_change_timeout (seconds). A plugin cannot read the
+// redfish_power_state_change_timeout (seconds), the wait for a power state
+// unless the action carries its own timeout (power interface version 2; soft
+// power is GracefulShutdown and GracefulRestart, polled until the system
+// reads Off or On). A plugin cannot read the
 // conductor's configuration, so the [redfish] options reach it as follows:
 // verify_ca_default, use_sessions (auto vs basic) and
 // power_state_change_timeout are per-node defaults the conductor may put in

@@ -3,6 +3,7 @@ package redfish_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,8 +110,8 @@ func TestSoftPower(t *testing.T) {
 			d := newDriver(t, testOptions())
 			n := node(b, "node-0")
 			for _, op := range []func() error{
-				func() error { return d.SoftReboot(ctx(t), n) },
-				func() error { return d.SoftPowerOff(ctx(t), n) },
+				func() error { return d.SoftReboot(ctx(t), n, 0) },
+				func() error { return d.SoftPowerOff(ctx(t), n, 5*time.Second) },
 			} {
 				err := op()
 				noSecret(t, err)
@@ -144,5 +145,44 @@ func stripResetTypes(types ...string) func(string, map[string]any) {
 			s, _ := v.(string)
 			return slices.Contains(types, s)
 		})
+	}
+}
+
+// TestPowerActionTimeout: the action's timeout replaces the node's
+// power_state_change_timeout for the wait, both ways: a longer one lets a
+// slow system arrive, a shorter one fails the action, retryably, saying
+// which limit it hit.
+func TestPowerActionTimeout(t *testing.T) {
+	settle := 400 * time.Millisecond
+	b := startSim(t, sim.Options{PowerSettle: settle})
+	if err := b.SetPower("node-0", true); err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, testOptions())
+	n := node(b, "node-0", redfish.KeyPowerStateChangeTimeout, 0.1) // shorter than the settle
+	must(t, "soft power off within 10s", d.SoftPowerOff(ctx(t), n, 10*time.Second))
+	if st := b.state(t, "node-0"); st.PowerState != sim.PowerOff {
+		t.Fatalf("after soft power off the system reads %s", st.PowerState)
+	}
+	for name, act := range map[string]func() error{
+		"soft reboot": func() error { return d.SoftReboot(ctx(t), n, 150*time.Millisecond) },
+		"power on":    func() error { return d.SetPowerStateWithin(ctx(t), n, plugins.PowerOn, 150*time.Millisecond) },
+		"reboot":      func() error { return d.RebootWithin(ctx(t), n, 150*time.Millisecond) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			must(t, "power off", d.SetPowerStateWithin(ctx(t), n, plugins.PowerOff, 10*time.Second))
+			err := act()
+			noSecret(t, err)
+			if err == nil || !strings.Contains(err.Error(), "(the action's timeout)") || !plugins.IsRetryable(err) {
+				t.Fatalf("err = %v, want a retryable timeout naming the action's timeout", err)
+			}
+		})
+	}
+	// Soft reboot of a system that is off powers it on: no OS to ask.
+	must(t, "power off", d.SetPowerStateWithin(ctx(t), n, plugins.PowerOff, 10*time.Second))
+	before := b.state(t, "node-0").Resets
+	must(t, "soft reboot from off", d.SoftReboot(ctx(t), n, 10*time.Second))
+	if st := b.state(t, "node-0"); st.PowerState != sim.PowerOn || st.Resets != before+1 {
+		t.Errorf("after soft reboot from off: %s with %d resets, want On after one more than %d", st.PowerState, st.Resets, before)
 	}
 }

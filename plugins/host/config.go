@@ -37,7 +37,7 @@ type Config struct {
 	// HostVersion is the conductor's release, passed to plugins.
 	HostVersion string
 	// Protocols lists the protocol majors the host speaks. Default
-	// []int{plugins.ProtocolVersion}.
+	// plugins.Protocols().
 	Protocols []int
 	// Interfaces lists, per interface, the API versions the host speaks.
 	// Default plugins.InterfaceVersions().
@@ -64,7 +64,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Logger = slog.Default()
 	}
 	if len(c.Protocols) == 0 {
-		c.Protocols = []int{plugins.ProtocolVersion}
+		c.Protocols = plugins.Protocols()
 	}
 	c.Protocols = slices.Clone(c.Protocols)
 	slices.Sort(c.Protocols)

@@ -6,9 +6,13 @@
 // Rules:
 //   - Negotiation has two levels. go-plugin picks the highest common
 //     protocol major; then the host reads the plugin's Info and picks, per
-//     interface, the highest API version both speak, and tells the plugin
-//     (Configure). A plugin with no overlap is refused with both ranges
-//     logged; the host keeps running without it.
+//     interface, the highest API version both speak that the major carries
+//     (power 2 needs protocol 2), and tells the plugin (Configure). A plugin
+//     with no overlap is refused with both ranges logged; the host keeps
+//     running without it.
+//   - Power actions go through Driver.PowerAction, which refuses what the
+//     negotiated power version lacks (soft power, timeouts) without a round
+//     trip, naming the plugin and what was negotiated with it.
 //   - A feature is used only when the plugin advertised it; anything else
 //     answers plugins.ErrNotSupported without a round trip.
 //   - One supervisor per plugin. A go-plugin Client cannot restart, so a

@@ -24,6 +24,18 @@ func (d *Driver) Registration() (Registration, bool) { return d.sup.registration
 // capability; it is the one path every Driver method takes.
 func call[T any](ctx context.Context, d *Driver, iface plugins.Interface, capability plugins.Capability, op string,
 	fn func(c *plugins.Client) (T, error)) (T, error) {
+	return callChecked(ctx, d, iface, op, func(reg Registration) error {
+		if capability != "" && !reg.Has(capability) {
+			return fmt.Errorf("capability %s not advertised: %w", capability, plugins.ErrNotSupported)
+		}
+		return nil
+	}, fn)
+}
+
+// callChecked is call with check run against the registration of the
+// instance the call goes to, before anything is sent.
+func callChecked[T any](ctx context.Context, d *Driver, iface plugins.Interface, op string,
+	check func(Registration) error, fn func(c *plugins.Client) (T, error)) (T, error) {
 	var zero T
 	inst, err := d.sup.acquire(ctx)
 	if err != nil {
@@ -33,9 +45,9 @@ func call[T any](ctx context.Context, d *Driver, iface plugins.Interface, capabi
 		inst.inflight.Done()
 		return zero, fmt.Errorf("driver %s: %s: interface %s not negotiated: %w", d.sup.src.Driver, op, iface, plugins.ErrNotSupported)
 	}
-	if capability != "" && !inst.reg.Has(capability) {
+	if err := check(inst.reg); err != nil {
 		inst.inflight.Done()
-		return zero, fmt.Errorf("driver %s: %s: capability %s not advertised: %w", d.sup.src.Driver, op, capability, plugins.ErrNotSupported)
+		return zero, fmt.Errorf("driver %s: %s: %w", d.sup.src.Driver, op, err)
 	}
 	v, err := fn(inst.driver)
 	if err = d.sup.release(inst, op, err); err != nil {

@@ -74,7 +74,10 @@ func startInstance(ctx context.Context, cfg Config, src Source) (*instance, erro
 		client.Kill()
 		return nil, fmt.Errorf("driver %s: info: %w", src.Driver, err)
 	}
-	ifaces, dropped, err := negotiateInterfaces(src.Driver, cfg.Interfaces, info)
+	// Only the interface versions the negotiated protocol carries count:
+	// power 2 needs protocol 2, so a protocol 1 plugin runs power 1.
+	protocol := client.NegotiatedVersion()
+	ifaces, dropped, err := negotiateInterfaces(src.Driver, plugins.InterfaceVersionsFor(protocol, cfg.Interfaces), info)
 	if err != nil {
 		client.Kill()
 		return nil, err
@@ -82,7 +85,7 @@ func startInstance(ctx context.Context, cfg Config, src Source) (*instance, erro
 	for _, d := range dropped {
 		log.Warn("interface not negotiated; it will not be called", "error", d)
 	}
-	neg := plugins.Negotiation{Protocol: client.NegotiatedVersion(), Interfaces: ifaces, HostVersion: cfg.HostVersion}
+	neg := plugins.Negotiation{Protocol: protocol, Interfaces: ifaces, HostVersion: cfg.HostVersion}
 	if err := pc.Configure(ctx, neg); err != nil {
 		client.Kill()
 		return nil, fmt.Errorf("driver %s: configure: %w", src.Driver, err)

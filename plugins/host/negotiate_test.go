@@ -73,8 +73,10 @@ func TestNegotiationMatrix(t *testing.T) {
 				if r.Protocol != tc.want {
 					t.Errorf("protocol %d, want %d", r.Protocol, tc.want)
 				}
-				if r.Interfaces[plugins.InterfacePower] != 1 {
-					t.Errorf("power interface version %d, want 1", r.Interfaces[plugins.InterfacePower])
+				// The test plugin serves power 1 and 2; version 2 exists
+				// only from protocol 2 on.
+				if want := min(tc.want, 2); r.Interfaces[plugins.InterfacePower] != want {
+					t.Errorf("power interface version %d under protocol %d, want %d", r.Interfaces[plugins.InterfacePower], tc.want, want)
 				}
 				return
 			}
@@ -104,18 +106,23 @@ func TestNegotiationMatrix(t *testing.T) {
 func TestInterfaceNegotiation(t *testing.T) {
 	tests := map[string]struct {
 		host      map[plugins.Interface][]int
-		wantPower int // 0: power not negotiated
+		protocols []int // nil: the SDK's
+		wantPower int   // 0: power not negotiated
 		refused   bool
 	}{
-		"common version 1":     {host: map[plugins.Interface][]int{plugins.InterfacePower: {1, 2}}, wantPower: 1},
-		"no power overlap":     {host: map[plugins.Interface][]int{plugins.InterfacePower: {2}}, refused: true},
-		"host lacks the iface": {host: map[plugins.Interface][]int{plugins.InterfaceInspect: {1}}, refused: true},
-		"power among many":     {host: plugins.InterfaceVersions(), wantPower: 1},
+		"common version 1":       {host: map[plugins.Interface][]int{plugins.InterfacePower: {1}}, wantPower: 1},
+		"highest common":         {host: map[plugins.Interface][]int{plugins.InterfacePower: {1, 2}}, wantPower: 2},
+		"no power overlap":       {host: map[plugins.Interface][]int{plugins.InterfacePower: {3}}, refused: true},
+		"host lacks the iface":   {host: map[plugins.Interface][]int{plugins.InterfaceInspect: {1}}, refused: true},
+		"power among many":       {host: plugins.InterfaceVersions(), wantPower: 2},
+		"protocol 1 caps power":  {host: plugins.InterfaceVersions(), protocols: []int{1}, wantPower: 1},
+		"power 2 needs proto 2":  {host: map[plugins.Interface][]int{plugins.InterfacePower: {2}}, protocols: []int{1}, refused: true},
+		"power 2 with proto 1,2": {host: map[plugins.Interface][]int{plugins.InterfacePower: {2}}, protocols: []int{1, 2}, wantPower: 2},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			log, _ := newLog(slog.LevelInfo)
-			m, err := host.New(host.Config{Logger: log, Interfaces: tc.host, WatchInterval: -1,
+			m, err := host.New(host.Config{Logger: log, Interfaces: tc.host, Protocols: tc.protocols, WatchInterval: -1,
 				BuiltIn: map[string]host.Command{"test": {Path: testPluginBin}}})
 			if err != nil {
 				t.Fatal(err)

@@ -31,6 +31,7 @@ func Run(t *testing.T, tgt Target, node plugins.Node) {
 	s := &suite{tgt: tgt, node: node}
 	t.Run("info", s.info)
 	t.Run("power", s.power)
+	t.Run("power v2", s.powerV2)
 	t.Run("management", s.management)
 	t.Run("deploy", s.deploy)
 	t.Run("inspect", s.inspect)
@@ -120,6 +121,82 @@ func (s *suite) power(t *testing.T) {
 			t.Errorf("set power %q: %v, want ErrNotSupported", plugins.Rebooting, err)
 		}
 	}
+}
+
+// actor is the level's plugins.PowerActor: the host's and the gRPC
+// client's own, or the SDK's adapter around a driver value.
+func (s *suite) actor() (plugins.PowerActor, bool) {
+	if a, ok := s.tgt.Driver.(plugins.PowerActor); ok {
+		return a, true
+	}
+	d, ok := s.tgt.Driver.(plugins.PowerInterface)
+	if !ok {
+		return nil, false
+	}
+	return plugins.LocalPowerActor(d), true
+}
+
+// powerV2 checks power interface version 2 where it was negotiated: every
+// action with a timeout reaches its final state, soft actions work when
+// soft_power is advertised; and, where it was not, that timeouts and soft
+// actions are refused with ErrNotSupported before anything reaches the
+// hardware.
+func (s *suite) powerV2(t *testing.T) {
+	a, ok := s.actor()
+	if _, advertised := s.tgt.Info.Interfaces[plugins.InterfacePower]; !ok || !advertised {
+		t.Skip("power interface not served")
+	}
+	c := ctx(t)
+	refused := func(target plugins.PowerState, timeout time.Duration) {
+		t.Helper()
+		if err := a.CheckPowerAction(target, timeout); !errors.Is(err, plugins.ErrNotSupported) {
+			t.Errorf("check %s (timeout %v): %v, want ErrNotSupported", target, timeout, err)
+		}
+		err := a.PowerAction(c, s.node, target, timeout)
+		s.noSecret(t, err)
+		if !errors.Is(err, plugins.ErrNotSupported) {
+			t.Errorf("%s (timeout %v): %v, want ErrNotSupported", target, timeout, err)
+		}
+	}
+	if !slices.Contains(s.tgt.Info.Interfaces[plugins.InterfacePower], 2) {
+		refused(plugins.PowerOn, time.Minute)
+		refused(plugins.SoftPowerOff, 0)
+		refused(plugins.SoftRebooting, 0)
+		return
+	}
+	do := func(target plugins.PowerState, timeout time.Duration) {
+		t.Helper()
+		s.check(t, "check "+string(target), a.CheckPowerAction(target, timeout))
+		s.check(t, string(target), a.PowerAction(c, s.node, target, timeout))
+		want := target.Final()
+		if got, err := s.getPower(c); err != nil || got != want {
+			t.Errorf("after %s: power state %q, %v; want %q", target, got, err, want)
+		}
+	}
+	// Later checks (NMI) need the node on: every path ends with it on.
+	for _, target := range []plugins.PowerState{plugins.PowerOff, plugins.PowerOn, plugins.Rebooting} {
+		do(target, 30*time.Second)
+	}
+	if err := a.PowerAction(c, s.node, plugins.PowerError, 0); !errors.Is(err, plugins.ErrNotSupported) {
+		t.Errorf("power action %q: %v, want ErrNotSupported", plugins.PowerError, err)
+	}
+	if !s.tgt.Info.Has(plugins.CapabilitySoftPower) {
+		refused(plugins.SoftPowerOff, 0)
+		refused(plugins.SoftRebooting, 0)
+		return
+	}
+	do(plugins.SoftRebooting, 30*time.Second) // from on
+	do(plugins.SoftPowerOff, 30*time.Second)
+	do(plugins.SoftPowerOff, 0)               // already off: left alone
+	do(plugins.SoftRebooting, 30*time.Second) // from off: powered on
+}
+
+func (s *suite) getPower(c context.Context) (plugins.PowerState, error) {
+	g, ok := s.tgt.Driver.(plugins.PowerStateGetter)
+	if !ok {
+		return "", errors.New("no GetPowerState")
+	}
+	return g.GetPowerState(c, s.node)
 }
 
 func (s *suite) management(t *testing.T) {

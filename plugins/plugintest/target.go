@@ -2,6 +2,7 @@ package plugintest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +32,7 @@ type Target struct {
 // Direct targets the Go value itself.
 func Direct(t testing.TB, d plugins.Driver) Target {
 	t.Helper()
-	info, err := plugins.Describe(d, []int{plugins.ProtocolVersion})
+	info, err := plugins.Describe(d, plugins.Protocols())
 	if err != nil {
 		t.Fatalf("describe: %v", err)
 	}
@@ -39,11 +40,20 @@ func Direct(t testing.TB, d plugins.Driver) Target {
 }
 
 // InProcess targets d through its gRPC service over go-plugin's in-memory
-// connection (plugin.TestPluginGRPCConn), after Info and Configure.
+// connection (plugin.TestPluginGRPCConn), after Info and Configure, at the
+// SDK's highest protocol major.
 func InProcess(t testing.TB, d plugins.Driver) Target {
 	t.Helper()
+	return InProcessAt(t, d, plugins.ProtocolVersion)
+}
+
+// InProcessAt is InProcess at protocol major p, negotiating the interface
+// versions p carries: InProcessAt(t, d, 1) is how a host of the 0.1 SDK
+// sees d.
+func InProcessAt(t testing.TB, d plugins.Driver, p int) Target {
+	t.Helper()
 	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{
-		plugins.PluginName: &plugins.GRPCPlugin{Driver: d},
+		plugins.PluginName: &plugins.GRPCPlugin{Driver: d, Protocol: p},
 	})
 	// Close asks the server to stop (go-plugin's controller Shutdown); stopping
 	// it here as well would race with that.
@@ -59,14 +69,23 @@ func InProcess(t testing.TB, d plugins.Driver) Target {
 	if err != nil {
 		t.Fatalf("info: %v", err)
 	}
-	neg := plugins.Negotiation{Protocol: plugins.ProtocolVersion, Interfaces: map[plugins.Interface]int{}}
-	for iface, vs := range info.Interfaces {
+	neg := plugins.Negotiation{Protocol: p, Interfaces: map[plugins.Interface]int{}}
+	for iface, vs := range plugins.InterfaceVersionsFor(p, info.Interfaces) {
 		neg.Interfaces[iface] = vs[len(vs)-1]
 	}
 	if err := c.Configure(ctx, neg); err != nil {
 		t.Fatalf("configure: %v", err)
 	}
-	return Target{Level: "in-process", Driver: c, Info: info, Remote: true}
+	// The target advertises what was negotiated, as Subprocess does.
+	info.Interfaces = map[plugins.Interface][]int{}
+	for iface, v := range neg.Interfaces {
+		info.Interfaces[iface] = []int{v}
+	}
+	level := "in-process"
+	if p != plugins.ProtocolVersion {
+		level = fmt.Sprintf("in-process protocol %d", p)
+	}
+	return Target{Level: level, Driver: c, Info: info, Remote: true}
 }
 
 // Subprocess targets the plugin binary at cmd, started and negotiated by a

@@ -103,7 +103,7 @@ func TestSIGTERMDuringDeploy(t *testing.T) {
 		live := c.live()
 		return len(live) == 1 && live[0] == survivor.name
 	})
-	err := c.api.ChangeNodePowerState(ctx, n, "power on")
+	err := c.api.ChangeNodePowerState(ctx, n, "power on", 0)
 	var cl rpc.Classed
 	if !errors.As(err, &cl) || cl.ErrorClass() != "NodeLocked" || !strings.Contains(err.Error(), victim.name) {
 		t.Fatalf("power call during the drain = %v, want NodeLocked by %s from the survivor", err, victim.name)

@@ -53,11 +53,19 @@ func TestDriversThroughTheAPI(t *testing.T) {
 	d := startDev(t, 3)
 
 	t.Run("redfish power", func(t *testing.T) {
-		for _, step := range []struct{ verb, state, bmc string }{{"on", "power on", "On"}, {"off", "power off", "Off"}} {
-			d.rivet(t, "node", "power", step.verb, "sim-2")
+		for _, step := range []struct {
+			args       []string
+			state, bmc string
+		}{
+			{[]string{"power", "on"}, "power on", "On"},
+			{[]string{"power", "off"}, "power off", "Off"},
+			{[]string{"reboot", "--soft"}, "power on", "On"}, // from off: powered on
+			{[]string{"power", "off", "--soft", "--power-timeout", "30"}, "power off", "Off"},
+		} {
+			d.rivet(t, append(append([]string{"node"}, step.args...), "sim-2")...)
 			d.waitField(t, "sim-2", "power_state", step.state)
 			if got := d.redfishGet(t, "/redfish/v1/Systems/node-2")["PowerState"]; got != step.bmc {
-				t.Fatalf("after power %s the BMC reports %v", step.verb, got)
+				t.Fatalf("after %v the BMC reports %v", step.args, got)
 			}
 		}
 	})
@@ -92,6 +100,15 @@ func TestDriversThroughTheAPI(t *testing.T) {
 			if got := bmc.File(t, 0, "power"); got != step.file {
 				t.Fatalf("after power %s ipmi_sim's chassis power is %q", step.verb, got)
 			}
+		}
+		// Soft power off reaches ipmi_sim as a soft shutdown, not a power down.
+		d.rivet(t, "node", "power", "on", "ipmi-0")
+		d.waitField(t, "ipmi-0", "power_state", "power on")
+		before := len(bmc.File(t, 0, "events.log"))
+		d.rivet(t, "node", "power", "off", "--soft", "ipmi-0")
+		d.waitField(t, "ipmi-0", "power_state", "power off")
+		if events := bmc.File(t, 0, "events.log")[before:]; !strings.Contains(events, "set shutdown 1") || strings.Contains(events, "set power 0") {
+			t.Fatalf("soft power off sent, want a soft shutdown only:\n%s", events)
 		}
 		if show := d.rivet(t, "node", "show", "ipmi-0", "-f", "json"); strings.Contains(show, "s3cret-ipmi") {
 			t.Fatal("the API showed the IPMI password")

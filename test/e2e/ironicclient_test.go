@@ -16,9 +16,10 @@ import (
 // TestIronicClientAgainstDev drives Debian's python3-ironicclient against
 // rivet dev, as an admin with existing Ironic tooling would: its
 // microversion negotiation must land on HEAD's API (it asks for 1.78 and
-// downgrades on the 406), then a node lifecycle with --fields, set/unset,
-// power, manage/provide/deploy/undeploy, ports, VIFs (1.28), NMI (1.29)
-// and delete.
+// downgrades on the 406), then the drivers' interfaces (1.30), a node
+// lifecycle with --fields, set/unset, an interface (1.31), power,
+// manage/provide/deploy/undeploy, ports, VIFs (1.28), NMI (1.29) and
+// delete, and soft power with a timeout on a redfish node (1.27).
 func TestIronicClientAgainstDev(t *testing.T) {
 	bin, err := exec.LookPath("baremetal")
 	if err != nil {
@@ -48,6 +49,13 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	if !strings.Contains(debug, "Negotiated API version is "+head) {
 		t.Fatalf("negotiation did not land on %s:\n%s", head, tail(debug, 30))
 	}
+	var drv map[string]any
+	if err := json.Unmarshal([]byte(cli("driver", "show", "fake-hardware", "-f", "json")), &drv); err != nil {
+		t.Fatal(err)
+	}
+	if drv["default_deploy_interface"] != "fake" || drv["enabled_inspect_interfaces"] != "fake, no-inspect" {
+		t.Fatalf("driver show fake-hardware: %v", drv)
+	}
 
 	var n map[string]any
 	if err := json.Unmarshal([]byte(cli("node", "create", "--driver", "fake-hardware", "--name", "bm-1",
@@ -60,7 +68,10 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	if out := cli("node", "list", "--fields", "name", "provision_state", "-f", "value"); !strings.Contains(out, "bm-1 enroll") {
 		t.Fatalf("node list --fields: %s", out)
 	}
-	cli("node", "set", "bm-1", "--property", "cpus=8")
+	cli("node", "set", "bm-1", "--property", "cpus=8", "--inspect-interface", "no-inspect")
+	if out := cli("node", "show", "bm-1", "-c", "inspect_interface", "-c", "deploy_interface", "-f", "value"); out != "fake\nno-inspect\n" {
+		t.Fatalf("node show interfaces: %q", out)
+	}
 	cli("node", "unset", "bm-1", "--property", "cpus")
 	cli("node", "power", "on", "bm-1")
 	cli("node", "power", "off", "bm-1")
@@ -109,6 +120,13 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	if got := d.redfishGet(t, "/redfish/v1/Systems/node-0")["PowerState"]; got != "On" {
 		t.Fatalf("baremetal power on: the BMC reports %v", got)
 	}
+	cli("node", "power", "off", "--soft", "--power-timeout", "30", "bm-rf")
+	d.waitField(t, "bm-rf", "power_state", "power off")
+	if got := d.redfishGet(t, "/redfish/v1/Systems/node-0")["PowerState"]; got != "Off" {
+		t.Fatalf("baremetal soft power off: the BMC reports %v", got)
+	}
+	cli("node", "reboot", "--soft", "bm-rf")
+	d.waitField(t, "bm-rf", "power_state", "power on")
 	// NMI (1.29) reaches the BMC: the simulator takes it only while On.
 	cli("node", "inject", "nmi", "bm-rf")
 	cli("node", "power", "off", "bm-rf")

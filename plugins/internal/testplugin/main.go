@@ -54,6 +54,25 @@ func (d *driver) Reboot(ctx context.Context, n plugins.Node) error {
 	return d.SetPowerState(ctx, n, plugins.PowerOn)
 }
 
+// The power interface version 2 methods: timeouts are moot, every change
+// is immediate.
+
+func (d *driver) SetPowerStateWithin(ctx context.Context, n plugins.Node, p plugins.PowerState, _ time.Duration) error {
+	return d.SetPowerState(ctx, n, p)
+}
+
+func (d *driver) RebootWithin(ctx context.Context, n plugins.Node, _ time.Duration) error {
+	return d.Reboot(ctx, n)
+}
+
+func (d *driver) SoftPowerOff(ctx context.Context, n plugins.Node, _ time.Duration) error {
+	return d.SetPowerState(ctx, n, plugins.PowerOff)
+}
+
+func (d *driver) SoftReboot(ctx context.Context, n plugins.Node, _ time.Duration) error {
+	return d.Reboot(ctx, n)
+}
+
 func main() {
 	log := plugins.NewLogger(slog.LevelInfo)
 	var protocols []int

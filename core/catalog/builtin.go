@@ -1,0 +1,137 @@
+package catalog
+
+import (
+	"slices"
+	"strings"
+)
+
+// The conductor's own implementations. The no-* ones do nothing: a node
+// using one gets Ironic's UnsupportedDriverExtension for that interface.
+const (
+	NoConsole = "no-console"
+	NoInspect = "no-inspect"
+	NoRAID    = "no-raid"
+	NoVendor  = "no-vendor"
+	// NoopNetwork is the network interface that leaves networking to the
+	// operator (Ironic's "noop").
+	NoopNetwork = "noop"
+	// IPXE is the boot interface of network-boot deploys whose iPXE scripts
+	// the conductor serves ([conductor] boot_http_address).
+	IPXE = "ipxe"
+	// PXE is the boot interface of network-boot deploys when the conductor
+	// serves no boot scripts: the network's own PXE setup boots the node.
+	PXE = "pxe"
+	// RedfishVirtualMedia is the boot interface of the redfish deploy: the
+	// BMC boots an ISO inserted as virtual media.
+	RedfishVirtualMedia = "redfish-virtual-media"
+	// Ramdisk is the deploy interface of Rivet's real drivers: boot a
+	// ramdisk or ISO and consider the node active (Ironic's "ramdisk").
+	Ramdisk = "ramdisk"
+	// Fake is every interface of the fake-hardware type.
+	Fake = "fake"
+)
+
+// Unsupported reports whether implementation name does nothing (a no-*
+// implementation).
+func Unsupported(name string) bool { return strings.HasPrefix(name, "no-") }
+
+// pluginImplementations name what the plugin of a known hardware type
+// serves, per interface; the deploy of every hardware type but
+// fake-hardware is Ramdisk, and any other interface of an unknown hardware
+// type is named after the hardware type.
+var pluginImplementations = map[string]map[string]string{
+	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake},
+	"ipmi":          {Power: "ipmitool", Management: "ipmitool", Deploy: Ramdisk},
+	"redfish":       {Power: "redfish", Management: "redfish", Deploy: Ramdisk, Inspect: "redfish"},
+}
+
+func pluginImpl(hw, iface string) string {
+	if n, ok := pluginImplementations[hw][iface]; ok {
+		return n
+	}
+	if iface == Deploy {
+		return Ramdisk
+	}
+	return hw
+}
+
+// bootImpl names the boot interface a hardware type's deploy uses.
+func bootImpl(hw string, o Options) string {
+	switch hw {
+	case "fake-hardware":
+		return Fake
+	case "redfish":
+		return RedfishVirtualMedia
+	}
+	if o.BootServer {
+		return IPXE
+	}
+	return PXE
+}
+
+// Served is one hardware type a conductor serves.
+type Served struct {
+	HardwareType string
+	// Interfaces are the interface types its plugin negotiated ("power",
+	// "management", "deploy", "inspect").
+	Interfaces []string
+}
+
+// Options is what of a conductor's configuration shapes its catalog.
+type Options struct {
+	// BootServer is set when the conductor serves iPXE scripts ([conductor]
+	// boot_http_address).
+	BootServer bool
+}
+
+// ForConductor builds one conductor's catalog: per hardware type served,
+// each interface its plugin serves (one implementation, the default), and
+// the conductor's own implementations: boot (when the plugin deploys),
+// network noop, console, raid and vendor no-*, and no-inspect besides the
+// plugin's inspection, so inspection can be turned off per node.
+func ForConductor(served []Served, o Options) *Catalog {
+	var offers []Offer
+	add := func(hw, iface, name string, def bool) {
+		offers = append(offers, Offer{HardwareType: hw, Interface: iface, Name: name, Default: def})
+	}
+	for _, s := range served {
+		hw, has := s.HardwareType, func(i string) bool { return slices.Contains(s.Interfaces, i) }
+		for _, iface := range []string{Power, Management, Deploy} {
+			if has(iface) {
+				add(hw, iface, pluginImpl(hw, iface), true)
+			}
+		}
+		if has(Deploy) {
+			add(hw, Boot, bootImpl(hw, o), true)
+		}
+		if has(Inspect) {
+			add(hw, Inspect, pluginImpl(hw, Inspect), true)
+		}
+		add(hw, Inspect, NoInspect, !has(Inspect))
+		add(hw, Network, NoopNetwork, true)
+		add(hw, Console, NoConsole, true)
+		add(hw, RAID, NoRAID, true)
+		add(hw, Vendor, NoVendor, true)
+	}
+	return New(offers)
+}
+
+// knownInterfaces are the interfaces the plugins of Rivet's own hardware
+// types implement.
+var knownInterfaces = map[string][]string{
+	"fake-hardware": {Power, Management, Deploy, Inspect},
+	"ipmi":          {Power, Management, Deploy},
+	"redfish":       {Power, Management, Deploy, Inspect},
+}
+
+// Known is the catalog Rivet's own hardware types (fake-hardware, ipmi,
+// redfish) have on a conductor without a boot server: what the
+// backfill_node_interfaces migration falls back to for a hardware type no
+// conductor has registered.
+func Known() *Catalog {
+	var served []Served
+	for hw, ifaces := range knownInterfaces {
+		served = append(served, Served{HardwareType: hw, Interfaces: ifaces})
+	}
+	return ForConductor(served, Options{})
+}

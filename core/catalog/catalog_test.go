@@ -1,0 +1,146 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rivetmetal/rivet/core/objects"
+)
+
+var fakeHW = Served{HardwareType: "fake-hardware", Interfaces: []string{Power, Management, Deploy, Inspect}}
+
+func TestForConductor(t *testing.T) {
+	tests := map[string]struct {
+		served Served
+		opts   Options
+		want   map[string]Impls
+	}{
+		"fake-hardware": {served: fakeHW, want: map[string]Impls{
+			Boot: {[]string{"fake"}, "fake"}, Console: {[]string{"no-console"}, "no-console"},
+			Deploy: {[]string{"fake"}, "fake"}, Inspect: {[]string{"fake", "no-inspect"}, "fake"},
+			Management: {[]string{"fake"}, "fake"}, Network: {[]string{"noop"}, "noop"}, Power: {[]string{"fake"}, "fake"},
+			RAID: {[]string{"no-raid"}, "no-raid"}, Vendor: {[]string{"no-vendor"}, "no-vendor"}}},
+		"ipmi with a boot server, no inspection": {
+			served: Served{HardwareType: "ipmi", Interfaces: []string{Power, Management, Deploy}}, opts: Options{BootServer: true},
+			want: map[string]Impls{
+				Boot: {[]string{"ipxe"}, "ipxe"}, Console: {[]string{"no-console"}, "no-console"},
+				Deploy: {[]string{"ramdisk"}, "ramdisk"}, Inspect: {[]string{"no-inspect"}, "no-inspect"},
+				Management: {[]string{"ipmitool"}, "ipmitool"}, Network: {[]string{"noop"}, "noop"},
+				Power: {[]string{"ipmitool"}, "ipmitool"}, RAID: {[]string{"no-raid"}, "no-raid"}, Vendor: {[]string{"no-vendor"}, "no-vendor"}}},
+		"a third-party plugin without deploy": {
+			served: Served{HardwareType: "acme", Interfaces: []string{Power}},
+			want: map[string]Impls{
+				Boot: {}, Console: {[]string{"no-console"}, "no-console"}, Deploy: {}, Inspect: {[]string{"no-inspect"}, "no-inspect"},
+				Management: {}, Network: {[]string{"noop"}, "noop"}, Power: {[]string{"acme"}, "acme"},
+				RAID: {[]string{"no-raid"}, "no-raid"}, Vendor: {[]string{"no-vendor"}, "no-vendor"}}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			c := ForConductor([]Served{tc.served}, tc.opts)
+			got := map[string]Impls{}
+			for _, iface := range Types() {
+				got[iface] = c.Impls(tc.served.HardwareType, iface)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("catalog (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// New merges several conductors' offers: the union of what is enabled,
+// the default most of them mark; Offers and FromRows round-trip.
+func TestMergeAndRows(t *testing.T) {
+	a := ForConductor([]Served{{HardwareType: "ipmi", Interfaces: []string{Power, Management, Deploy}}}, Options{BootServer: true})
+	b := ForConductor([]Served{{HardwareType: "ipmi", Interfaces: []string{Power, Management, Deploy}}}, Options{})
+	c := ForConductor([]Served{{HardwareType: "ipmi", Interfaces: []string{Power, Management, Deploy}}}, Options{})
+	merged := New(append(append(a.Offers(), b.Offers()...), c.Offers()...))
+	if diff := cmp.Diff(Impls{Enabled: []string{"ipxe", "pxe"}, Default: "pxe"}, merged.Impls("ipmi", Boot)); diff != "" {
+		t.Errorf("boot (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(merged.Offers(), FromRows(Rows(merged)).Offers()); diff != "" {
+		t.Errorf("rows round trip (-want +got):\n%s", diff)
+	}
+	if first := merged.Offers()[0]; first.Interface != Boot {
+		t.Errorf("offers start with %+v; want Types order", first)
+	}
+
+	over := Known().Overlay(New([]Offer{{HardwareType: "ipmi", Interface: Boot, Name: "ipxe", Default: true}}))
+	if got := over.Impls("ipmi", Boot).Default; got != "ipxe" {
+		t.Errorf("overlay boot = %q", got)
+	}
+	if got := over.Impls("ipmi", Power).Default; got != "ipmitool" {
+		t.Errorf("overlay kept power = %q", got)
+	}
+	if !over.Has("redfish") || over.Has("acme") {
+		t.Errorf("overlay hardware types = %v", over.HardwareTypes())
+	}
+}
+
+func TestCheckAndResolve(t *testing.T) {
+	c := ForConductor([]Served{fakeHW, {HardwareType: "ipmi", Interfaces: []string{Power, Management, Deploy}}}, Options{})
+	ptr := func(s string) *string { return &s }
+
+	n := &objects.Node{Driver: "fake-hardware", InspectInterface: ptr("no-inspect")}
+	filled, err := c.Check(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"boot_interface", "console_interface", "deploy_interface", "management_interface",
+		"network_interface", "power_interface", "raid_interface", "vendor_interface"}
+	if diff := cmp.Diff(want, filled); diff != "" || *n.InspectInterface != "no-inspect" || *n.DeployInterface != "fake" {
+		t.Errorf("filled (-want +got):\n%s", diff)
+	}
+	if impl, err := c.Resolve(&objects.Node{Driver: "ipmi"}, Boot); err != nil || impl != "pxe" {
+		t.Errorf("resolve unset boot = %q, %v", impl, err)
+	}
+
+	var nf *NotFoundError
+	bad := &objects.Node{Driver: "fake-hardware", DeployInterface: ptr("direct"), PowerInterface: ptr("fake")}
+	if _, err := c.Check(bad); !errors.As(err, &nf) ||
+		err.Error() != "Could not find the following interface in the 'ironic.hardware.interfaces.deploy' entrypoint: direct. Valid interfaces are ['fake', 'ramdisk']." {
+		t.Errorf("unknown implementation: %v", err)
+	}
+	if bad.BootInterface != nil {
+		t.Errorf("a failed Check filled boot_interface")
+	}
+	var inc *IncompatibleError
+	_, err = c.Resolve(&objects.Node{Driver: "ipmi", PowerInterface: ptr("fake")}, Power)
+	if !errors.As(err, &inc) || err.Error() != "power interface implementation 'fake' is not supported by hardware type ipmi." {
+		t.Errorf("another hardware type's implementation: %v", err)
+	}
+	if !Unsupported(NoInspect) || Unsupported(NoopNetwork) || Unsupported("fake") {
+		t.Error("Unsupported")
+	}
+}
+
+func TestCache(t *testing.T) {
+	now := time.Unix(0, 0)
+	loads := 0
+	cache := &Cache{TTL: time.Minute, Now: func() time.Time { return now }, Load: func(context.Context) (*Catalog, error) {
+		loads++
+		if loads == 2 {
+			return nil, errors.New("db down")
+		}
+		return Known(), nil
+	}}
+	ctx := context.Background()
+	for range 3 {
+		if _, err := cache.Get(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if loads != 1 {
+		t.Fatalf("loads within the TTL = %d, want 1", loads)
+	}
+	now = now.Add(time.Minute)
+	if _, err := cache.Get(ctx); err == nil {
+		t.Fatal("a failed load was hidden")
+	}
+	if _, err := cache.Get(ctx); err != nil || loads != 3 {
+		t.Fatalf("after a failed load: %v, %d loads", err, loads)
+	}
+}

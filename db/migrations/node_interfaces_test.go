@@ -1,0 +1,52 @@
+package migrations_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/dbtest"
+	"github.com/rivetmetal/rivet/db/migrations"
+)
+
+// The 0.2 migration lands on a database as release 0.1 left it: its rows
+// stay, with NULL in the new interface columns, still at Node 1.0, for the
+// backfill_node_interfaces online migration to fill.
+func TestNodeInterfacesMigrationOn01Rows(t *testing.T) {
+	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
+		ctx := context.Background()
+		dbh := dbtest.OpenEmpty(t, d)
+		dbtest.MigrateUntil(t, dbh, dbtest.Release01Schema)
+		v10 := "1.0"
+		for i := range 3 {
+			n := &db.Node{UUID: fmt.Sprintf("30000000-0000-0000-0000-%012d", i), Driver: "ipmi", Version: &v10}
+			q := dbh.Bun().NewInsert().Model(n).ExcludeColumn("reservation", "reservation_expires_at", "reservation_epoch",
+				"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
+				"power_interface", "raid_interface", "vendor_interface")
+			if _, err := q.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m, err := migrations.NewMigrator(dbh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		applied, err := m.Migrate(ctx, nil)
+		if err != nil || len(applied) != 1 || applied[0] != "20261215000000_node_interfaces" {
+			t.Fatalf("applied %v, %v", applied, err)
+		}
+		var rows []db.Node
+		if err := dbh.Bun().NewSelect().Model(&rows).Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 3 {
+			t.Fatalf("%d rows after the migration", len(rows))
+		}
+		for _, r := range rows {
+			if r.BootInterface != nil || r.VendorInterface != nil || *r.Version != "1.0" {
+				t.Fatalf("row after the migration: boot %v, vendor %v, version %s", r.BootInterface, r.VendorInterface, *r.Version)
+			}
+		}
+	})
+}

@@ -1,0 +1,201 @@
+package onlinemigrations
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/catalog"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/uptrace/bun"
+)
+
+// BackfillNodeInterfacesName names the migration that fills the node
+// interface columns added in release 0.2.
+const BackfillNodeInterfacesName = "backfill_node_interfaces"
+
+// BackfillNodeInterfacesMinServiceVersion is release 0.2's service version:
+// a 0.1 service cannot read what the migration writes (Node 1.1).
+const BackfillNodeInterfacesMinServiceVersion = 2
+
+// The Node versions the backfill moves rows between: 1.1 only adds the
+// interface fields, so setting the columns and the version is the whole
+// conversion.
+const (
+	nodeWithoutInterfaces = "1.0"
+	nodeWithInterfaces    = "1.1"
+)
+
+// Options configure the db layer's online migrations.
+type Options struct {
+	// LiveTimeout is how recent a conductor's heartbeat must be for its
+	// catalog to win over older registrations; 0 means
+	// db.DefaultServiceTimeout.
+	LiveTimeout time.Duration
+	// Notes receives what a migration could not do and why (nil discards):
+	// it goes beside the progress lines, never instead of an error.
+	Notes io.Writer
+}
+
+// Install registers the online migrations the db layer owns, in order; the
+// objects layer's update_to_latest_versions goes after them.
+func Install(r *Registry, o Options) error {
+	return r.Register(BackfillNodeInterfaces(o))
+}
+
+// BackfillNodeInterfaces returns the migration that gives every node row
+// whose interface columns are NULL its hardware type's default
+// implementations and brings rows written at Node 1.0 (by release 0.1, or
+// a service pinned to it) to Node 1.1, in batches.
+//
+// The defaults come from the catalog: Rivet's own hardware types as built
+// in (catalog.Known), overlaid by what registered conductors offer, overlaid
+// by what live conductors offer. A node whose hardware type none of these
+// knows is skipped and reported on Notes, not counted as to do: its
+// columns stay NULL, which every reader takes as "the hardware type's
+// default", so nothing waits on it; a later run fills it once a conductor
+// serving it has registered.
+func BackfillNodeInterfaces(o Options) Migration {
+	if o.LiveTimeout <= 0 {
+		o.LiveTimeout = db.DefaultServiceTimeout
+	}
+	if o.Notes == nil {
+		o.Notes = io.Discard
+	}
+	b := backfill{o: o}
+	return Migration{
+		Name:              BackfillNodeInterfacesName,
+		MinServiceVersion: BackfillNodeInterfacesMinServiceVersion,
+		Run:               b.run,
+		Pending: func(ctx context.Context, d *db.DB) (int, error) {
+			total, _, err := b.pass(ctx, d, -1)
+			return total, err
+		},
+	}
+}
+
+type backfill struct{ o Options }
+
+// interfaceColumns are the node columns the backfill fills: the 1.1 fields
+// and network_interface, which release 0.1 left NULL too.
+func interfaceColumns() []string {
+	var out []string
+	for _, iface := range catalog.Types() {
+		out = append(out, catalog.Field(iface))
+	}
+	return out
+}
+
+// needsBackfill selects the rows the backfill has something to do for:
+// written at 1.0, or with a NULL interface column.
+func needsBackfill() Expr {
+	conds := []string{"version = ?"}
+	for _, c := range interfaceColumns() {
+		conds = append(conds, c+" IS NULL")
+	}
+	return Expr{SQL: "(" + strings.Join(conds, " OR ") + ")", Args: []any{nodeWithoutInterfaces}}
+}
+
+// catalog is what the backfill takes defaults from; see
+// BackfillNodeInterfaces.
+func (b backfill) catalog(ctx context.Context, d *db.DB) (*catalog.Catalog, error) {
+	all, err := d.HardwareInterfaces(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	live, err := d.LiveConductors(ctx, b.o.LiveTimeout)
+	if err != nil {
+		return nil, err
+	}
+	hosts := make([]string, len(live))
+	for i, c := range live {
+		hosts[i] = c.Hostname
+	}
+	liveRows, err := d.HardwareInterfaces(ctx, hosts)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.Known().Overlay(catalog.FromRows(all)).Overlay(catalog.FromRows(liveRows)), nil
+}
+
+func (b backfill) run(ctx context.Context, d *db.DB, maxCount int, _ map[string]string) (int, int, error) {
+	return b.pass(ctx, d, maxCount)
+}
+
+// pass backfills at most maxCount rows (0: all; -1: none, only count),
+// one hardware type at a time, and returns (rows to do at the start,
+// rows done).
+func (b backfill) pass(ctx context.Context, d *db.DB, maxCount int) (total, migrated int, err error) {
+	cat, err := b.catalog(ctx, d)
+	if err != nil {
+		return 0, 0, err
+	}
+	need := needsBackfill()
+	var drivers []string
+	if err := d.Bun().NewSelect().Table(db.TableNodes).ColumnExpr("DISTINCT driver").
+		Where(need.SQL, need.Args...).Scan(ctx, &drivers); err != nil {
+		return 0, 0, fmt.Errorf("list hardware types to backfill: %w", err)
+	}
+	slices.Sort(drivers)
+	var skipped []string
+	for _, hw := range drivers {
+		if !cat.Has(hw) {
+			skipped = append(skipped, hw)
+			continue
+		}
+		where, set := b.statements(cat, hw)
+		budget := maxCount - migrated
+		if maxCount < 0 || (maxCount > 0 && budget <= 0) {
+			n, err := d.Bun().NewSelect().Table(db.TableNodes).Where(where.SQL, where.Args...).Count(ctx)
+			if err != nil {
+				return 0, 0, fmt.Errorf("count %s nodes to backfill: %w", hw, err)
+			}
+			total += int(n)
+			continue
+		}
+		t, m, err := UpdateInBatches(ctx, d, db.TableNodes, where, set, budget)
+		if err != nil {
+			return 0, 0, fmt.Errorf("backfill %s nodes: %w", hw, err)
+		}
+		total, migrated = total+t, migrated+m
+	}
+	if len(skipped) > 0 && maxCount >= 0 {
+		b.noteSkipped(ctx, d, skipped)
+	}
+	return total, migrated, nil
+}
+
+// statements are the WHERE and SET of hw's backfill: rows written at 1.0,
+// or with a NULL column hw has a default for, get every such default and
+// version 1.1. A column hw has no default for stays NULL.
+func (b backfill) statements(cat *catalog.Catalog, hw string) (where, set Expr) {
+	conds, condArgs := []string{"version = ?"}, []any{nodeWithoutInterfaces}
+	sets, setArgs := []string{"version = ?"}, []any{nodeWithInterfaces}
+	for _, iface := range catalog.Types() {
+		def := cat.Impls(hw, iface).Default
+		if def == "" {
+			continue
+		}
+		col := catalog.Field(iface)
+		conds = append(conds, col+" IS NULL")
+		sets, setArgs = append(sets, col+" = COALESCE("+col+", ?)"), append(setArgs, def)
+	}
+	where = Expr{SQL: "driver = ? AND (" + strings.Join(conds, " OR ") + ")", Args: append([]any{hw}, condArgs...)}
+	return where, Expr{SQL: strings.Join(sets, ", "), Args: setArgs}
+}
+
+// noteSkipped says which nodes were left alone and why.
+func (b backfill) noteSkipped(ctx context.Context, d *db.DB, hws []string) {
+	need := needsBackfill()
+	n, err := d.Bun().NewSelect().Table(db.TableNodes).Where(need.SQL, need.Args...).
+		Where("driver IN (?)", bun.List(hws)).Count(ctx)
+	if err != nil {
+		n = -1
+	}
+	fmt.Fprintf(b.o.Notes, "%s: skipped %d node(s) of hardware type(s) %s, which no registered conductor serves: "+
+		"their interfaces stay unset (the hardware type's defaults apply when a conductor serves it); "+
+		"run again once one has registered.\n", BackfillNodeInterfacesName, n, strings.Join(hws, ", "))
+}
