@@ -35,13 +35,22 @@ func isTooOld(err error) bool {
 // checks fail, and heartbeats it every service_heartbeat_interval: an
 // "auto" pin follows the oldest live service, and when the finalized
 // release passes this binary (a race with another service's start) it logs
-// an error and calls tooOld. The returned stop marks it offline.
+// an error and calls tooOld; a pin reloaded by SIGHUP is recorded at the
+// next heartbeat. The returned stop marks it offline.
 func registerAPI(ctx context.Context, guard *upgrade.Guard, cfg *config.Config, pinner *release.Pinner, log *slog.Logger,
 	tooOld func(error)) (stop func(), err error) {
 	dbh, host := guard.DB(), cfg.Default.Host
+	// registered is the pin the services row shows: a SIGHUP reload
+	// changes the pinner, and the next heartbeat records it, as a
+	// conductor's does (rivet upgrade status and check read it there).
+	registered := ""
 	register := func(ctx context.Context) error {
+		pin := pinner.Pin().String()
 		_, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: db.BinaryAPI,
-			Release: release.Current, ServiceVersion: pinner.Table().Head().ServiceVersion, Pin: pinner.Pin().String()})
+			Release: release.Current, ServiceVersion: pinner.Table().Head().ServiceVersion, Pin: pin})
+		if err == nil {
+			registered = pin
+		}
 		return err
 	}
 	offline := func() {
@@ -70,8 +79,10 @@ func registerAPI(ctx context.Context, guard *upgrade.Guard, cfg *config.Config, 
 				return
 			case <-tick.C:
 			}
-			err := dbh.HeartbeatService(bctx, host, db.BinaryAPI)
-			if errors.Is(err, db.ErrNotFound) {
+			var err error
+			if pinner.Pin().String() != registered {
+				err = register(bctx)
+			} else if err = dbh.HeartbeatService(bctx, host, db.BinaryAPI); errors.Is(err, db.ErrNotFound) {
 				err = register(bctx)
 			}
 			if err != nil && bctx.Err() == nil {

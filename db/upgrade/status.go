@@ -92,9 +92,14 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 	if st.Objects, err = countObjects(ctx, d); err != nil {
 		return nil, err
 	}
+	// Before `rivet dbsync upgrade` (step 0, when the docs say to run
+	// `rivet upgrade check`) this release's online migrations cannot count:
+	// they read columns its pending schema migrations add. They show as
+	// unknown, and the schema check says what to do.
+	counts := len(st.Schema.Pending) == 0
 	for _, mg := range reg.Migrations() {
 		pm := Migration{Name: mg.Name, MinServiceVersion: mg.MinServiceVersion, Pending: -1}
-		if mg.Pending != nil {
+		if mg.Pending != nil && counts {
 			if pm.Pending, err = mg.Pending(ctx, d); err != nil {
 				return nil, err
 			}

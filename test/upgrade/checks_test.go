@@ -1,0 +1,170 @@
+package upgrade
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rivetmetal/rivet/db"
+)
+
+// finish stops the load and checks the end state: no failed request,
+// every acknowledged write readable, every node at rest in the state it
+// was left in, every row at the new release's object versions, every
+// process gone. It prints the per-step table.
+func (r *run) finish() {
+	t := r.t
+	t.Helper()
+	r.l.stopLoad()
+	r.rec.end()
+	var table strings.Builder
+	r.rec.table(&table)
+	t.Logf("requests through the load balancer per step (%d acknowledged writes, %d power/deploy/port cycles):\n%s",
+		r.l.writes.Load(), r.l.cycles.Load(), table.String())
+	_, _, errs := r.rec.totals()
+	for i, f := range r.rec.failures {
+		if i == 40 {
+			t.Errorf("… and %d more failures", len(r.rec.failures)-i)
+			break
+		}
+		t.Errorf("failed request: %s", f)
+	}
+	if errs != len(r.rec.failures) {
+		t.Errorf("%d errors counted, %d described", errs, len(r.rec.failures))
+	}
+	checked := r.l.verifyWrites(t, r.ctx, r.probe)
+	t.Logf("read back %d acknowledged markers on %d nodes", checked, len(r.l.acked))
+	r.checkAtRest()
+	r.checkObjectVersions(r.cur.info.Objects)
+	r.d.stopAll()
+}
+
+// finalStates is the provision state every node must end in: the one it
+// was enrolled into (deploy cycles end undeployed).
+func (r *run) finalStates() map[string]string {
+	out := map[string]string{}
+	for _, s := range r.d.specs() {
+		out[s.name] = s.state
+	}
+	return out
+}
+
+// checkAtRest waits (a lease or a power sync may be finishing) until no
+// node is in a transient state, has a target or is leased, and each is in
+// its expected state.
+func (r *run) checkAtRest() {
+	t := r.t
+	t.Helper()
+	want := r.finalStates()
+	var problems []string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		problems = r.restProblems(want)
+		if len(problems) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	for _, p := range problems {
+		t.Errorf("not at rest after the load: %s", p)
+	}
+}
+
+func (r *run) restProblems(want map[string]string) []string {
+	var rows []struct {
+		Name                 string     `bun:"name"`
+		ProvisionState       string     `bun:"provision_state"`
+		TargetProvisionState *string    `bun:"target_provision_state"`
+		TargetPowerState     *string    `bun:"target_power_state"`
+		Reservation          *string    `bun:"reservation"`
+		ReservationExpiresAt *time.Time `bun:"reservation_expires_at"`
+	}
+	err := r.d.dbh.Bun().NewSelect().Table(db.TableNodes).
+		Column("name", "provision_state", "target_provision_state", "target_power_state", "reservation", "reservation_expires_at").
+		Scan(r.ctx, &rows)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var out []string
+	if len(rows) != len(want) {
+		out = append(out, fmt.Sprintf("%d nodes in the database, want %d", len(rows), len(want)))
+	}
+	for _, n := range rows {
+		var bad []string
+		if n.ProvisionState != want[n.Name] {
+			bad = append(bad, fmt.Sprintf("provision_state %q, want %q", n.ProvisionState, want[n.Name]))
+		}
+		if n.TargetProvisionState != nil {
+			bad = append(bad, "target_provision_state "+*n.TargetProvisionState)
+		}
+		if n.TargetPowerState != nil {
+			bad = append(bad, "target_power_state "+*n.TargetPowerState)
+		}
+		if n.Reservation != nil || n.ReservationExpiresAt != nil {
+			bad = append(bad, fmt.Sprintf("leased by %q until %v", deref(n.Reservation), n.ReservationExpiresAt))
+		}
+		if len(bad) > 0 {
+			out = append(out, n.Name+": "+strings.Join(bad, ", "))
+		}
+	}
+	return out
+}
+
+// checkObjectVersions checks, with SQL, that every row of every object
+// table carries the version want lists for its kind, and that each table
+// has rows.
+func (r *run) checkObjectVersions(want map[string]string) {
+	t := r.t
+	t.Helper()
+	for kind, table := range db.ObjectTables() {
+		var rows []struct {
+			Version *string `bun:"version"`
+			N       int     `bun:"n"`
+		}
+		err := r.d.dbh.Bun().NewSelect().Table(table).ColumnExpr("version").ColumnExpr("COUNT(*) AS n").GroupExpr("version").Scan(r.ctx, &rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) == 0 {
+			t.Errorf("table %s has no rows: its object versions are not exercised", table)
+		}
+		for _, row := range rows {
+			if got := deref(row.Version); got != want[kind] {
+				t.Errorf("table %s: %d rows at version %q, want %s %s", table, row.N, got, kind, want[kind])
+			}
+		}
+	}
+}
+
+// stopAll stops every service gracefully (each must exit 0 and take its
+// plugins with it), then HAProxy and the simulator, and checks that every
+// process the test started has been reaped and no plugin process is left.
+func (d *deployment) stopAll() {
+	t := d.t
+	t.Helper()
+	for _, s := range slices.Concat(d.apis, d.conductors) {
+		s.stop()
+	}
+	for _, p := range []*proc{d.lb.p, d.sim} {
+		if _, timedOut := p.stop(10 * time.Second); timedOut {
+			t.Errorf("%s did not exit within 10s of SIGTERM", p.name)
+		}
+	}
+	for _, p := range d.procs {
+		if !p.exited() {
+			t.Errorf("%s (pid %d) still running", p.name, p.pid())
+		}
+	}
+	if len(d.plugins) == 0 {
+		t.Error("no plugin process was ever seen under a conductor")
+	}
+	for _, id := range d.plugins {
+		if id.alive() {
+			t.Errorf("plugin %s outlived its conductor; killing it", id)
+			_ = syscall.Kill(id.pid, syscall.SIGKILL)
+		}
+	}
+	t.Logf("%d processes and %d plugin processes started; all gone", len(d.procs), len(d.plugins))
+}

@@ -1,0 +1,169 @@
+package upgrade
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+)
+
+// recorder counts the client requests of a run per upgrade step.
+type recorder struct {
+	mu       sync.Mutex
+	cur      *stepStats
+	steps    []*stepStats
+	failures []string // every failed request, described
+}
+
+// stepStats are the figures of one step. A request counts in the step it
+// started in; its latency includes its retries.
+type stepStats struct {
+	name                      string
+	start                     time.Time
+	took                      time.Duration // from the step's start to the next's
+	requests, retries, errors int
+	lat                       []time.Duration
+}
+
+// begin starts a new step: requests from now on count in it.
+func (r *recorder) begin(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	if r.cur != nil {
+		r.cur.took = now.Sub(r.cur.start)
+	}
+	r.cur = &stepStats{name: name, start: now}
+	r.steps = append(r.steps, r.cur)
+}
+
+// end closes the last step.
+func (r *recorder) end() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur != nil && r.cur.took == 0 {
+		r.cur.took = time.Since(r.cur.start)
+	}
+}
+
+func (r *recorder) step() *stepStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur == nil {
+		r.cur = &stepStats{name: "-", start: time.Now()}
+		r.steps = append(r.steps, r.cur)
+	}
+	return r.cur
+}
+
+func (r *recorder) retried(s *stepStats) {
+	r.mu.Lock()
+	s.retries++
+	r.mu.Unlock()
+}
+
+// done records one request's outcome; failure describes a failed one.
+func (r *recorder) done(s *stepStats, took time.Duration, failure string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s.requests++
+	s.lat = append(s.lat, took)
+	if failure != "" {
+		s.errors++
+		r.failures = append(r.failures, "step "+s.name+": "+failure)
+	}
+}
+
+// totals sums every step.
+func (r *recorder) totals() (requests, retries, errors int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.steps {
+		requests, retries, errors = requests+s.requests, retries+s.retries, errors+s.errors
+	}
+	return
+}
+
+// percentile returns the p-th percentile (0 < p <= 100) of sorted
+// durations, by the nearest-rank method; 0 for none.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(float64(len(sorted))*p/100 + 0.999999)
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}
+
+// table prints one line per step: requests, retries, errors, p50, p99.
+func (r *recorder) table(w io.Writer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "step\tseconds\trequests\tretries\terrors\tp50 ms\tp99 ms\t")
+	var all []time.Duration
+	var req, ret, errs int
+	for _, s := range r.steps {
+		lat := slices.Clone(s.lat)
+		slices.Sort(lat)
+		all = append(all, lat...)
+		req, ret, errs = req+s.requests, ret+s.retries, errs+s.errors
+		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%s\t%s\t\n", s.name, s.took.Seconds(), s.requests, s.retries, s.errors,
+			ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+	}
+	slices.Sort(all)
+	fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%s\t%s\t\n", req, ret, errs, ms(percentile(all, 50)), ms(percentile(all, 99)))
+	tw.Flush()
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+
+func TestPercentile(t *testing.T) {
+	var ds []time.Duration
+	for i := 1; i <= 100; i++ {
+		ds = append(ds, time.Duration(i)*time.Millisecond)
+	}
+	for _, c := range []struct {
+		p    float64
+		want time.Duration
+	}{{50, 50 * time.Millisecond}, {99, 99 * time.Millisecond}, {100, 100 * time.Millisecond}, {1, time.Millisecond}} {
+		if got := percentile(ds, c.p); got != c.want {
+			t.Errorf("percentile(1..100 ms, %v) = %v, want %v", c.p, got, c.want)
+		}
+	}
+	if got := percentile(ds[:1], 99); got != time.Millisecond {
+		t.Errorf("percentile of one = %v", got)
+	}
+	if got := percentile(nil, 50); got != 0 {
+		t.Errorf("percentile of none = %v", got)
+	}
+}
+
+func TestRecorderTable(t *testing.T) {
+	var r recorder
+	r.begin("0")
+	s := r.step()
+	r.done(s, 10*time.Millisecond, "")
+	r.retried(s)
+	r.done(s, 30*time.Millisecond, "")
+	r.begin("1.1")
+	r.done(r.step(), 20*time.Millisecond, "PATCH /v1/nodes/x: HTTP 500")
+	r.end()
+	var b strings.Builder
+	r.table(&b)
+	out := b.String()
+	for _, want := range []string{"step", "1.1", "total"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if req, ret, errs := r.totals(); req != 3 || ret != 1 || errs != 1 {
+		t.Fatalf("totals = %d requests, %d retries, %d errors; want 3, 1, 1", req, ret, errs)
+	}
+	if len(r.failures) != 1 || !strings.Contains(r.failures[0], "step 1.1: PATCH") {
+		t.Fatalf("failures = %q", r.failures)
+	}
+}
