@@ -41,6 +41,14 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Only the client's changes travel to the conductor, which applies
+	// them to the row as it is under the lease. A row an older release
+	// wrote reads back with the fields its conversion filled in marked
+	// changed (at their defaults); sent along, they would undo what an
+	// online migration wrote since, or be refused on an active node.
+	if err := s.reg.ResetChanges(n); err != nil {
+		return err
+	}
 	ops, err := readPatch(r)
 	if err != nil {
 		return err
