@@ -160,11 +160,7 @@ func TestDriverErrors(t *testing.T) {
 		t.Fatalf("refused deploy changed the node: %q %v", got.ProvisionState, deref(got.Reservation))
 	}
 	// Deleting an active node is InvalidState (409).
-	for _, a := range []string{"manage", "provide"} {
-		if err := h.api.DoProvisioningAction(ctx, n, a); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.makeAvailable(n)
 	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -267,11 +263,7 @@ func TestAgentHeartbeatResumesDeploy(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", nil)
 	ctx := context.Background()
 	n := h.enroll("node-1")
-	for _, a := range []string{"manage", "provide"} {
-		if err := h.api.DoProvisioningAction(ctx, n, a); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.makeAvailable(n)
 	h.waitState(n.UUID, "available")
 	up := h.node(n.UUID)
 	up.InstanceInfo = map[string]any{AgentCallbackKey: true}

@@ -15,6 +15,14 @@ import (
 func (h *harness) available(name string) *objects.Node {
 	h.t.Helper()
 	n := h.enroll(name)
+	h.makeAvailable(n)
+	return h.waitState(n.UUID, "available")
+}
+
+// makeAvailable takes an enrolled node through manage and provide, waiting
+// for each to settle and release the node's lock before the next.
+func (h *harness) makeAvailable(n *objects.Node) {
+	h.t.Helper()
 	for _, a := range []string{"manage", "provide"} {
 		if err := h.api.DoProvisioningAction(context.Background(), n, a); err != nil {
 			h.t.Fatalf("%s: %v", a, err)
@@ -23,7 +31,7 @@ func (h *harness) available(name string) *objects.Node {
 			return n.Reservation == nil && (n.ProvisionState == "manageable" || n.ProvisionState == "available")
 		})
 	}
-	return h.waitState(n.UUID, "available")
+	h.waitState(n.UUID, "available")
 }
 
 // With automated_clean, provide and tear down run the driver's clean

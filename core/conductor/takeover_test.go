@@ -128,11 +128,7 @@ func TestGracefulStop(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", nil)
 	ctx := context.Background()
 	n := h.enroll("node-1")
-	for _, a := range []string{"manage", "provide"} {
-		if err := h.api.DoProvisioningAction(ctx, n, a); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.makeAvailable(n)
 	h.waitState(n.UUID, "available")
 	gate := make(chan struct{})
 	h.hw.set(func(f *hookedFake) { f.gate = gate })
@@ -175,11 +171,7 @@ func TestStopTimeoutFailsWork(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", func(c *Config) { c.GracefulShutdownTimeout = 100 * time.Millisecond })
 	ctx := context.Background()
 	n := h.enroll("node-1")
-	for _, a := range []string{"manage", "provide"} {
-		if err := h.api.DoProvisioningAction(ctx, n, a); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.makeAvailable(n)
 	h.waitState(n.UUID, "available")
 	h.hw.set(func(f *hookedFake) { f.gate = make(chan struct{}) })
 	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
@@ -203,11 +195,7 @@ func TestNoFreeWorker(t *testing.T) {
 	var ns []*objects.Node
 	for i := range 5 {
 		n := h.enroll("node-" + string(rune('a'+i)))
-		for _, a := range []string{"manage", "provide"} {
-			if err := h.api.DoProvisioningAction(ctx, n, a); err != nil {
-				t.Fatal(err)
-			}
-		}
+		h.makeAvailable(n)
 		h.waitState(n.UUID, "available")
 		ns = append(ns, n)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// runCommand is how the rolling-upgrade runs are started (README, .ci/run).
+// runCommand is how the rolling-upgrade runs are started (README).
 const runCommand = "go test -count=1 -timeout 30m ./test/upgrade/ -args -upgrade"
 
 var upgradeFlag = flag.Bool("upgrade", false, "run the rolling-upgrade suites (several minutes; "+runCommand+")")
