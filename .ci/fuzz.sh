@@ -18,6 +18,8 @@ targets=(
   "./core/api FuzzVersionHeader"        # X-OpenStack-Ironic-API-Version header
   "./core/api FuzzNodePatch"            # JSON patch bodies
   "./core/api FuzzCreateBodies"         # node and port POST bodies
+  "./core/api FuzzPowerBody"            # power state bodies (targets, timeout)
+  "./core/api FuzzVIFAttach"            # VIF attach bodies
   "./core/objects FuzzDeserialize"      # versioned-object wire primitives
   "./core/rpc FuzzJSONRPCHandler"       # JSON-RPC envelopes over HTTP
   "./core/jsonlimit FuzzCheck"          # depth/duplicate/UTF-8 checks of every JSON body
