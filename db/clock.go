@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"time"
+
+	"github.com/rivetmetal/rivet/core/clock"
 )
 
 // Now returns the database's clock in UTC, truncated to microseconds (the
@@ -17,7 +19,7 @@ func (d *DB) Now(ctx context.Context) (time.Time, error) {
 	case MySQL:
 		query = "SELECT UTC_TIMESTAMP(6)"
 	default:
-		return time.Now().UTC().Truncate(time.Microsecond), nil
+		return clock.Now(), nil
 	}
 	var t time.Time
 	if err := d.bun.QueryRowContext(ctx, query).Scan(&t); err != nil {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/rivetmetal/rivet/core/clock"
 )
 
 // Timestamps are the created_at and updated_at columns of a row, embedded in
@@ -20,7 +22,7 @@ var _ bun.BeforeAppendModelHook = (*Timestamps)(nil)
 
 // BeforeAppendModel stamps the row in UTC as bun builds an INSERT or UPDATE.
 func (t *Timestamps) BeforeAppendModel(_ context.Context, q bun.Query) error {
-	now := time.Now().UTC().Truncate(time.Microsecond)
+	now := clock.Now()
 	switch q.(type) {
 	case *bun.InsertQuery:
 		if t.CreatedAt.IsZero() {

@@ -6,6 +6,7 @@
 //
 //	rivet-sim --systems 10 --power-settle 2s
 //	RIVET_SIM_PASSWORD=secret rivet-sim --listen 127.0.0.1:8443 --tls-self-signed
+//	rivet-sim --control-listen 127.0.0.1:8001   # then: curl -X PUT -d '{"hang":true}' 127.0.0.1:8001/faults/node-0
 package main
 
 import (
@@ -71,6 +72,9 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "tls-key", Usage: "PEM private key file for --tls-cert"},
 		&cli.BoolFlag{Name: "tls-self-signed", Usage: "serve https with a certificate generated in memory"},
 		&cli.BoolFlag{Name: "debug", Usage: "log every request (method, path, status) to stderr"},
+		&cli.StringFlag{Name: "control-listen", Usage: "loopback address of a control endpoint for tests: " +
+			"PUT /faults/node-N {\"hang\":true | \"status_500\":true | \"latency\":\"2s\"} sets a system's fault at run time, " +
+			"DELETE /faults/node-N clears it, GET /faults/node-N shows it and the system's request count"},
 	}
 }
 
@@ -120,6 +124,14 @@ func serve(c *cli.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "rivet-sim: self-signed certificate SHA-256 %s\n", fingerprint)
 	}
 	fmt.Fprintf(stdout, "rivet-sim: systems %s\n", describeIDs(s.SystemIDs()))
+	if addr := c.String("control-listen"); addr != "" {
+		bound, err := serveControl(c.Context, addr, s)
+		if err != nil {
+			_ = l.Close()
+			return err
+		}
+		fmt.Fprintf(stdout, "rivet-sim: control endpoint at http://%s/faults/\n", bound)
+	}
 	err = s.Serve(c.Context, l)
 	if err == nil || errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stdout, "rivet-sim: stopped")

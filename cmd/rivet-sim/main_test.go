@@ -112,6 +112,7 @@ func TestBadFlags(t *testing.T) {
 		"positional":         {[]string{"extra"}, "unexpected arguments: extra"},
 		"negative systems":   {[]string{"--systems", "-3"}, "systems -3"},
 		"bad listen":         {[]string{"--listen", "nope"}, "nope"},
+		"control not local":  {[]string{"--listen", "127.0.0.1:0", "--control-listen", "0.0.0.0:0"}, "give a loopback address"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -121,5 +122,69 @@ func TestBadFlags(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr.String(), tc.want)
 			}
 		})
+	}
+}
+
+// TestControlEndpoint sets a system's fault through the control endpoint,
+// sees the Redfish service answer with it and count the requests, and
+// clears it; the other systems are untouched.
+func TestControlEndpoint(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"rivet-sim", "--listen", "127.0.0.1:0", "--systems", "2", "--control-listen", "127.0.0.1:0"}, &stdout, &stderr)
+	}()
+	var base, control string
+	for deadline := time.Now().Add(5 * time.Second); control == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		base = regexp.MustCompile(`http://127\.0\.0\.1:\d+/redfish/v1/`).FindString(stdout.String())
+		control = regexp.MustCompile(`http://127\.0\.0\.1:\d+/faults/`).FindString(stdout.String())
+	}
+	if base == "" || control == "" {
+		t.Fatalf("no URLs printed; stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+	do := func(method, url, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		req.SetBasicAuth("admin", "password")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(res.Body)
+		return res.StatusCode, b.String()
+	}
+	if code, body := do(http.MethodPut, control+"node-1", `{"status_500":true}`); code != http.StatusNoContent {
+		t.Fatalf("PUT fault: %d %s", code, body)
+	}
+	for id, want := range map[string]int{"node-0": http.StatusOK, "node-1": http.StatusInternalServerError} {
+		if code, _ := do(http.MethodGet, base+"Systems/"+id, ""); code != want {
+			t.Errorf("GET %s: %d, want %d", id, code, want)
+		}
+	}
+	if code, body := do(http.MethodGet, control+"node-1", ""); code != http.StatusOK ||
+		!strings.Contains(body, `"status_500":true`) || !strings.Contains(body, `"requests":1`) {
+		t.Errorf("GET fault: %d %s", code, body)
+	}
+	for body, want := range map[string]int{`{"hang":"yes"}`: 400, `{"latency":"-1s"}`: 400, `{"bogus":1}`: 400} {
+		if code, _ := do(http.MethodPut, control+"node-1", body); code != want {
+			t.Errorf("PUT %s: %d, want %d", body, code, want)
+		}
+	}
+	if code, _ := do(http.MethodPut, control+"node-9", `{"hang":true}`); code != http.StatusNotFound {
+		t.Errorf("PUT on an unknown system: %d", code)
+	}
+	if code, _ := do(http.MethodDelete, control+"node-1", ""); code != http.StatusNoContent {
+		t.Errorf("DELETE fault: %d", code)
+	}
+	if code, _ := do(http.MethodGet, base+"Systems/node-1", ""); code != http.StatusOK {
+		t.Errorf("GET node-1 after clearing: %d", code)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d; stderr %q", code, stderr.String())
 	}
 }

@@ -40,6 +40,7 @@ func allInOneCommand() *cli.Command {
 			if err != nil {
 				return cli.Exit("all-in-one: "+err.Error(), 2)
 			}
+			warnTestClockSkew(log)
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			aio, err := startAllInOne(ctx, cfg, configFiles(c), log, level, nil)
@@ -137,7 +138,7 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 		return nil, err
 	}
 	alog := log.With("service", "api")
-	h, err := buildAPIWith(cfg, a.DB, reg, a.Pinner, alog, rpc.LocalTransport{Server: a.svc.RPCServer()}, a.selfOnly())
+	h, err := buildAPIWith(workCtx, cfg, a.DB, reg, a.Pinner, alog, rpc.LocalTransport{Server: a.svc.RPCServer()}, a.selfOnly())
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/config"
-	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/logging"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
@@ -34,7 +33,7 @@ func apiCommand() *cli.Command {
 		Usage: "serve the Ironic-compatible REST API ([api] host_ip:port)",
 		Description: "Serves Ironic's v1 REST API (microversions 1.1 to the effective release's maximum) " +
 			"over the database, sending hardware work to conductors over JSON-RPC. SIGHUP reloads " +
-			"pin_release_version and log_level; SIGTERM turns GET /healthz to 503 for " +
+			"pin_release_version, log_level and the http_basic_auth_user_file; SIGTERM turns GET /healthz to 503 for " +
 			"[api] shutdown_delay while still serving, then drains in-flight requests within " +
 			"[api] graceful_shutdown_timeout.",
 		Action: runAPI,
@@ -51,6 +50,7 @@ func runAPI(c *cli.Context) error {
 		return cli.Exit("api: "+err.Error(), 2)
 	}
 	log = log.With("service", "api", "host", cfg.Default.Host)
+	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	ctx, stopTooOld := context.WithCancelCause(ctx) // a newer release was finalized while serving
@@ -82,7 +82,7 @@ func runAPI(c *cli.Context) error {
 		return cli.Exit("api: "+err.Error(), 1)
 	}
 	defer beat()
-	h, err := buildAPI(cfg, dbh, reg, pinner, log)
+	h, err := buildAPI(ctx, cfg, dbh, reg, pinner, log)
 	if err != nil {
 		return cli.Exit("api: "+err.Error(), 2)
 	}
@@ -111,12 +111,12 @@ func runAPI(c *cli.Context) error {
 // buildAPI wires the REST API over dbh: conductors over JSON-RPC routed by
 // the hash ring of live conductors, auth per [DEFAULT] auth_strategy,
 // Prometheus metrics on a registry of its own.
-func buildAPI(cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner *release.Pinner, log *slog.Logger) (http.Handler, error) {
+func buildAPI(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner *release.Pinner, log *slog.Logger) (http.Handler, error) {
 	tr, err := jsonRPCTransport(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return buildAPIWith(cfg, dbh, reg, pinner, log, tr, dbConductorLister(dbh, cfg.Conductor.HeartbeatTimeout))
+	return buildAPIWith(ctx, cfg, dbh, reg, pinner, log, tr, dbConductorLister(dbh, cfg.Conductor.HeartbeatTimeout))
 }
 
 // dbConductorLister lists the live conductors from the database: the
@@ -136,8 +136,9 @@ func dbConductorLister(dbh *db.DB, timeout time.Duration) rpc.ConductorLister {
 }
 
 // buildAPIWith wires the REST API with a given RPC transport and conductor
-// lister (all-in-one passes the in-process ones).
-func buildAPIWith(cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner *release.Pinner, log *slog.Logger,
+// lister (all-in-one passes the in-process ones). The htpasswd file is
+// re-read on SIGHUP until ctx ends.
+func buildAPIWith(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner *release.Pinner, log *slog.Logger,
 	tr rpc.Transport, lister rpc.ConductorLister) (http.Handler, error) {
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
 		rpc.ObjectCodecFor(reg, pinner), tr)
@@ -161,7 +162,7 @@ func buildAPIWith(cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner 
 		Metrics:      metrics,
 	}
 	if cfg.Default.AuthStrategy == "http_basic" {
-		users, err := htpasswd.Load(cfg.Default.HTTPBasicAuthUserFile)
+		users, err := loadHtpasswd(ctx, "[DEFAULT] http_basic_auth_user_file", cfg.Default.HTTPBasicAuthUserFile, log)
 		if err != nil {
 			return nil, err
 		}

@@ -132,7 +132,7 @@ func TestAPIWiringHTTPBasic(t *testing.T) {
 	if err := objects.Install(reg); err != nil {
 		t.Fatal(err)
 	}
-	h, err := buildAPI(cfg, dbtest.Open(t, db.SQLite), reg, release.NewPinner(release.Default(), release.Pin{}), slog.New(slog.DiscardHandler))
+	h, err := buildAPI(t.Context(), cfg, dbtest.Open(t, db.SQLite), reg, release.NewPinner(release.Default(), release.Pin{}), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestAPIWiringHTTPBasic(t *testing.T) {
 		}
 	}
 	cfg.Default.HTTPBasicAuthUserFile = filepath.Join(t.TempDir(), "missing")
-	if _, err := buildAPI(cfg, dbtest.Open(t, db.SQLite), reg, release.NewPinner(release.Default(), release.Pin{}), slog.New(slog.DiscardHandler)); err == nil {
+	if _, err := buildAPI(t.Context(), cfg, dbtest.Open(t, db.SQLite), reg, release.NewPinner(release.Default(), release.Pin{}), slog.New(slog.DiscardHandler)); err == nil {
 		t.Error("a missing htpasswd file was accepted")
 	}
 }

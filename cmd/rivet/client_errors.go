@@ -88,6 +88,10 @@ func cliError(err error, on clientTarget) error {
 			msg += fmt.Sprintf(" (refused at API %s: this needs a newer --api-version)", apiErr.Version)
 		case 409:
 			msg += " (the node is busy or in the wrong state; retry or check rivet node show)"
+		case 503:
+			msg += " (still unavailable after the retries; retry later)"
+		case 507:
+			msg += " (an operator must free disk space on the database host; then retry)"
 		}
 		if apiErr.RequestID != "" {
 			msg += " [request " + apiErr.RequestID + "]"

@@ -15,9 +15,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rivetmetal/rivet/core/clock"
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/config"
-	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/logging"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
@@ -32,7 +32,8 @@ func conductorCommand() *cli.Command {
 		Usage: "run the conductor service: node leases, driver plugins, JSON-RPC ([json_rpc] host_ip:port)",
 		Description: "Registers in the database, starts the driver plugins (built-in drivers re-execute " +
 			"this binary; rivet-driver-* in [conductor] plugin_dir take precedence) and serves the " +
-			"conductor RPC API. SIGHUP reloads pin_release_version and log_level. SIGTERM stops taking " +
+			"conductor RPC API. SIGHUP reloads pin_release_version, log_level " +
+			"and [json_rpc] http_basic_auth_user_file. SIGTERM stops taking " +
 			"work, goes offline, finishes in-flight work within [conductor] graceful_shutdown_timeout, " +
 			"releases its node leases and exits 0.",
 		Action: runConductor,
@@ -53,6 +54,7 @@ func runConductor(c *cli.Context) error {
 		return fail(2, err)
 	}
 	log = log.With("service", "conductor", "host", cfg.Default.Host)
+	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	ctx, stopTooOld := context.WithCancelCause(ctx) // a newer release was finalized while running
@@ -89,7 +91,7 @@ func runConductor(c *cli.Context) error {
 		return fail(1, err)
 	}
 	defer mgr.Close()
-	rpcOpts, err := conductorJSONRPC(cfg)
+	rpcOpts, err := conductorJSONRPC(reloadCtx, cfg, log)
 	if err != nil {
 		return fail(2, err)
 	}
@@ -154,7 +156,12 @@ func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*h
 		name, sum, _ := strings.Cut(item, ":")
 		sums[strings.TrimPrefix(name, host.BinaryPrefix)] = strings.ToLower(sum)
 	}
-	mgr, err := host.New(host.Config{PluginDir: dir, BuiltIn: host.BuiltInCommands(exe, names...), Checksums: sums,
+	builtIn := host.BuiltInCommands(exe, names...)
+	for name, cmd := range builtIn {
+		cmd.Env = builtinPluginEnv(cfg, name)
+		builtIn[name] = cmd
+	}
+	mgr, err := host.New(host.Config{PluginDir: dir, BuiltIn: builtIn, Checksums: sums,
 		Logger: log.With("component", "plugins"), HostVersion: release.Current})
 	if err != nil {
 		return nil, err
@@ -166,8 +173,9 @@ func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*h
 	return mgr, nil
 }
 
-// conductorJSONRPC is the listener configuration from [json_rpc].
-func conductorJSONRPC(cfg *config.Config) (*conductor.JSONRPCOptions, error) {
+// conductorJSONRPC is the listener configuration from [json_rpc]; its
+// htpasswd file is re-read on SIGHUP until ctx ends.
+func conductorJSONRPC(ctx context.Context, cfg *config.Config, log *slog.Logger) (*conductor.JSONRPCOptions, error) {
 	j := cfg.JSONRPC
 	o := &conductor.JSONRPCOptions{HostIP: j.HostIP, Port: j.Port, MaxBodyBytes: int64(j.MaxRequestBodySize),
 		MaxHeaderBytes: j.MaxHeaderSize}
@@ -182,9 +190,9 @@ func conductorJSONRPC(cfg *config.Config) (*conductor.JSONRPCOptions, error) {
 		strategy = cfg.Default.AuthStrategy
 	}
 	if strategy == "http_basic" {
-		users, err := htpasswd.Load(j.HTTPBasicAuthUserFile)
+		users, err := loadHtpasswd(ctx, "[json_rpc] http_basic_auth_user_file", j.HTTPBasicAuthUserFile, log)
 		if err != nil {
-			return nil, fmt.Errorf("[json_rpc] http_basic_auth_user_file: %w", err)
+			return nil, err
 		}
 		o.Users = users
 	}
@@ -193,3 +201,14 @@ func conductorJSONRPC(cfg *config.Config) (*conductor.JSONRPCOptions, error) {
 
 // conductorErrLine folds an error into one line.
 func conductorErrLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// warnTestClockSkew logs the test-only clock skew (core/clock) when it is
+// set, so that it is never in force unnoticed.
+func warnTestClockSkew(log *slog.Logger) {
+	switch d, err := clock.Skew(); {
+	case err != nil:
+		log.Warn("test clock skew variable set but not a duration; ignored", "error", err)
+	case d != 0:
+		log.Warn("TEST ONLY: this process's wall clock is skewed", "variable", clock.SkewEnv, "skew", d.String())
+	}
+}

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/rivetmetal/rivet/core/config"
+	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/logging"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db/upgrade"
@@ -39,4 +43,37 @@ func startReloader(ctx context.Context, files []string, cfg *config.Config, pinn
 		}
 	})
 	go func() { _ = r.Run(ctx) }()
+}
+
+// loadHtpasswd loads the htpasswd file at path (the value of option, e.g.
+// "[DEFAULT] http_basic_auth_user_file") and re-reads it on every SIGHUP
+// until ctx ends, so that users are added, removed or given new passwords
+// without a restart. A file that no longer loads is logged naming option,
+// and the users loaded before stay in force. The path itself is not
+// reloadable: a new path needs a restart, as the config reloader says.
+func loadHtpasswd(ctx context.Context, option, path string, log *slog.Logger) (*htpasswd.File, error) {
+	f, err := htpasswd.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", option, err)
+	}
+	// Registered before returning: a SIGHUP sent once the service is up
+	// is never missed (nor, with the config reloader listening too, fatal).
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(ch)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ch:
+			}
+			if err := f.Reload(); err != nil {
+				log.Error("htpasswd reload failed; keeping the users loaded before", "option", option, "error", err)
+				continue
+			}
+			log.Info("htpasswd reloaded", "option", option, "path", path, "users", f.Len())
+		}
+	}()
+	return f, nil
 }

@@ -73,6 +73,8 @@ const (
 	msgNotAcceptable = "Request not acceptable."
 	msgNotFound      = "Resource could not be found."
 	msgTooLarge      = "Request is too large."
+	msgDBUnavailable = "Resource temporarily unavailable, please retry. The database cannot be reached."
+	msgStorageFull   = "The database is out of storage space; the change was not saved. Retry once space is freed."
 )
 
 // errNotAcceptable is Ironic's NotAcceptable: a feature newer than the
@@ -82,8 +84,9 @@ func errNotAcceptable() *Error {
 }
 
 // statusOf returns the HTTP status and message for err: an *Error or an RPC
-// Classed error keeps its code and text; anything else is a 500 whose text
-// stays in the log.
+// Classed error keeps its code and text; a database that is down or full is
+// a 503 or 507 with a fixed text; anything else is a 500. known is false
+// when the error's own text belongs in the log rather than in the answer.
 func statusOf(err error) (int, string, bool) {
 	var ae *Error
 	if errors.As(err, &ae) {
@@ -104,6 +107,14 @@ func statusOf(err error) (int, string, bool) {
 	if db.IsUniqueViolation(err) {
 		// A concurrent create won the race the handler's check lost.
 		return http.StatusConflict, "The resource already exists.", true
+	}
+	// The database's own trouble: the cause stays in the log, the client
+	// learns it may retry (503) or that space must be freed first (507).
+	if db.IsStorageFull(err) {
+		return http.StatusInsufficientStorage, msgStorageFull, false
+	}
+	if db.IsUnavailable(err) {
+		return http.StatusServiceUnavailable, msgDBUnavailable, false
 	}
 	return http.StatusInternalServerError, "Internal Server Error", false
 }

@@ -67,7 +67,10 @@ func TestWaitForProvisionState(t *testing.T) {
 			c := newTestClient(t, srv.URL, Request{}, nil)
 			var seen []string
 			st, err := c.WaitForProvisionState(context.Background(), "n1", WaitOptions{
-				Target: tc.target, Timeout: 100 * time.Millisecond, Interval: time.Millisecond,
+				// Cases that settle get a timeout no loaded machine reaches;
+				// the timeout case ends on its own after 100 ms.
+				Target: tc.target, Timeout: map[bool]time.Duration{true: 100 * time.Millisecond, false: 10 * time.Second}[tc.wantErr == "timeout"],
+				Interval: time.Millisecond,
 				OnPoll: func(s Resource) {
 					if p := s.String("provision_state"); len(seen) == 0 || seen[len(seen)-1] != p {
 						seen = append(seen, p)

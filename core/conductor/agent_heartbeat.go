@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/clock"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/core/states"
 )
@@ -28,7 +29,7 @@ func (s *Service) agentHeartbeat(ctx context.Context, p rpc.Params) (any, error)
 		n := t.Node
 		dii := cloneMap(n.DriverInternalInfo)
 		dii["agent_url"] = url
-		dii["agent_last_heartbeat"] = time.Now().UTC().Format(time.RFC3339)
+		dii["agent_last_heartbeat"] = clock.Now().Format(time.RFC3339)
 		if agentVersion != "" {
 			dii["agent_version"] = agentVersion
 		}

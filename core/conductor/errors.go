@@ -102,6 +102,31 @@ func errShuttingDown(host string) *Error {
 		"Resource temporarily unavailable, please retry. Conductor %s is shutting down.", host)
 }
 
+// databaseError classes an error the database caused, which would
+// otherwise cross the RPC boundary as an anonymous internal error (500):
+// unreachable is DatabaseUnavailable (503: the client may retry), full is
+// StorageFull (507). Not TemporaryFailure, which promises the call was not
+// acted on (the API resends it elsewhere): a connection lost mid-call
+// promises nothing. The cause goes to the log only. Other errors are
+// returned unchanged.
+func (s *Service) databaseError(method string, err error) error {
+	var c rpc.Classed
+	if errors.As(err, &c) {
+		return err
+	}
+	switch {
+	case db.IsStorageFull(err):
+		s.log.Error("RPC failed: the database is out of space", "method", method, "error", err)
+		return classed("StorageFull", http.StatusInsufficientStorage, err,
+			"The database is out of storage space; the change was not saved. Retry once space is freed.")
+	case db.IsUnavailable(err):
+		s.log.Error("RPC failed: the database is unavailable", "method", method, "error", err)
+		return classed("DatabaseUnavailable", http.StatusServiceUnavailable, err,
+			"Resource temporarily unavailable, please retry. The database cannot be reached.")
+	}
+	return err
+}
+
 // driverError names the driver, the BMC and the operation; it is what
 // last_error records and what synchronous driver calls return. The driver's
 // own message never carries driver_info values (plugins mask them), and the

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/rivetmetal/rivet/core/clock"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/db"
@@ -224,7 +224,7 @@ func (s *Service) inspectWork(ctx context.Context, t *Task) {
 		t.log.Info("port created from inspection", "port", port.UUID, "address", port.Address)
 	}
 	s.finish(ctx, t, states.Done, func(n *objects.Node) {
-		now := time.Now().UTC().Truncate(time.Microsecond)
+		now := clock.Now()
 		n.InspectionFinishedAt = &now
 	})
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"time"
 
+	"github.com/rivetmetal/rivet/core/clock"
 	"github.com/rivetmetal/rivet/core/conductor/workers"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
@@ -48,13 +48,17 @@ func (s *Service) registerHandlers() {
 }
 
 // guard refuses new calls once shutdown began (the API retries them on a
-// fresh ring) and scopes the handler's logs.
+// fresh ring) and gives a database that is down or full its class.
 func (s *Service) guard(method string, h rpc.HandlerFunc) rpc.HandlerFunc {
 	return func(ctx context.Context, p rpc.Params) (any, error) {
 		if s.draining.Load() {
 			return nil, errShuttingDown(s.cfg.Hostname)
 		}
-		return h(ctx, p)
+		v, err := h(ctx, p)
+		if err != nil {
+			err = s.databaseError(method, err)
+		}
+		return v, err
 	}
 }
 
@@ -126,7 +130,7 @@ func setState(n *objects.Node, st, target states.State) {
 	} else {
 		n.TargetProvisionState = ptr(string(target))
 	}
-	now := time.Now().UTC().Truncate(time.Microsecond)
+	now := clock.Now()
 	n.ProvisionUpdatedAt = &now
 }
 

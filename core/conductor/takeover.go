@@ -146,8 +146,7 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 		}
 		n.LastError = ptr(why + "; the operation did not complete.")
 		changed = true
-	case st == states.DeployWait && s.cfg.DeployCallbackTimeout > 0 && n.ProvisionUpdatedAt != nil &&
-		time.Since(*n.ProvisionUpdatedAt) > s.cfg.DeployCallbackTimeout:
+	case st == states.DeployWait && s.callbackOverdue(ctx, n.ProvisionUpdatedAt):
 		_ = fire(n, states.Fail, "")
 		n.LastError = ptr(fmt.Sprintf("Timeout reached while waiting for callback for node %s", n.UUID))
 		changed = true
@@ -170,6 +169,17 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 	}
 	log.Warn("node recovered", "from", from, "provision_state", n.ProvisionState, "last_error", deref(n.LastError))
 	return true
+}
+
+// callbackOverdue reports whether a node that entered wait call-back at
+// since has waited past deploy_callback_timeout, by the database's clock
+// as callbackTimedOut chose it: this host's clock may be off.
+func (s *Service) callbackOverdue(ctx context.Context, since *time.Time) bool {
+	if s.cfg.DeployCallbackTimeout <= 0 || since == nil {
+		return false
+	}
+	now, err := s.db.Now(ctx)
+	return err == nil && now.Sub(*since) > s.cfg.DeployCallbackTimeout
 }
 
 func isStuck(st states.State) bool {

@@ -91,6 +91,11 @@ func TestTakeover(t *testing.T) {
 			}
 			nodes[name] = n
 		}
+		// Setting up took a while on a loaded machine: live-c heartbeats
+		// now, so it is alive when the periodic looks.
+		if err := h.dbh.TouchConductor(ctx, "live-c", true); err != nil {
+			t.Fatal(err)
+		}
 		if got := h.svc.checkOrphans(ctx); got != 6 {
 			t.Errorf("checkOrphans recovered %d nodes, want 6", got)
 		}
@@ -144,7 +149,13 @@ func TestGracefulStop(t *testing.T) {
 	if class, code := classOf(err); class != "TemporaryFailure" || code != 503 {
 		t.Fatalf("call while draining: %v (%s %d), want TemporaryFailure 503", err, class, code)
 	}
+	// Stop sets draining, then takes the conductor out of the ring: it must
+	// leave the ring while its deploy is still held at the gate.
 	live, _ := h.dbh.LiveConductors(ctx, time.Minute)
+	for len(live) != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		live, _ = h.dbh.LiveConductors(ctx, time.Minute)
+	}
 	if len(live) != 0 {
 		t.Fatalf("draining conductor still in the ring: %+v", live)
 	}

@@ -65,7 +65,9 @@ func defaultSection() section {
 				"auth_strategy is set.").
 			choices(authChoices...),
 		strOpt("http_basic_auth_user_file", "/etc/rivet/htpasswd", func(c *Config) *string { return &c.Default.HTTPBasicAuthUserFile },
-			"Path to the Apache htpasswd file used when auth_strategy is http_basic."),
+			"Path to the Apache htpasswd file used when auth_strategy is http_basic. The file "+
+				"is re-read on SIGHUP (a file that fails to load is logged and the users loaded "+
+				"before stay); a new path needs a restart."),
 		strOpt("credential_key_file", "", func(c *Config) *string { return &c.Default.CredentialKeyFile },
 			"Path to the key file that encrypts BMC credentials at rest: the secret values of node "+
 				"driver_info (keys containing password, secret, token, ...) are stored AES-256-GCM "+

@@ -33,7 +33,8 @@ func jsonRPCSection() section {
 			choices(append([]Choice{{"", "use [DEFAULT] auth_strategy"}}, authChoices...)...),
 		strOpt("http_basic_auth_user_file", "/etc/rivet/htpasswd-json-rpc", func(c *Config) *string { return &c.JSONRPC.HTTPBasicAuthUserFile },
 			"Path to the Apache htpasswd file the JSON-RPC server checks when its auth "+
-				"strategy is http_basic."),
+				"strategy is http_basic. The file is re-read on SIGHUP (a file that fails to "+
+				"load is logged and the users loaded before stay); a new path needs a restart."),
 		strOpt("username", "", func(c *Config) *string { return &c.JSONRPC.Username },
 			"User name the JSON-RPC client sends when the auth strategy is http_basic."),
 		strOpt("password", "", func(c *Config) *string { return &c.JSONRPC.Password },

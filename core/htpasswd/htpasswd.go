@@ -71,6 +71,13 @@ func Parse(data []byte) (map[string][]byte, error) {
 // time as a wrong password.
 var dummy, _ = bcrypt.GenerateFromPassword([]byte("rivet-dummy"), bcrypt.MinCost)
 
+// Len is the number of users loaded.
+func (f *File) Len() int {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return len(f.users)
+}
+
 // Check reports whether user and password match an entry.
 func (f *File) Check(user, password string) bool {
 	f.mu.RLock()

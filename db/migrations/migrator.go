@@ -99,12 +99,18 @@ func (m *Migrator) Init(ctx context.Context) error {
 	}
 }
 
-// pgDuplicateTable is PostgreSQL's duplicate_table SQLSTATE.
-const pgDuplicateTable = "42P07"
+// PostgreSQL SQLSTATEs of a CREATE that lost a race: duplicate_table, and
+// duplicate_object (two concurrent CREATE TABLE IF NOT EXISTS can both pass
+// the existence check and collide on the table's row type).
+const (
+	pgDuplicateTable  = "42P07"
+	pgDuplicateObject = "42710"
+)
 
 func isCreateRace(err error) bool {
 	var pgErr *pgconn.PgError
-	return db.IsUniqueViolation(err) || (errors.As(err, &pgErr) && pgErr.Code == pgDuplicateTable)
+	return db.IsUniqueViolation(err) ||
+		(errors.As(err, &pgErr) && (pgErr.Code == pgDuplicateTable || pgErr.Code == pgDuplicateObject))
 }
 
 func (m *Migrator) createTables(ctx context.Context) error {

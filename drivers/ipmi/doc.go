@@ -4,13 +4,13 @@
 // driver (rivet-driver-ipmi, or `rivet plugin serve ipmi`).
 //
 // driver_info keys are Ironic's: ipmi_address (required), ipmi_port (623),
-// ipmi_username, ipmi_password (secret), ipmi_cipher_suite (3). The
-// conductor's [ipmi] options reach the plugin as driver_info defaults it
-// fills in when a node does not set them (a plugin cannot read the
-// conductor's config): ipmi_timeout (command_timeout, seconds),
-// ipmi_retries (retries), ipmi_min_command_interval (seconds) and
-// ipmi_power_state_change_timeout (seconds). Absent keys take Options'
-// values, which equal the [ipmi] defaults.
+// ipmi_username, ipmi_password (secret), ipmi_cipher_suite (3). A plugin
+// cannot read the conductor's configuration: `rivet plugin serve ipmi`
+// builds Options from the conductor's [ipmi] section, which the conductor
+// passes as RIVET_IPMI_* variables. A node overrides them with
+// ipmi_timeout (command_timeout, seconds), ipmi_retries (retries),
+// ipmi_min_command_interval (seconds) and ipmi_power_state_change_timeout
+// (seconds).
 //
 // Power serves interface version 2 with soft_power: every action waits for
 // its final state within the caller's timeout (else
@@ -33,6 +33,10 @@
 //   - A session that stops answering is reopened and the command retried
 //     once; every attempt has an explicit timeout and retry count.
 //   - Close ends every session (and go-ipmi's keepalive goroutines).
+//   - A panic inside go-ipmi while it reads an answer (it slices some
+//     datagrams unchecked) is ErrMalformedAnswer and the session is dropped,
+//     never a plugin crash. go-ipmi's own keepalive goroutine, which reads
+//     answers too, is out of reach of that guard.
 //   - Errors read "ipmi <address>:<port>: <operation>: …"; rejected
 //     credentials are ErrInvalidDriverInfo naming the keys, silence is
 //     retryable ErrBMCUnreachable. The password never reaches an error or a

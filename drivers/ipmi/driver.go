@@ -2,6 +2,7 @@ package ipmi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -22,6 +23,7 @@ type Driver struct {
 	log  *slog.Logger
 	opts Options
 	pool *pool
+	dial dialer // nil: a UDP socket per session; tests only
 }
 
 // New returns an ipmi driver logging to log (nil: discard) with opts as
@@ -85,13 +87,17 @@ func (d *Driver) run(ctx context.Context, s *session, p params, op string, fn fu
 		s.drop(true)
 	}
 	if s.client == nil {
-		if err := s.connect(ctx, p); err != nil {
+		if err := s.connect(ctx, p, d.dial); err != nil {
 			return err
 		}
 		fresh = true
 		d.log.Debug("ipmi session opened", "bmc", p.addr(), "user", p.user)
 	}
 	err := s.run(ctx, p, fn)
+	if errors.Is(err, ErrMalformedAnswer) {
+		s.drop(false) // go-ipmi's state after its panic is unknown
+		return err
+	}
 	if err == nil || !isSilence(err) || ctx.Err() != nil {
 		return err
 	}
@@ -101,10 +107,10 @@ func (d *Driver) run(ctx context.Context, s *session, p params, op string, fn fu
 	}
 	d.log.Info("ipmi session lost; reopening it and retrying once", "bmc", p.addr(), "op", op,
 		"error", scrub(err, p.password).Error())
-	if err := s.connect(ctx, p); err != nil {
+	if err := s.connect(ctx, p, d.dial); err != nil {
 		return err
 	}
-	if err = s.run(ctx, p, fn); err != nil && isSilence(err) {
+	if err = s.run(ctx, p, fn); err != nil && (isSilence(err) || errors.Is(err, ErrMalformedAnswer)) {
 		s.drop(false)
 	}
 	return err

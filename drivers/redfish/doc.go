@@ -13,14 +13,12 @@
 // redfish_power_state_change_timeout (seconds), the wait for a power state
 // unless the action carries its own timeout (power interface version 2; soft
 // power is GracefulShutdown and GracefulRestart, polled until the system
-// reads Off or On). A plugin cannot read the
-// conductor's configuration, so the [redfish] options reach it as follows:
-// verify_ca_default, use_sessions (auto vs basic) and
-// power_state_change_timeout are per-node defaults the conductor may put in
-// driver_info under the keys above; connection_timeout and
-// session_budget_per_bmc are per BMC and taken from Options, whose
-// DefaultOptions equal the [redfish] defaults. The ramdisk deploy boots
-// instance_info boot_iso, Ironic's ramdisk-deploy key.
+// reads Off or On). A plugin cannot read the conductor's configuration:
+// `rivet plugin serve redfish` builds Options from the conductor's
+// [redfish] section, which the conductor passes as RIVET_REDFISH_*
+// variables; a node overrides verify_ca_default, use_sessions (auto vs
+// basic) and power_state_change_timeout with the keys above. The ramdisk
+// deploy boots instance_info boot_iso, Ironic's ramdisk-deploy key.
 //
 // Rules (BMC etiquette):
 //   - One gofish client per BMC (address + user + TLS and auth settings),

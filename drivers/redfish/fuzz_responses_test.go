@@ -66,7 +66,7 @@ func FuzzRedfishResponses(f *testing.F) {
 	// out of ephemeral ports. Its breaker never opens, so each case reaches
 	// the BMC.
 	o := redfish.DefaultOptions()
-	o.ConnectionTimeout, o.PowerPollInterval, o.PowerStateChangeTimeout = 2*time.Second, 5*time.Millisecond, 50*time.Millisecond
+	o.ConnectionTimeout, o.PowerPollInterval, o.PowerStateChangeTimeout = 2*time.Second, time.Millisecond, 2*time.Millisecond
 	o.SessionRetryMax, o.BreakerThreshold = 10*time.Millisecond, 1<<30
 	d := redfish.New(slog.New(slog.DiscardHandler), o)
 	f.Cleanup(func() { _ = d.Close(context.Background()) })

@@ -47,6 +47,11 @@ type Config struct {
 	// restart after a crash is immediate. Defaults 200ms and 30s.
 	RestartBackoff    time.Duration
 	MaxRestartBackoff time.Duration
+	// StableAfter is how long a plugin process must have run before a
+	// successful call clears its count of consecutive crashes, and so the
+	// backoff: a plugin that serves a few calls and crashes again is a
+	// crash loop too. Default 1m.
+	StableAfter time.Duration
 	// WatchInterval is how often plugin binaries are checked for
 	// replacement. Default 2s; negative disables the watch.
 	WatchInterval time.Duration
@@ -76,6 +81,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxRestartBackoff == 0 {
 		c.MaxRestartBackoff = 30 * time.Second
+	}
+	if c.StableAfter == 0 {
+		c.StableAfter = time.Minute
 	}
 	if c.WatchInterval == 0 {
 		c.WatchInterval = 2 * time.Second

@@ -18,7 +18,12 @@
 //   - One supervisor per plugin. A go-plugin Client cannot restart, so a
 //     crash retires the Client and the next call starts a new one (new
 //     exec.Cmd), after a backoff that grows with consecutive failures. The
-//     call that saw the crash gets a retryable *plugins.PluginCrashedError.
+//     count clears only after a successful call on a process that ran for
+//     StableAfter, so a plugin that crashes every few calls backs off too.
+//     The call that saw the crash gets a retryable *plugins.PluginCrashedError;
+//     so does, at once, a call whose deadline falls before the next restart.
+//   - A plugin that fails to start is refused and not retried until its
+//     binary changes.
 //   - A replaced binary is noticed by polling its file; the new one is
 //     started and negotiated, new calls go to it, and the old one is killed
 //     once its in-flight calls drain. A new binary that fails to start

@@ -27,6 +27,7 @@ type supervisor struct {
 	mu        sync.Mutex
 	cur       *instance // nil when not running
 	failures  int       // consecutive failed starts or crashes
+	lastFault string    // why the last start failed or the last process died
 	nextStart time.Time // no start attempt before this
 	binary    os.FileInfo
 	closed    bool
@@ -68,6 +69,12 @@ func (s *supervisor) acquire(ctx context.Context) (*instance, error) {
 			s.retireLocked(s.cur, "plugin process exited")
 		}
 		if wait := time.Until(s.nextStart); wait > 0 {
+			// A caller whose deadline comes first is told now, not at it.
+			if dl, ok := ctx.Deadline(); ok && dl.Before(s.nextStart) {
+				return nil, &plugins.PluginCrashedError{Driver: s.src.Driver, Err: fmt.Errorf(
+					"failed %d times in a row, next restart in %s (last: %s)",
+					s.failures, wait.Round(time.Millisecond), s.lastFault)}
+			}
 			s.mu.Unlock()
 			err := sleepCtx(ctx, wait)
 			s.mu.Lock()
@@ -85,14 +92,17 @@ func (s *supervisor) acquire(ctx context.Context) (*instance, error) {
 }
 
 // startLocked starts a new instance and records the binary it tried, so a
-// refused binary is tried again only once it changes.
+// refused binary is tried again only once it changes. The start is bounded
+// by StartTimeout, not by the deadline of the call that needed it: every
+// later call needs the plugin too, and a start cut short by one caller's
+// deadline would count as the plugin's failure and lengthen the backoff.
 func (s *supervisor) startLocked(ctx context.Context) (*instance, error) {
 	if fi, err := os.Stat(s.src.Path); err == nil {
 		s.binary = fi
 	}
-	inst, err := startInstance(ctx, s.cfg, s.src)
+	inst, err := startInstance(context.WithoutCancel(ctx), s.cfg, s.src)
 	if err != nil {
-		s.failedLocked()
+		s.failedLocked("start failed: " + err.Error())
 		return nil, err
 	}
 	return inst, nil
@@ -113,7 +123,7 @@ func (s *supervisor) release(inst *instance, op string, err error) error {
 	inst.inflight.Done()
 	var crashed *plugins.PluginCrashedError
 	if !errors.As(err, &crashed) {
-		if err == nil {
+		if err == nil && time.Since(inst.reg.StartedAt) >= s.cfg.StableAfter {
 			s.mu.Lock()
 			s.failures = 0
 			s.mu.Unlock()
@@ -132,14 +142,17 @@ func (s *supervisor) release(inst *instance, op string, err error) error {
 // dead), and schedules the next start with backoff.
 func (s *supervisor) retireLocked(inst *instance, why string) {
 	s.cur = nil
-	s.failedLocked()
+	s.failedLocked(why)
 	s.log.Warn("driver plugin crashed; it restarts on next use", "pid", inst.reg.PID, "reason", why,
-		"restart_in", time.Until(s.nextStart).Round(time.Millisecond))
+		"consecutive_failures", s.failures, "restart_in", time.Until(s.nextStart).Round(time.Millisecond))
 	inst.client.Kill()
 }
 
-func (s *supervisor) failedLocked() {
+// failedLocked counts a failed start or a crash and schedules the next
+// start attempt with backoff.
+func (s *supervisor) failedLocked(why string) {
 	s.failures++
+	s.lastFault = why
 	s.nextStart = time.Now().Add(s.cfg.backoff(s.failures))
 }
 

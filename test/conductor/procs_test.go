@@ -147,11 +147,18 @@ func freePort(t *testing.T) int {
 
 // start runs a conductor and waits until it is live in the database.
 func (c *cluster) start(label string) *proc {
+	c.t.Helper()
+	return c.startEnv(label)
+}
+
+// startEnv is start with variables added to the conductor's environment.
+func (c *cluster) startEnv(label string, env ...string) *proc {
 	t := c.t
 	t.Helper()
 	port := freePort(t)
 	conf := writeConfig(t, label, c.dbURL, port)
 	cmd := exec.Command(rivetBin, "--config-file", conf, "conductor")
+	cmd.Env = append(os.Environ(), env...)
 	p := &proc{name: "127.0.0.1:" + strconv.Itoa(port), conf: conf, cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {

@@ -5,4 +5,7 @@
 // CI=true, so an integration test can never pass in CI by silently not running.
 // Database helpers give every test its own freshly created database, dropped
 // at cleanup, so packages running in parallel never share state.
+// StartPostgresServer is the exception for tests that must stop and start
+// the database itself: a private server (initdb + pg_ctl) on a port of its
+// own, never the shared one.
 package testenv

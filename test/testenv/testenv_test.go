@@ -74,3 +74,29 @@ func TestRequireIPMISimRuns(t *testing.T) {
 func TestRequireShared(t *testing.T) {
 	RequireShared(t)
 }
+
+// A private server keeps its data across a stop and a start on the same
+// port, and refuses connections while stopped.
+func TestPostgresServerStopStart(t *testing.T) {
+	s := StartPostgresServer(t)
+	u, _ := url.Parse(s.URL)
+	u.Scheme = "postgres"
+	db, err := sql.Open("pgx", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE TABLE kept (v int); INSERT INTO kept VALUES (7)"); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop(t)
+	if err := db.PingContext(ctx); err == nil {
+		t.Fatal("ping succeeded while the server was stopped")
+	}
+	s.Start(t)
+	var v int
+	if err := db.QueryRowContext(ctx, "SELECT v FROM kept").Scan(&v); err != nil || v != 7 {
+		t.Fatalf("after restart: v=%d err=%v", v, err)
+	}
+}

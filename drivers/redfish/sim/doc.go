@@ -16,7 +16,7 @@
 // Rules:
 //   - Resources are rendered on every request from a compact per-system state;
 //     nothing is pre-rendered, so 10,000 systems cost about as much as their
-//     state structs (about 120 bytes each).
+//     state structs (about 130 bytes each).
 //   - Every error answer is a Redfish error body
 //     {"error":{"code":"Base.1.8.GeneralError","message":…,"@Message.ExtendedInfo":[…]}}
 //     whose extended info carries the specific Base registry MessageId.

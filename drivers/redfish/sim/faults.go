@@ -60,6 +60,7 @@ func (s *Simulator) withFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var f Fault
 		if i, ok := s.systemOfPath(r.URL.Path); ok {
+			s.systems[i].requests.Add(1)
 			if p := s.systems[i].fault.Load(); p != nil {
 				f = *p
 			}

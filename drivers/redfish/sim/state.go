@@ -51,6 +51,7 @@ type system struct {
 	lastImage   string
 	media       [len(mediaSlots)]slot
 	fault       atomic.Pointer[Fault]
+	requests    atomic.Int64 // requests to its resources, faulted ones included
 }
 
 // slot is one virtual media drive.
@@ -81,6 +82,10 @@ type State struct {
 	LastBootImage string
 	// Fault is the per-system fault in force.
 	Fault Fault
+	// Requests counts the requests made to the system's System, Manager
+	// and Chassis resources, those a fault answered included: how hard a
+	// client hammers a failing BMC.
+	Requests int64
 }
 
 // BootOverride is the Boot property's override triple.
@@ -181,6 +186,7 @@ func (s *system) snapshot(id string, now int64) State {
 		Resets:     int(s.resets),
 		NMIs:       int(s.nmis),
 		Boots:      int(s.boots),
+		Requests:   s.requests.Load(),
 	}
 	if s.boots > 0 {
 		st.LastBootSource, st.LastBootImage = bootTargets[s.lastBoot], s.lastImage

@@ -3,6 +3,11 @@
 // the SDK's), so negotiation can be tested against majors that do not exist
 // yet, and it sleeps in GetPowerState for driver_info["sleep_ms"]
 // milliseconds, so a test can kill it during a call.
+//
+// For crash-loop tests: $RIVET_TESTPLUGIN_STARTS names a file it appends
+// "<unix nanoseconds> <pid>" to as it starts; $RIVET_TESTPLUGIN_CRASH_AT_START=1
+// makes it exit at once (status 3); $RIVET_TESTPLUGIN_CRASH_AFTER=N makes
+// the call after the N-th power call of each process exit it (status 2).
 package main
 
 import (
@@ -19,8 +24,22 @@ import (
 )
 
 type driver struct {
-	mu    sync.Mutex
-	power map[string]plugins.PowerState
+	mu         sync.Mutex
+	power      map[string]plugins.PowerState
+	calls      int
+	crashAfter int // < 0: never
+}
+
+// call counts a power call and exits the process when crashAfter calls
+// have been served.
+func (d *driver) call() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.crashAfter >= 0 && d.calls >= d.crashAfter {
+		fmt.Fprintf(os.Stderr, "testplugin: crashing on call %d as RIVET_TESTPLUGIN_CRASH_AFTER says\n", d.calls+1)
+		os.Exit(2)
+	}
+	d.calls++
 }
 
 func (d *driver) Describe() plugins.Description {
@@ -28,6 +47,7 @@ func (d *driver) Describe() plugins.Description {
 }
 
 func (d *driver) GetPowerState(ctx context.Context, n plugins.Node) (plugins.PowerState, error) {
+	d.call()
 	if ms, ok := n.DriverInfo["sleep_ms"].(float64); ok {
 		select {
 		case <-time.After(time.Duration(ms) * time.Millisecond):
@@ -44,6 +64,7 @@ func (d *driver) GetPowerState(ctx context.Context, n plugins.Node) (plugins.Pow
 }
 
 func (d *driver) SetPowerState(_ context.Context, n plugins.Node, p plugins.PowerState) error {
+	d.call()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.power[n.UUID] = p
@@ -74,6 +95,26 @@ func (d *driver) SoftReboot(ctx context.Context, n plugins.Node, _ time.Duration
 }
 
 func main() {
+	if path := os.Getenv("RIVET_TESTPLUGIN_STARTS"); path != "" {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%d %d\n", time.Now().UnixNano(), os.Getpid())
+			f.Close()
+		}
+	}
+	if os.Getenv("RIVET_TESTPLUGIN_CRASH_AT_START") == "1" {
+		fmt.Fprintln(os.Stderr, "testplugin: crashing at start as RIVET_TESTPLUGIN_CRASH_AT_START says")
+		os.Exit(3)
+	}
+	crashAfter := -1
+	if env := os.Getenv("RIVET_TESTPLUGIN_CRASH_AFTER"); env != "" {
+		n, err := strconv.Atoi(env)
+		if err != nil || n < 0 {
+			fmt.Fprintln(os.Stderr, "testplugin: bad RIVET_TESTPLUGIN_CRASH_AFTER:", env)
+			os.Exit(1)
+		}
+		crashAfter = n
+	}
 	log := plugins.NewLogger(slog.LevelInfo)
 	var protocols []int
 	if env := os.Getenv("RIVET_TESTPLUGIN_PROTOCOLS"); env != "" {
@@ -87,5 +128,6 @@ func main() {
 		}
 	}
 	log.Info("testplugin starting", "pid", os.Getpid(), "ipmi_password", "hunter2")
-	plugins.Serve(plugins.ServeConfig{Driver: &driver{power: map[string]plugins.PowerState{}}, Logger: log, Protocols: protocols})
+	plugins.Serve(plugins.ServeConfig{Driver: &driver{power: map[string]plugins.PowerState{}, crashAfter: crashAfter},
+		Logger: log, Protocols: protocols})
 }
