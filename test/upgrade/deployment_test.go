@@ -18,11 +18,14 @@ import (
 	"github.com/rivetmetal/rivet/test/testenv"
 )
 
-// Timings of every service: short, so that a restart, a takeover or an
-// automatic pin change happens within seconds.
+// Timings of every service: heartbeats every second, so an automatic pin
+// follows the fleet within seconds (a graceful stop marks a service
+// offline at once, so nothing here waits for a heartbeat to expire). The
+// timeout stays generous: on a loaded CI machine a heartbeat query can
+// take seconds, and a live conductor must not drop out of the ring.
 const (
-	heartbeatTimeout   = 5 * time.Second
-	apiShutdownDelay   = 2 * time.Second // > HAProxy's 200 ms check × fall 1, with margin for a loaded machine
+	heartbeatTimeout   = 15 * time.Second
+	apiShutdownDelay   = 3 * time.Second // > HAProxy's 2 failed checks (200 ms apart, 1 s each at worst)
 	conductorStopLimit = 60 * time.Second
 	apiStopLimit       = 30 * time.Second
 )

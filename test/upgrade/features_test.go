@@ -24,10 +24,39 @@ type feature struct {
 }
 
 var features = []feature{
+	{since: "1.27", name: "power on with a timeout", try: func(ctx context.Context, c *client, node string, served bool) error {
+		body := map[string]any{"target": "power on", "timeout": 30}
+		if _, err := c.call(ctx, http.MethodPut, "/v1/nodes/"+node+"/states/power", body, nil, wantIf(served, http.StatusAccepted)); err != nil || !served {
+			return err
+		}
+		return waitNode(ctx, c, node, "power on", func(n apiNode) (bool, error) {
+			return n.TargetPowerState == nil && deref(n.PowerState) == "power on", nil
+		})
+	}},
 	{since: "1.28", name: "attach, list and detach a VIF", try: tryVIFs},
 	{since: "1.29", name: "inject an NMI", try: func(ctx context.Context, c *client, node string, served bool) error {
 		_, err := c.call(ctx, http.MethodPut, "/v1/nodes/"+node+"/management/inject_nmi", map[string]any{}, nil, wantIf(served, http.StatusNoContent))
 		return err
+	}},
+	{since: "1.30", name: "a driver's interfaces in detail", try: func(ctx context.Context, c *client, _ string, served bool) error {
+		var d map[string]any
+		if _, err := c.call(ctx, http.MethodGet, "/v1/drivers/fake-hardware", nil, &d, wantIf(served, http.StatusOK)); err != nil || !served {
+			return err
+		}
+		if d["type"] != "dynamic" || d["enabled_power_interfaces"] == nil {
+			return fmt.Errorf("GET /v1/drivers/fake-hardware at 1.30 lacks type and enabled_power_interfaces: %v", d)
+		}
+		return nil
+	}},
+	{since: "1.31", name: "a node's interface fields", try: func(ctx context.Context, c *client, node string, served bool) error {
+		var n map[string]any
+		if _, err := c.call(ctx, http.MethodGet, "/v1/nodes/"+node, nil, &n, wantIf(served, http.StatusOK)); err != nil || !served {
+			return err
+		}
+		if _, ok := n["power_interface"]; !ok {
+			return fmt.Errorf("GET /v1/nodes/%s at 1.31 has no power_interface", node)
+		}
+		return nil
 	}},
 }
 

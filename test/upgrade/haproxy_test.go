@@ -43,11 +43,13 @@ const backend = "rivet_api"
 //     Nothing else is replayed: HAProxy's documentation warns that
 //     empty-response or status retries need replay protection, which a
 //     POST to the REST API lacks.
-//   - health checks every 200 ms, one failure marks a server down, two
-//     successes up: GET /healthz when the APIs serve it. An API that got
-//     SIGTERM answers 503 there during [api] shutdown_delay while still
-//     serving, so HAProxy stops sending it requests long before its
-//     listener closes: the drain, not a retry, is what loses nothing.
+//   - health checks every 200 ms, two failures mark a server down, two
+//     successes up, each check allowed a second (on a loaded machine a
+//     200 ms check timeout took both APIs out at once): GET /healthz when
+//     the APIs serve it. An API that got SIGTERM answers 503 there during
+//     [api] shutdown_delay while still serving, so HAProxy stops sending it
+//     requests long before its listener closes: the drain, not a retry, is
+//     what loses nothing.
 //     Releases without /healthz get a TCP check and are drained through
 //     the admin socket instead.
 const haproxyConfig = `global
@@ -60,6 +62,7 @@ defaults
     timeout client 2m
     timeout server 2m
     timeout queue 10s
+    timeout check 1s
     retries 3
     option redispatch 1
     option http-server-close
@@ -70,7 +73,7 @@ frontend api
 
 backend ` + backend + `
     balance roundrobin
-%[3]s    default-server inter 200ms fastinter 100ms downinter 200ms fall 1 rise 2
+%[3]s    default-server inter 200ms fastinter 100ms downinter 200ms fall 2 rise 2
 %[4]s`
 
 // requireHAProxy returns the haproxy binary (Debian package haproxy).
