@@ -51,7 +51,7 @@ func (s *Service) registerHandlers() {
 // fresh ring) and gives a database that is down or full its class.
 func (s *Service) guard(method string, h rpc.HandlerFunc) rpc.HandlerFunc {
 	return func(ctx context.Context, p rpc.Params) (any, error) {
-		if s.draining.Load() {
+		if s.refusing.Load() {
 			return nil, errShuttingDown(s.cfg.Hostname)
 		}
 		v, err := h(ctx, p)
