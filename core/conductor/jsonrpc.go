@@ -80,8 +80,28 @@ func (l *jsonRPCListener) serve() error {
 // listener that is already gone.
 func (l *jsonRPCListener) drain() { l.srv.SetKeepAlivesEnabled(false) }
 
-// shutdown stops accepting (callers then see the conductor unreachable and
-// retry on a fresh ring) and waits for requests in progress.
+// lingerUntil keeps the listener accepting, answering every call
+// TemporaryFailure, until deadline: the moment every caller's hash ring,
+// built before this conductor went offline, has expired
+// (hash_ring_reset_interval). Closing the listener earlier would reset
+// the connections still in its accept queue after their request was
+// written, which a caller cannot tell from a conductor that died while
+// running the call, so it could not safely resend it; a refusal it can.
+func (l *jsonRPCListener) lingerUntil(ctx context.Context, deadline time.Time, log *slog.Logger) {
+	d := time.Until(deadline)
+	if d <= 0 {
+		return
+	}
+	log.Info("JSON-RPC listener stays open, refusing calls, until callers' hash rings expire", "for", d.Round(time.Millisecond))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// shutdown stops accepting and waits for requests in progress.
 func (l *jsonRPCListener) shutdown(ctx context.Context) error {
 	err := l.srv.Shutdown(ctx)
 	_ = l.ln.Close() // in case serve never ran

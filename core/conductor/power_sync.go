@@ -94,6 +94,9 @@ func (r powerRecorder) PowerChanged(ctx context.Context, pn powersync.Node, obse
 		return nil // a power action is in progress; it records the outcome
 	}
 	prev := deref(t.Node.PowerState)
+	if prev == observed {
+		return nil // a power action recorded it since the sync read the node
+	}
 	t.Node.PowerState = ptr(observed)
 	if err := t.Save(ctx); err != nil {
 		return err

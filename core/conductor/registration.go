@@ -97,13 +97,18 @@ func (s *Service) heartbeatLoop() {
 			return
 		case <-tick.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.HeartbeatInterval)
+		// A heartbeat may outlast its interval on a loaded database; it
+		// is still useful until the row would look dead.
+		ctx, cancel := context.WithTimeout(context.Background(),
+			max(s.cfg.HeartbeatInterval, (s.cfg.HeartbeatTimeout-s.cfg.HeartbeatInterval)/2))
 		s.heartbeat(ctx)
 		cancel()
 	}
 }
 
 func (s *Service) heartbeat(ctx context.Context) {
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
 	online := !s.draining.Load()
 	err := s.db.TouchConductor(ctx, s.cfg.Hostname, online)
 	if errors.Is(err, db.ErrNotFound) && online {

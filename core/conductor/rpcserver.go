@@ -47,7 +47,7 @@ func (s *Service) registerHandlers() {
 // fresh ring) and scopes the handler's logs.
 func (s *Service) guard(method string, h rpc.HandlerFunc) rpc.HandlerFunc {
 	return func(ctx context.Context, p rpc.Params) (any, error) {
-		if s.draining.Load() {
+		if s.refusing.Load() {
 			return nil, errShuttingDown(s.cfg.Hostname)
 		}
 		return h(ctx, p)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +39,9 @@ type Deps struct {
 	// finalized while the conductor ran; the process should then stop.
 	// Nil only logs.
 	TooOld func(error)
+
+	// wrapListener, in tests, wraps the JSON-RPC listener.
+	wrapListener func(net.Listener) net.Listener
 }
 
 // Service is one rivet conductor. Create it with New, then Start and Stop
@@ -60,7 +65,17 @@ type Service struct {
 	boot   *bootserver.Server // iPXE scripts, when BootHTTPAddress is set
 
 	conductorID atomic.Int64
-	draining    atomic.Bool
+	// draining is set when Stop begins: no new background work, and
+	// heartbeats write the rows offline. beatMu orders it with a heartbeat
+	// in progress, so none marks the rows online again after Stop's writes.
+	draining atomic.Bool
+	beatMu   sync.Mutex
+	// refusing is set once the rows say offline: from then on RPCs are
+	// answered TemporaryFailure, and the caller's fresh ring no longer
+	// names this conductor (before that, a refusal would be retried here).
+	refusing atomic.Bool
+	// lingering is set while Stop keeps the JSON-RPC listener open.
+	lingering atomic.Bool
 	// abortWork is closed when in-flight work must stop (graceful
 	// shutdown timed out); work contexts derive from it.
 	abortWork chan struct{}
@@ -122,6 +137,9 @@ func New(cfg Config, d Deps) (*Service, error) {
 	if d.JSONRPC != nil {
 		if s.http, err = newJSONRPCListener(s.server, *d.JSONRPC, log); err != nil {
 			return nil, err
+		}
+		if d.wrapListener != nil {
+			s.http.ln = d.wrapListener(s.http.ln)
 		}
 	}
 	return s, nil
@@ -231,7 +249,10 @@ func (s *Service) background(fn func()) {
 // running is cancelled (its nodes go to their failure states), every lease
 // is released and the background loops stop.
 func (s *Service) Stop(ctx context.Context) error {
-	if !s.draining.CompareAndSwap(false, true) {
+	s.beatMu.Lock()
+	first := s.draining.CompareAndSwap(false, true)
+	s.beatMu.Unlock()
+	if !first {
 		return nil
 	}
 	s.log.Info("conductor shutting down: no new work, going offline", "in_flight", s.pool.Stats())
@@ -245,11 +266,17 @@ func (s *Service) Stop(ctx context.Context) error {
 	if err := s.db.MarkServiceOffline(ctx, s.cfg.Hostname, db.BinaryConductor); err != nil {
 		errs = append(errs, err)
 	}
+	offlineAt := time.Now()
+	s.refusing.Store(true)
 	close(s.stopBg)
 	graceCtx, cancel := context.WithTimeout(ctx, s.cfg.GracefulShutdownTimeout)
 	defer cancel()
 	_ = s.psync.Stop(graceCtx)
 	if s.http != nil {
+		if s.takesOver(graceCtx) {
+			s.lingering.Store(true)
+			s.http.lingerUntil(graceCtx, offlineAt.Add(s.cfg.RingResetInterval), s.log)
+		}
 		// Requests in progress are short: long work runs on the pool.
 		if err := s.http.shutdown(graceCtx); err != nil {
 			errs = append(errs, fmt.Errorf("conductor %s: stop JSON-RPC server: %w", s.cfg.Hostname, err))
@@ -287,6 +314,29 @@ func (s *Service) Stop(ctx context.Context) error {
 	}
 	s.log.Info("conductor stopped")
 	return errors.Join(errs...)
+}
+
+// takesOver reports whether another live conductor serves one of this
+// conductor's hardware types in its group: only then is a refused call
+// retried elsewhere, so only then is keeping the listener open useful (a
+// lone conductor stops without waiting for rings to expire).
+func (s *Service) takesOver(ctx context.Context) bool {
+	others, err := s.listConductors(ctx)
+	if err != nil {
+		return true // cannot tell: keep the safe behaviour
+	}
+	mine := s.drivers.HardwareTypes()
+	for _, c := range others {
+		if c.Hostname == s.cfg.Hostname || c.Group != s.cfg.Group {
+			continue
+		}
+		for _, hw := range c.HardwareTypes {
+			if slices.Contains(mine, hw) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // workContext returns a context for background work started by a request:

@@ -137,7 +137,7 @@ func TestGracefulStop(t *testing.T) {
 	stopped := make(chan error, 1)
 	go func() { stopped <- h.svc.Stop(ctx) }()
 	deadline := time.Now().Add(5 * time.Second)
-	for !h.svc.draining.Load() && time.Now().Before(deadline) {
+	for !h.svc.refusing.Load() && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
 	err := h.api.ChangeNodePowerState(ctx, n, "power on")

@@ -9,7 +9,7 @@ import (
 // Current is the release string of this build, reported by `rivet version`
 // and registered by every service. Cutting a release sets it to the release's
 // semver; right after, it moves to the next ".dev".
-const Current = "0.1.0"
+const Current = "0.1.1"
 
 // v is version.MustParse, short for the table below.
 func v(s string) version.Version { return version.MustParse(s) }
