@@ -26,10 +26,15 @@ type Entry struct {
 	// ServiceVersion is the monotonic integer a service of this release
 	// registers; it is bumped with any RPC change or online migration.
 	ServiceVersion int
-	// Commit is the git commit the release was cut from (empty for HEAD).
-	// It is recorded in the commit after the cut, so upgrade tests can build
-	// the release's exact code from history (test/testenv.BuildRelease).
+	// Commit is the git commit of the release's newest point release (the
+	// cut itself until a bug-fix release follows; empty for HEAD). It is
+	// recorded in the commit after the cut and moved by each point release,
+	// so upgrade tests build from history (test/testenv.BuildRelease) the
+	// code an operator upgrades from: the series' latest fixes.
 	Commit string
+	// Point is that commit's release string (release.Current there, e.g.
+	// "0.1.1"); empty means the cut, MAJOR.MINOR.0.
+	Point string
 }
 
 // IsHead reports whether e describes the code as it is rather than a cut release.

@@ -36,7 +36,8 @@ var head = Entry{
 
 // releases lists the cut releases, oldest first. Cutting a release appends a
 // copy of head with its semver key and name; see docs/contributor/. An entry
-// never changes once cut, but for recording its Commit right after the cut.
+// never changes once cut, but for recording its Commit (and Point) right after
+// the cut and at each point release.
 var releases = []Entry{
 	{
 		Version: "0.1",
@@ -51,7 +52,9 @@ var releases = []Entry{
 			"Portgroup": {v("1.0")},
 		},
 		ServiceVersion: 1,
-		Commit:         "9b63bb6206105ba196ae9f92f2a2f93350235273",
+		// 0.1.0 was cut at 9b63bb6206105ba196ae9f92f2a2f93350235273.
+		Commit: "d50a3c867b04a6f199e74e8624aba947a1e5c486",
+		Point:  "0.1.1",
 	},
 }
 

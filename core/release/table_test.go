@@ -211,5 +211,11 @@ func TestReleasesRecordTheirCommit(t *testing.T) {
 		if len(e.Commit) != 40 || strings.Trim(e.Commit, "0123456789abcdef") != "" {
 			t.Errorf("release %s: Commit = %q, want the 40-hex-digit id of the commit it was cut from", e.Label(), e.Commit)
 		}
+		if e.Point != "" {
+			patch, ok := strings.CutPrefix(e.Point, e.Version+".")
+			if !ok || patch == "" || strings.Trim(patch, "0123456789") != "" {
+				t.Errorf("release %s: Point = %q, want %s.Z (the point release Commit names)", e.Label(), e.Point, e.Version)
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/test/testenv"
 )
 
@@ -19,7 +20,12 @@ func TestBuildReleaseBuildsTheRecordedCommit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rivet version: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "0.1.0") || strings.Contains(string(out), "0.2.0.dev") {
+	e, _ := release.Default().Lookup("0.1")
+	want := e.Point
+	if want == "" {
+		want = "0.1.0"
+	}
+	if !strings.Contains(string(out), want) || strings.Contains(string(out), "0.2.0.dev") {
 		t.Fatalf("rivet version of the 0.1 build says:\n%s", out)
 	}
 }
