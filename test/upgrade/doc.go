@@ -32,7 +32,7 @@
 //
 //	go test -count=1 -timeout 30m ./test/upgrade/ -args -upgrade
 //
-// (not yet in .ci/run: its runs must first pass there within budget). The old release is the
+// (.ci/run runs it, with -v, after the README's test command). The old release is the
 // newest cut release of core/release with a commit (built from git history
 // by testenv.BuildRelease and cached); RIVET_UPGRADE_FROM=<commit> overrides
 // it. The new release is the working tree.
