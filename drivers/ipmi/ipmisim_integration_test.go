@@ -1,6 +1,7 @@
 package ipmi
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -168,16 +169,22 @@ func TestIPMISimFleet(t *testing.T) {
 	d := newDriver(t, Options{})
 	var wg sync.WaitGroup
 	errs := make([]error, n)
+	// One single-threaded ipmi_sim serves all 50: on a loaded machine its
+	// answers take seconds, so the timeouts are generous (this checks
+	// behaviour, not speed) and a retry does not open a second session
+	// while the first one's answer is merely late.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	for i := range n {
 		wg.Go(func() {
-			node := sim.node(i, plugins.DriverInfo{KeyTimeout: 2, KeyRetries: 2})
-			if _, errs[i] = d.GetPowerState(testCtx(t), node); errs[i] != nil {
+			node := sim.node(i, plugins.DriverInfo{KeyTimeout: 6, KeyRetries: 2, KeyPowerStateChangeTimeout: 60})
+			if _, errs[i] = d.GetPowerState(ctx, node); errs[i] != nil {
 				return
 			}
-			if errs[i] = d.SetPowerState(testCtx(t), node, plugins.PowerOn); errs[i] != nil || i%2 == 0 {
+			if errs[i] = d.SetPowerState(ctx, node, plugins.PowerOn); errs[i] != nil || i%2 == 0 {
 				return
 			}
-			errs[i] = d.SetPowerState(testCtx(t), node, plugins.PowerOff)
+			errs[i] = d.SetPowerState(ctx, node, plugins.PowerOff)
 		})
 	}
 	wg.Wait()
