@@ -1,10 +1,45 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 )
+
+// checkFuzzReply fails t when a fuzzed request is answered 5xx, or 4xx
+// without Ironic's error body: {"error_message": "<JSON text>"}, the inner
+// document being a handler fault (faultcode "Client", a faultstring) or a
+// routing error (code equal to the status, title, description).
+func checkFuzzReply(t *testing.T, what string, code int, body []byte) {
+	t.Helper()
+	if code >= 500 {
+		t.Fatalf("%s → %d %s", what, code, body)
+	}
+	if code < 400 {
+		return
+	}
+	var outer map[string]json.RawMessage
+	var inner string
+	if err := json.Unmarshal(body, &outer); err != nil || json.Unmarshal(outer["error_message"], &inner) != nil {
+		t.Fatalf("%s → %d without Ironic's error body: %s", what, code, body)
+	}
+	var doc struct {
+		FaultCode   string `json:"faultcode"`
+		FaultString string `json:"faultstring"`
+		Code        int    `json:"code"`
+		Title       string `json:"title"`
+		Description string `json:"description"`
+	}
+	if err := json.Unmarshal([]byte(inner), &doc); err != nil {
+		t.Fatalf("%s → %d: error_message is not a JSON document: %q", what, code, inner)
+	}
+	fault := doc.FaultCode == "Client" && doc.FaultString != ""
+	routing := doc.Code == code && doc.Title != "" && doc.Description != ""
+	if !fault && !routing {
+		t.Fatalf("%s → %d: error_message is neither a client fault nor a routing error: %q", what, code, inner)
+	}
+}
 
 // fuzzEnv is shared by a fuzz target's iterations: one database, one node.
 func fuzzEnv(f *testing.F) (*env, string) {
@@ -29,9 +64,7 @@ func FuzzNodePatch(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		r := e.withT(t).do("PATCH", "/v1/nodes/"+id, "latest", body)
-		if r.Code >= 500 {
-			t.Fatalf("PATCH %s → %d %s", body, r.Code, r.Body)
-		}
+		checkFuzzReply(t, "PATCH "+body, r.Code, r.Body)
 	})
 }
 
@@ -52,9 +85,7 @@ func FuzzCreateBodies(f *testing.F) {
 			path = "/v1/nodes"
 		}
 		r := e.withT(t).do(http.MethodPost, path, "latest", body)
-		if r.Code >= 500 {
-			t.Fatalf("POST %s %s → %d %s", path, body, r.Code, r.Body)
-		}
+		checkFuzzReply(t, "POST "+path+" "+body, r.Code, r.Body)
 	})
 }
 
@@ -70,18 +101,15 @@ func FuzzVIFAttach(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body, vif string) {
 		e := e.withT(t)
-		if r := e.do(http.MethodPost, "/v1/nodes/"+id+"/vifs", "latest", body); r.Code >= 500 {
-			t.Fatalf("POST vifs %q → %d %s", body, r.Code, r.Body)
-		}
+		r := e.do(http.MethodPost, "/v1/nodes/"+id+"/vifs", "latest", body)
+		checkFuzzReply(t, "POST vifs "+body, r.Code, r.Body)
 		req := httptest.NewRequest(http.MethodDelete, "http://rivet.test/v1/nodes/"+id+"/vifs/x", nil)
 		req.URL.Path = "/v1/nodes/" + id + "/vifs/" + vif
 		req.URL.RawPath = ""
 		req.Header.Set(HeaderVersion, "latest")
 		rec := httptest.NewRecorder()
 		e.h.ServeHTTP(rec, req)
-		if rec.Code >= 500 {
-			t.Fatalf("DELETE vifs/%q → %d %s", vif, rec.Code, rec.Body)
-		}
+		checkFuzzReply(t, "DELETE vifs/"+vif, rec.Code, rec.Body.Bytes())
 	})
 }
 
@@ -103,8 +131,6 @@ func FuzzPowerBody(f *testing.F) {
 			ver = "1.27"
 		}
 		r := e.withT(t).do(http.MethodPut, "/v1/nodes/"+id+"/states/power", ver, body)
-		if r.Code >= 500 {
-			t.Fatalf("PUT states/power %s @%s → %d %s", body, ver, r.Code, r.Body)
-		}
+		checkFuzzReply(t, "PUT states/power "+body+" @"+ver, r.Code, r.Body)
 	})
 }

@@ -159,6 +159,7 @@ func FuzzVersionHeader(f *testing.F) {
 		if rec.Code != 200 && rec.Code != 406 {
 			t.Fatalf("header %q gave %d", h, rec.Code)
 		}
+		checkFuzzReply(t, "version header "+h, rec.Code, rec.Body.Bytes())
 		if rec.Code == 200 {
 			v := mv(rec.Body.String())
 			if v.Less(mv("1.1")) || mv("1.26").Less(v) {
