@@ -125,7 +125,7 @@ func onlineDataMigrationsCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{
 				Name:  "max-count",
-				Usage: "migrate at most `N` objects and stop (exit 1 if more may remain); without it, batches of 50 until done",
+				Usage: fmt.Sprintf("migrate at most `N` objects and stop (exit 1 if more may remain); without it, passes of %d until done", onlinemigrations.BatchSize),
 			},
 			&cli.GenericFlag{
 				Name:  "option",

@@ -1,17 +1,25 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
 // BenchmarkCallJSONRPC measures one call over loopback HTTP with keep-alive
-// and reports the median and p99 latency alongside ns/op.
+// and reports the median and p99 latency alongside ns/op. Run the package's
+// benchmarks with
+//
+//	go test -run '^$' -bench . -benchmem ./core/rpc
 func BenchmarkCallJSONRPC(b *testing.B) {
 	hs := httptest.NewServer(NewHTTPHandler(testServer(b, nil), HTTPHandlerOptions{}))
 	defer hs.Close()
@@ -41,3 +49,76 @@ func benchCalls(b *testing.B, c *Client, host string) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
+
+// BenchmarkWireNodeRoundTrip is one JSON-RPC call carrying a node both ways
+// without a network: the client encodes the node argument (the versioned
+// core's codec) and the envelope, the server's HTTP handler parses and
+// checks the envelope, hydrates the node at latest, runs a trivial handler
+// and encodes the node it returns, and the client parses the response and
+// hydrates the node. "pinned-0.1" runs both sides pinned to release 0.1, so
+// the node crosses as Node 1.0 (backported on send, upgraded on receipt).
+// Run with
+//
+//	go test -run '^$' -bench WireNodeRoundTrip -benchmem ./core/rpc
+func BenchmarkWireNodeRoundTrip(b *testing.B) {
+	reg := objects.NewRegistry()
+	if err := objects.Install(reg); err != nil {
+		b.Fatal(err)
+	}
+	tb := release.Default()
+	pin01, err := tb.ParsePin("0.1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		pin  release.Pin
+	}{{"latest", release.Pin{}}, {"pinned-0.1", pin01}} {
+		b.Run(tc.name, func(b *testing.B) {
+			pinner := release.NewPinner(tb, tc.pin)
+			codec := ObjectCodecFor(reg, pinner)
+			methods, err := NewMethods(v("1.0"), Method{Name: "update_node", Since: v("1.0"),
+				Args: []Arg{{Name: "node", Since: v("1.0"), Required: true}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := NewServer(methods, codec, quietLog(), context.Background())
+			srv.Handle("update_node", func(_ context.Context, p Params) (any, error) { return p.Object("node") })
+			h := NewHTTPHandler(srv, HTTPHandlerOptions{})
+			c := NewClient(methods, func() version.Version { return pinner.Effective().RPC }, codec, LocalTransport{Server: srv})
+			obj, _ := reg.New("Node")
+			node := obj.(*objects.Node)
+			node.UUID, node.Name, node.Driver = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", ptrTo("rack1-node7"), "redfish"
+			node.DriverInfo = map[string]any{"redfish_address": "https://10.0.0.7", "redfish_username": "admin", "redfish_password": "secret"}
+			node.Properties = map[string]any{"cpu_arch": "x86_64", "cpus": 32, "memory_mb": 131072}
+			node.Extra = map[string]any{"rack": "r1", "slot": 7}
+			ctx := WithRequestID(context.Background(), "req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123")
+			b.ReportAllocs()
+			for b.Loop() {
+				req, err := c.Prepare(ctx, "update_node", map[string]any{"node": node})
+				if err != nil {
+					b.Fatal(err)
+				}
+				body, err := requestBody(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body)))
+				var resp response
+				if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || resp.Error != nil {
+					b.Fatalf("response %s: %v", rec.Body.Bytes(), err)
+				}
+				got, err := Reply{raw: resp.Result, codec: codec}.Object()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got.(*objects.Node).UUID != node.UUID {
+					b.Fatal("wrong node back")
+				}
+			}
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -90,19 +90,9 @@ func trimBrackets(h string) string {
 
 // Send implements Transport.
 func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (json.RawMessage, error) {
-	params := make(map[string]json.RawMessage, len(req.Params)+2)
-	for k, v := range req.Params {
-		params[k] = v
-	}
-	params[versionKey], _ = json.Marshal(req.Version)
-	params[contextKey], _ = json.Marshal(map[string]string{"request_id": req.RequestID})
-	env := map[string]any{"jsonrpc": "2.0", "method": req.Method, "params": params}
-	if !req.Cast {
-		env["id"] = req.RequestID
-	}
-	body, err := json.Marshal(env)
+	body, err := requestBody(req)
 	if err != nil {
-		return nil, fmt.Errorf("rpc %s: encode: %w", req.Method, err)
+		return nil, err
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL(host), bytes.NewReader(body))
 	if err != nil {
@@ -151,6 +141,26 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (js
 		return nil, wireToError(r.Error)
 	}
 	return r.Result, nil
+}
+
+// requestBody is the JSON-RPC 2.0 envelope of req, as Ironic's client
+// sends it: the version and request id travel as reserved parameters.
+func requestBody(req *Request) ([]byte, error) {
+	params := make(map[string]json.RawMessage, len(req.Params)+2)
+	for k, v := range req.Params {
+		params[k] = v
+	}
+	params[versionKey], _ = json.Marshal(req.Version)
+	params[contextKey], _ = json.Marshal(map[string]string{"request_id": req.RequestID})
+	env := map[string]any{"jsonrpc": "2.0", "method": req.Method, "params": params}
+	if !req.Cast {
+		env["id"] = req.RequestID
+	}
+	body, err := json.Marshal(env)
+	if err != nil {
+		return nil, fmt.Errorf("rpc %s: encode: %w", req.Method, err)
+	}
+	return body, nil
 }
 
 // markReplayable lets net/http resend a call once on a fresh connection

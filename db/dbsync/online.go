@@ -8,8 +8,8 @@ import (
 )
 
 // OnlineDataMigrations runs the registered online data migrations, as
-// `ironic-dbsync online_data_migrations`: maxCount nil runs batches of 50
-// until done; otherwise one pass of at most *maxCount objects, which must be
+// `ironic-dbsync online_data_migrations`: maxCount nil runs passes of
+// onlinemigrations.BatchSize until done (ironic-dbsync's are 50); otherwise one pass of at most *maxCount objects, which must be
 // positive. options are --option values "<migration>.<key>=<value>".
 // It returns ErrIncomplete when the budget ran out (re-run), an error
 // wrapping ErrBadArguments for bad arguments (checked before the database
@@ -50,7 +50,7 @@ func (s *Syncer) OnlineDataMigrations(ctx context.Context, maxCount *int, option
 	if report == nil {
 		report = onlinemigrations.LineReporter{W: s.Out}
 	}
-	runner := &onlinemigrations.Runner{DB: d, Registry: reg, Report: report, ServiceTimeout: s.ServiceTimeout}
+	runner := &onlinemigrations.Runner{DB: d, Registry: reg, Report: report, ServiceTimeout: s.ServiceTimeout, BatchSize: s.BatchSize}
 	budget := 0
 	if maxCount != nil {
 		budget = *maxCount

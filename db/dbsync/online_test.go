@@ -3,6 +3,7 @@ package dbsync_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func registry(t *testing.T, ms ...onlinemigrations.Migration) *onlinemigrations.
 func intp(n int) *int { return &n }
 
 // TestOnlineDataMigrations follows ironic.md §6.3: --max-count stops at the
-// budget (exit 1), a run without it works in batches of 50 until done
+// budget (exit 1), a run without it works in passes of onlinemigrations.BatchSize until done
 // (exit 0), and the budget spans migrations.
 func TestOnlineDataMigrations(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
@@ -81,7 +82,7 @@ func TestOnlineDataMigrations(t *testing.T) {
 			{intp(3), []string{"backfill_resource_class.value=gpu"}, 1, "backfill_resource_class() migrated 1 of 1 objects.\n" +
 				"move_group() migrated 2 of 3 objects.\n" +
 				"Data migrations have not completed. Please re-run.\n"},
-			{nil, nil, 0, "Running batches of 50 until migrations have been completed.\n" +
+			{nil, nil, 0, fmt.Sprintf("Running batches of %d until migrations have been completed.\n", onlinemigrations.BatchSize) +
 				"backfill_resource_class() migrated 0 of 0 objects.\n" +
 				"move_group() migrated 1 of 1 objects.\n" +
 				"Data migrations have completed.\n"},

@@ -30,6 +30,9 @@ type Syncer struct {
 	// Report shows online migration progress; nil prints ironic-dbsync's
 	// lines on Out.
 	Report onlinemigrations.Reporter
+	// BatchSize is the budget of each pass of online-data-migrations
+	// without a max count; 0 means onlinemigrations.BatchSize.
+	BatchSize int
 	// ServiceTimeout is how recent a heartbeat must be for a service to
 	// count as live; 0 means db.DefaultServiceTimeout.
 	ServiceTimeout time.Duration

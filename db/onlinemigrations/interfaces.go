@@ -38,6 +38,9 @@ type Options struct {
 	// Notes receives what a migration could not do and why (nil discards):
 	// it goes beside the progress lines, never instead of an error.
 	Notes io.Writer
+	// ChunkSize is how many rows one UPDATE changes; 0 means the
+	// package's ChunkSize.
+	ChunkSize int
 }
 
 // Install registers the online migrations the db layer owns, in order; the
@@ -65,7 +68,7 @@ func BackfillNodeInterfaces(o Options) Migration {
 	if o.Notes == nil {
 		o.Notes = io.Discard
 	}
-	b := backfill{o: o}
+	b := backfill{o: o, walk: new(Walker)}
 	return Migration{
 		Name:              BackfillNodeInterfacesName,
 		MinServiceVersion: BackfillNodeInterfacesMinServiceVersion,
@@ -77,7 +80,11 @@ func BackfillNodeInterfaces(o Options) Migration {
 	}
 }
 
-type backfill struct{ o Options }
+type backfill struct {
+	o Options
+	// walk remembers where the previous pass of this run stopped.
+	walk *Walker
+}
 
 // interfaceColumns are the node columns the backfill fills: the 1.1 fields
 // and network_interface, which release 0.1 left NULL too.
@@ -126,76 +133,92 @@ func (b backfill) run(ctx context.Context, d *db.DB, maxCount int, _ map[string]
 }
 
 // pass backfills at most maxCount rows (0: all; -1: none, only count),
-// one hardware type at a time, and returns (rows to do at the start,
-// rows done).
+// and returns (rows to do at the start, rows done). One scan counts the
+// rows to do per hardware type (and those of unknown types, to skip);
+// then one walk by id updates every known type's rows together, in
+// chunks, going on from where the previous pass stopped (Walker).
 func (b backfill) pass(ctx context.Context, d *db.DB, maxCount int) (total, migrated int, err error) {
 	cat, err := b.catalog(ctx, d)
 	if err != nil {
 		return 0, 0, err
 	}
+	known := cat.HardwareTypes()
+	where, set := b.statements(cat, known)
 	need := needsBackfill()
-	var drivers []string
-	if err := d.Bun().NewSelect().Table(db.TableNodes).ColumnExpr("DISTINCT driver").
-		Where(need.SQL, need.Args...).Scan(ctx, &drivers); err != nil {
-		return 0, 0, fmt.Errorf("list hardware types to backfill: %w", err)
+	unknown := Expr{SQL: need.SQL, Args: need.Args}
+	if len(known) > 0 {
+		unknown = Expr{SQL: "driver NOT IN (?) AND " + need.SQL, Args: append([]any{bun.List(known)}, need.Args...)}
 	}
-	slices.Sort(drivers)
+	var groups []struct {
+		Driver string `bun:"driver"`
+		N      int    `bun:"n"`
+	}
+	if err := d.Bun().NewSelect().Table(db.TableNodes).ColumnExpr("driver, COUNT(*) AS n").
+		Where("("+where.SQL+") OR ("+unknown.SQL+")", append(slices.Clone(where.Args), unknown.Args...)...).
+		GroupExpr("driver").OrderExpr("driver").Scan(ctx, &groups); err != nil {
+		return 0, 0, fmt.Errorf("count nodes to backfill: %w", err)
+	}
 	var skipped []string
-	for _, hw := range drivers {
-		if !cat.Has(hw) {
-			skipped = append(skipped, hw)
+	skippedRows := 0
+	for _, g := range groups {
+		if !cat.Has(g.Driver) {
+			skipped, skippedRows = append(skipped, g.Driver), skippedRows+g.N
 			continue
 		}
-		where, set := b.statements(cat, hw)
-		budget := maxCount - migrated
-		if maxCount < 0 || (maxCount > 0 && budget <= 0) {
-			n, err := d.Bun().NewSelect().Table(db.TableNodes).Where(where.SQL, where.Args...).Count(ctx)
-			if err != nil {
-				return 0, 0, fmt.Errorf("count %s nodes to backfill: %w", hw, err)
-			}
-			total += int(n)
-			continue
-		}
-		t, m, err := UpdateInBatches(ctx, d, db.TableNodes, where, set, budget)
-		if err != nil {
-			return 0, 0, fmt.Errorf("backfill %s nodes: %w", hw, err)
-		}
-		total, migrated = total+t, migrated+m
+		total += g.N
 	}
-	if len(skipped) > 0 && maxCount >= 0 {
-		b.noteSkipped(ctx, d, skipped)
+	if maxCount < 0 {
+		return total, 0, nil
+	}
+	if total > 0 {
+		if migrated, err = b.walk.Update(ctx, d, db.TableNodes, where, set, maxCount, b.o.ChunkSize); err != nil {
+			return 0, 0, fmt.Errorf("backfill nodes: %w", err)
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(b.o.Notes, "%s: skipped %d node(s) of hardware type(s) %s, which no registered conductor serves: "+
+			"their interfaces stay unset (the hardware type's defaults apply when a conductor serves it); "+
+			"run again once one has registered.\n", BackfillNodeInterfacesName, skippedRows, strings.Join(skipped, ", "))
 	}
 	return total, migrated, nil
 }
 
-// statements are the WHERE and SET of hw's backfill: rows written at 1.0,
-// or with a NULL column hw has a default for, get every such default and
-// version 1.1. A column hw has no default for stays NULL.
-func (b backfill) statements(cat *catalog.Catalog, hw string) (where, set Expr) {
-	conds, condArgs := []string{"version = ?"}, []any{nodeWithoutInterfaces}
+// statements are the WHERE and SET of the backfill of the hardware types
+// hws (known to cat): a row of type hw written at 1.0, or with a NULL
+// column hw has a default for, gets every such default and version 1.1. A
+// column hw has no default for stays NULL. One statement serves every
+// type: the WHERE has a term per type, the SET a CASE on driver per
+// column.
+func (b backfill) statements(cat *catalog.Catalog, hws []string) (where, set Expr) {
+	if len(hws) == 0 {
+		return Expr{SQL: "1 = 0"}, Expr{SQL: "version = version"}
+	}
+	var terms []string
 	sets, setArgs := []string{"version = ?"}, []any{nodeWithInterfaces}
+	cases := map[string][]any{} // column → hw, default, hw, default, …
+	for _, hw := range hws {
+		conds := []string{"version = ?"}
+		where.Args = append(where.Args, hw, nodeWithoutInterfaces)
+		for _, iface := range catalog.Types() {
+			def := cat.Impls(hw, iface).Default
+			if def == "" {
+				continue
+			}
+			col := catalog.Field(iface)
+			conds = append(conds, col+" IS NULL")
+			cases[col] = append(cases[col], hw, def)
+		}
+		terms = append(terms, "(driver = ? AND ("+strings.Join(conds, " OR ")+"))")
+	}
 	for _, iface := range catalog.Types() {
-		def := cat.Impls(hw, iface).Default
-		if def == "" {
+		col := catalog.Field(iface)
+		args := cases[col]
+		if len(args) == 0 {
 			continue
 		}
-		col := catalog.Field(iface)
-		conds = append(conds, col+" IS NULL")
-		sets, setArgs = append(sets, col+" = COALESCE("+col+", ?)"), append(setArgs, def)
+		sets = append(sets, col+" = COALESCE("+col+", CASE driver"+strings.Repeat(" WHEN ? THEN ?", len(args)/2)+" END)")
+		setArgs = append(setArgs, args...)
 	}
-	where = Expr{SQL: "driver = ? AND (" + strings.Join(conds, " OR ") + ")", Args: append([]any{hw}, condArgs...)}
+	where.SQL = "(" + strings.Join(terms, " OR ") + ")"
 	return where, Expr{SQL: strings.Join(sets, ", "), Args: setArgs}
-}
-
-// noteSkipped says which nodes were left alone and why.
-func (b backfill) noteSkipped(ctx context.Context, d *db.DB, hws []string) {
-	need := needsBackfill()
-	n, err := d.Bun().NewSelect().Table(db.TableNodes).Where(need.SQL, need.Args...).
-		Where("driver IN (?)", bun.List(hws)).Count(ctx)
-	if err != nil {
-		n = -1
-	}
-	fmt.Fprintf(b.o.Notes, "%s: skipped %d node(s) of hardware type(s) %s, which no registered conductor serves: "+
-		"their interfaces stay unset (the hardware type's defaults apply when a conductor serves it); "+
-		"run again once one has registered.\n", BackfillNodeInterfacesName, n, strings.Join(hws, ", "))
 }

@@ -155,3 +155,61 @@ func TestBackfillNodeInterfaces(t *testing.T) {
 		}
 	})
 }
+
+// The backfill walks the table in chunks: with chunks of 2, a --max-count
+// of 3 stops mid-chunk and a run without it finishes; a row already at 1.1
+// with its own interfaces, between rows to do, keeps them.
+func TestBackfillNodeInterfacesInChunks(t *testing.T) {
+	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
+		ctx := context.Background()
+		dbh := dbtest.Open(t, d)
+		reg, tb := dbtest.Registry(t), dbtest.Releases(t)
+		pin, _ := tb.ParsePin("0.1")
+		old, head := db.NewStore(dbh, reg, release.NewPinner(tb, pin)), db.NewStore(dbh, reg, release.NewPinner(tb, release.Pin{}))
+		const kept = "00000000-0000-0000-0000-000000000002" // an ipmi node
+		for i := range 8 {
+			obj, _ := reg.New("Node")
+			n := obj.(*objects.Node)
+			n.UUID, n.Driver = fmt.Sprintf("00000000-0000-0000-0000-00000000000%d", i), []string{"ipmi", "fake-hardware"}[i%2]
+			s := old
+			if n.UUID == kept {
+				s = head
+				for _, p := range []**string{&n.BootInterface, &n.ConsoleInterface, &n.DeployInterface, &n.InspectInterface,
+					&n.ManagementInterface, &n.NetworkInterface, &n.PowerInterface, &n.RAIDInterface, &n.VendorInterface} {
+					v := "fake"
+					*p = &v
+				}
+			}
+			if err := s.Create(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := &Registry{}
+		if err := r.Register(BackfillNodeInterfaces(Options{ChunkSize: 2})); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		run := &Runner{DB: dbh, Registry: r, Report: LineReporter{W: &out}}
+		if finished, err := run.Run(ctx, 3, nil); err != nil || finished {
+			t.Fatalf("--max-count 3: finished=%v err=%v", finished, err)
+		}
+		if finished, err := run.Run(ctx, 0, nil); err != nil || !finished {
+			t.Fatalf("without --max-count: finished=%v err=%v", finished, err)
+		}
+		want := "backfill_node_interfaces() migrated 3 of 7 objects.\n" +
+			fmt.Sprintf("Running batches of %d until migrations have been completed.\n", BatchSize) +
+			"backfill_node_interfaces() migrated 4 of 4 objects.\n"
+		if out.String() != want {
+			t.Fatalf("output:\n%s\nwant:\n%s", out.String(), want)
+		}
+		for uuid, row := range readNodes(t, dbh) {
+			cols := strs(row.Columns)
+			if row.Version != "1.1" || len(cols) != 9 {
+				t.Errorf("%s (%s): version %s, interfaces %v", uuid, row.Driver, row.Version, cols)
+			}
+			if (uuid == kept) != (row.Driver == "ipmi" && cols["power"] == "fake") {
+				t.Errorf("%s (%s): interfaces %v", uuid, row.Driver, cols)
+			}
+		}
+	})
+}

@@ -2,11 +2,14 @@ package onlinemigrations
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/rivetmetal/rivet/core/keyring"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/uptrace/bun"
 )
@@ -61,7 +64,8 @@ func updateToLatest(ctx context.Context, s *db.Store, maxCount int) (total, migr
 	reg := s.Registry()
 	tables := db.ObjectTables()
 	for _, kind := range db.ObjectKinds() {
-		if _, err := reg.Latest(kind); err != nil {
+		latest, err := reg.Latest(kind)
+		if err != nil {
 			return total, migrated, err
 		}
 		n, err := staleRows(s.DB(), reg, kind).Count(ctx)
@@ -81,16 +85,36 @@ func updateToLatest(ctx context.Context, s *db.Store, maxCount int) (total, migr
 		if err := q.Scan(ctx, &ids); err != nil {
 			return total, migrated, fmt.Errorf("select %s rows to migrate: %w", tables[kind], err)
 		}
-		for _, id := range ids {
-			obj, err := s.Load(ctx, kind, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("id = ?", id) })
+		for chunk := range slices.Chunk(ids, ChunkSize) {
+			n, err := migrateRows(ctx, s, kind, latest, chunk)
+			migrated += n
 			if err != nil {
-				return total, migrated, fmt.Errorf("migrate %s %d: %w", kind, id, err)
+				return total, migrated, err
 			}
-			if err := s.Save(ctx, obj); err != nil {
-				return total, migrated, fmt.Errorf("migrate %s %d: %w", kind, id, err)
-			}
-			migrated++
 		}
 	}
 	return total, migrated, nil
+}
+
+// migrateRows loads kind's rows of ids still below latest in one query and
+// saves each at latest. A row deleted meanwhile needs nothing; one a
+// service rewrote at latest meanwhile is not loaded.
+func migrateRows(ctx context.Context, s *db.Store, kind string, latest version.Version, ids []int64) (migrated int, err error) {
+	objs, err := s.LoadAll(ctx, kind, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("?TableAlias.id IN (?)", bun.List(ids)).Where("?TableAlias.version <> ?", latest.String()).OrderExpr("?TableAlias.id ASC")
+	})
+	if err != nil {
+		return 0, fmt.Errorf("migrate %s rows %d to %d: %w", kind, ids[0], ids[len(ids)-1], err)
+	}
+	for _, obj := range objs {
+		if err := s.Save(ctx, obj); err != nil {
+			if errors.Is(err, db.ErrNotFound) {
+				continue
+			}
+			id, _ := s.Registry().Get(obj, "id")
+			return migrated, fmt.Errorf("migrate %s %v: %w", kind, id, err)
+		}
+		migrated++
+	}
+	return migrated, nil
 }

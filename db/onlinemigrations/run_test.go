@@ -3,6 +3,7 @@ package onlinemigrations
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -29,7 +30,8 @@ func (f *fake) run(_ context.Context, _ *db.DB, maxCount int, _ map[string]strin
 
 // TestRunBudget checks ironic-dbsync's accounting: each migration gets what
 // is left of the budget; reaching it ends the pass unfinished (no
-// look-ahead); without --max-count passes of 50 run until one migrates less.
+// look-ahead); without --max-count passes of the runner's batch size (50
+// here, as ironic-dbsync's) run until one migrates less.
 func TestRunBudget(t *testing.T) {
 	tests := map[string]struct {
 		a, b        int // objects to migrate
@@ -61,7 +63,7 @@ func TestRunBudget(t *testing.T) {
 			_ = r.Register(Migration{Name: "a", Run: a.run})
 			_ = r.Register(Migration{Name: "b", Run: b.run})
 			var out bytes.Buffer
-			finished, err := (&Runner{Registry: r, Report: LineReporter{&out}}).Run(context.Background(), tc.maxCount, nil)
+			finished, err := (&Runner{Registry: r, Report: LineReporter{&out}, BatchSize: 50}).Run(context.Background(), tc.maxCount, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,6 +73,23 @@ func TestRunBudget(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Without a batch size the runner uses BatchSize.
+func TestRunDefaultBatchSize(t *testing.T) {
+	a := &fake{left: BatchSize + 1}
+	r := &Registry{}
+	_ = r.Register(Migration{Name: "a", Run: a.run})
+	var out bytes.Buffer
+	if finished, err := (&Runner{Registry: r, Report: LineReporter{&out}}).Run(context.Background(), 0, nil); err != nil || !finished {
+		t.Fatalf("finished=%v err=%v", finished, err)
+	}
+	if diff := cmp.Diff([]int{BatchSize, BatchSize}, a.budgets); diff != "" {
+		t.Errorf("budgets (-want +got):\n%s", diff)
+	}
+	if want := fmt.Sprintf("Running batches of %d until", BatchSize); !strings.HasPrefix(out.String(), want) {
+		t.Errorf("output %q, want it to begin %q", out.String(), want)
 	}
 }
 

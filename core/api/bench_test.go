@@ -1,0 +1,105 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+// Hot paths of the REST API without a network or a database. Run with
+//
+//	go test -run '^$' -bench . -benchmem ./core/api
+
+// discardWriter is a ResponseWriter that keeps nothing but its headers,
+// cleared before each request.
+type discardWriter struct{ h http.Header }
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *discardWriter) WriteHeader(int)             {}
+
+// BenchmarkMicroversionMiddleware is the X-OpenStack-Ironic-API-Version
+// negotiation on every request, around a handler that only answers 204:
+// header absent (1.1), an explicit version, "latest", and an invalid value
+// (406 with Ironic's error body).
+func BenchmarkMicroversionMiddleware(b *testing.B) {
+	pinner := release.NewPinner(release.Default(), release.Pin{})
+	rg := Range{Min: release.MinAPI, Max: func() version.Version { return pinner.Effective().API }}
+	h := rg.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if VersionFrom(r.Context()).Major != 1 {
+			b.Fatal("no version negotiated")
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	for _, tc := range []struct{ name, header string }{
+		{"absent", ""}, {"explicit", "1.31"}, {"latest", "latest"}, {"invalid", "1.x"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := httptest.NewRequest(http.MethodGet, "/v1/nodes/1be26c0b-03f2-4d2e-ae87-c02d7f33c123", nil)
+			if tc.header != "" {
+				r.Header.Set(HeaderVersion, tc.header)
+			}
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				h.ServeHTTP(w, r)
+			}
+		})
+	}
+}
+
+// BenchmarkNodeRender is GET /v1/nodes/{uuid}'s body for a loaded node:
+// the view at the request's version (secrets masked, newer fields hidden,
+// fields the pinned release lacks hidden) and its JSON encoding. The node
+// has no chassis, so no database is involved.
+func BenchmarkNodeRender(b *testing.B) {
+	reg := objects.NewRegistry()
+	if err := objects.Install(reg); err != nil {
+		b.Fatal(err)
+	}
+	tb := release.Default()
+	pin01, err := tb.ParsePin("0.1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	obj, _ := reg.New("Node")
+	n := obj.(*objects.Node)
+	name, power, boot := "rack1-node7", "power on", "ipxe"
+	n.UUID, n.Name, n.Driver, n.PowerState, n.ProvisionState = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", &name, "ipmi", &power, "active"
+	n.BootInterface = &boot
+	n.DriverInfo = map[string]any{"ipmi_address": "10.0.0.7", "ipmi_username": "admin", "ipmi_password": "secret"}
+	n.Properties = map[string]any{"cpu_arch": "x86_64", "cpus": 32, "memory_mb": 131072, "local_gb": 400}
+	n.InstanceInfo = map[string]any{"image_source": "http://images/ubuntu.qcow2", "root_gb": 40}
+	n.Extra = map[string]any{"rack": "r1", "slot": 7}
+	for _, tc := range []struct {
+		name    string
+		pin     release.Pin
+		version string
+	}{{"v1.1", release.Pin{}, "1.1"}, {"latest", release.Pin{}, "latest"}, {"pinned-0.1-latest", pin01, "latest"}} {
+		b.Run(tc.name, func(b *testing.B) {
+			pinner := release.NewPinner(tb, tc.pin)
+			s := &server{Deps: Deps{Pinner: pinner}, reg: reg}
+			v := version.MustParse("1.1")
+			if tc.version == "latest" {
+				v = pinner.Effective().API
+			}
+			r := httptest.NewRequest(http.MethodGet, "/v1/nodes/"+n.UUID, nil)
+			r = r.WithContext(WithVersion(context.Background(), v))
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				view, err := s.nodeView(r, n, chassisUUIDs{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				writeJSON(w, http.StatusOK, view)
+			}
+		})
+	}
+}

@@ -1,0 +1,123 @@
+package objects
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rivetmetal/rivet/core/version"
+)
+
+// Hot paths of the versioned core on the Node sample (samples_test.go):
+// every RPC with a node converts it, and every row read or written goes
+// through FromDB/ForDB. Run with
+//
+//	go test -run '^$' -bench . -benchmem ./core/objects
+//
+// Each iteration does the whole operation on a fresh input; nothing is
+// computed once outside the loop.
+
+func benchRegistry(b *testing.B) *Registry {
+	b.Helper()
+	r := NewRegistry()
+	if err := Install(r); err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+// BenchmarkNodeSerialize is sending a node: convert a copy from latest to
+// the target and build the primitive (latest, and Node 1.0 for a peer
+// pinned to release 0.1, which drops the interface fields).
+func BenchmarkNodeSerialize(b *testing.B) {
+	r := benchRegistry(b)
+	node := loadedSample(r, "Node")
+	latest, _ := r.Latest("Node")
+	for _, tc := range targets(latest) {
+		name, target := tc.name, tc.v
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.Serialize(node, target); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNodeEncode is Serialize plus the JSON encoding of the primitive.
+func BenchmarkNodeEncode(b *testing.B) {
+	r := benchRegistry(b)
+	node := loadedSample(r, "Node")
+	for _, tc := range targets(mustLatest(b, r)) {
+		name, target := tc.name, tc.v
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.Encode(node, target); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNodeDecode is receiving a node: parse the JSON primitive, build
+// the object and convert it to latest on the server side (the golden
+// primitives of HEAD, Node 1.1, and of release 0.1, Node 1.0).
+func BenchmarkNodeDecode(b *testing.B) {
+	r := benchRegistry(b)
+	for _, rel := range []string{"HEAD", "0.1"} {
+		raw, err := os.ReadFile(filepath.Join("testdata", rel, "Node.json"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("from-"+rel, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.Decode(raw, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNodeForDB is the conversion before a row is written: a copy at
+// the target with the fields to write (latest, and Node 1.0 for a
+// service pinned to release 0.1).
+func BenchmarkNodeForDB(b *testing.B) {
+	r := benchRegistry(b)
+	node := loadedSample(r, "Node")
+	for _, tc := range targets(mustLatest(b, r)) {
+		name, target := tc.name, tc.v
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := r.ForDB(node, target); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+type benchTarget struct {
+	name string
+	v    version.Version
+}
+
+// targets are latest and Node 1.0, what a peer pinned to release 0.1 gets.
+func targets(latest version.Version) []benchTarget {
+	return []benchTarget{{"latest", latest}, {"backport-1.0", version.MustParse("1.0")}}
+}
+
+func mustLatest(b *testing.B, r *Registry) version.Version {
+	b.Helper()
+	v, err := r.Latest("Node")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v
+}
