@@ -156,9 +156,12 @@ func pluginNode(n *objects.Node) plugins.Node {
 
 // bmcOf names a node's BMC for messages and the power-sync per-BMC key:
 // its address (and port), never credentials.
-func bmcOf(n *objects.Node) string {
+func bmcOf(n *objects.Node) string { return bmcOfInfo(n.DriverInfo) }
+
+// bmcOfInfo is bmcOf from a node's driver_info.
+func bmcOfInfo(info map[string]any) string {
 	str := func(k string) string {
-		if v, ok := n.DriverInfo[k]; ok && v != nil {
+		if v, ok := info[k]; ok && v != nil {
 			return strings.TrimSpace(fmt.Sprint(v))
 		}
 		return ""

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/uptrace/bun"
-
 	"github.com/rivetmetal/rivet/core/conductor/powersync"
-	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 )
 
@@ -26,20 +23,17 @@ func (p powerSource) Nodes(ctx context.Context) ([]powersync.Node, error) {
 	if len(hws) == 0 || s.draining.Load() {
 		return nil, nil
 	}
-	objs, err := s.store.LoadAll(ctx, "Node", func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("LOWER(n.conductor_group) = ?", strings.ToLower(s.cfg.Group)).Where("n.driver IN (?)", bun.In(hws)).OrderExpr("n.id ASC")
-	})
+	rows, err := s.db.PowerSyncNodes(ctx, s.cfg.Group, hws)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]powersync.Node, 0, len(objs))
-	for _, o := range objs {
-		n := o.(*objects.Node)
+	out := make([]powersync.Node, 0, len(rows))
+	for _, n := range rows {
 		host, err := s.router.HostFor(ctx, rpc.Target{UUID: n.UUID, Driver: n.Driver, Group: n.ConductorGroup})
 		if err != nil || host != s.cfg.Hostname {
 			continue
 		}
-		out = append(out, powersync.Node{UUID: n.UUID, BMC: bmcOf(n), PowerState: deref(n.PowerState),
+		out = append(out, powersync.Node{UUID: n.UUID, BMC: bmcOfInfo(n.DriverInfo), PowerState: deref(n.PowerState),
 			Maintenance: n.Maintenance, Locked: n.Reservation != nil})
 	}
 	return out, nil

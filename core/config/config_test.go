@@ -39,7 +39,7 @@ func TestDefaults(t *testing.T) {
 		},
 		Database: DatabaseOpts{
 			Connection: "sqlite:////var/lib/rivet/rivet.db", MaxOpenConnections: 20,
-			MaxIdleConnections: 5, ConnectionMaxLifetime: time.Hour,
+			MaxIdleConnections: 20, ConnectionMaxLifetime: time.Hour,
 			ConnectTimeout: 10 * time.Second, SQLiteBusyTimeout: 5 * time.Second,
 		},
 		JSONRPC: JSONRPCOpts{

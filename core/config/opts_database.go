@@ -22,8 +22,10 @@ func databaseSection() section {
 			required().masked(maskURL).check(checkConnection),
 		intOpt("max_open_connections", 20, func(c *Config) *int { return &c.Database.MaxOpenConnections },
 			"Largest number of open connections to the database per service.").atLeast(1),
-		intOpt("max_idle_connections", 5, func(c *Config) *int { return &c.Database.MaxIdleConnections },
-			"Largest number of idle connections kept open per service.").atLeast(0),
+		intOpt("max_idle_connections", 20, func(c *Config) *int { return &c.Database.MaxIdleConnections },
+			"Largest number of idle connections kept open per service, at most max_open_connections "+
+				"(a larger value is capped at it). Below the number of queries a busy service runs at "+
+				"once, connections are closed and reopened continually.").atLeast(0),
 		durOpt("connection_max_lifetime", 3600*time.Second, func(c *Config) *time.Duration { return &c.Database.ConnectionMaxLifetime },
 			"Time after which a connection is closed and replaced. 0 keeps connections forever."),
 		durOpt("connect_timeout", 10*time.Second, func(c *Config) *time.Duration { return &c.Database.ConnectTimeout },

@@ -114,14 +114,6 @@ var rules = []func(c *Config, t *release.Table) []error{
 		return nil
 	},
 	func(c *Config, _ *release.Table) []error {
-		if c.Database.MaxIdleConnections > c.Database.MaxOpenConnections {
-			return []error{optionError("", opt("database", "max_idle_connections"), fmt.Sprintf(
-				"%d must not exceed [database] max_open_connections (%d)",
-				c.Database.MaxIdleConnections, c.Database.MaxOpenConnections))}
-		}
-		return nil
-	},
-	func(c *Config, _ *release.Table) []error {
 		if !c.API.EnableSSLAPI {
 			return nil
 		}

@@ -71,3 +71,39 @@ func TestSoftPowerDelay(t *testing.T) {
 		t.Fatalf("cancelled soft reboot: %v", err)
 	}
 }
+
+// fake_power_delay makes reading the power state take that long (a BMC's
+// latency); cancelling ctx ends the wait with the context's error. Setting
+// the power state is not delayed.
+func TestPowerDelay(t *testing.T) {
+	ctx := context.Background()
+	d := fake.New(nil)
+	node := plugins.Node{UUID: "n1", DriverInfo: plugins.DriverInfo{fake.PowerDelayKey: 0.05}}
+	start := time.Now()
+	ps, err := d.GetPowerState(ctx, node)
+	if err != nil || ps != plugins.PowerOff {
+		t.Fatalf("GetPowerState = %q, %v; want power off", ps, err)
+	}
+	if took := time.Since(start); took < 50*time.Millisecond {
+		t.Fatalf("GetPowerState with a 50ms delay returned after %v", took)
+	}
+	if err := d.SetPowerState(ctx, node, plugins.PowerOn); err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := d.GetPowerState(ctx, node); err != nil || ps != plugins.PowerOn {
+		t.Fatalf("after power on: %q, %v", ps, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	node.DriverInfo[fake.PowerDelayKey] = "30"
+	if _, err := d.GetPowerState(cctx, node); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled GetPowerState = %v, want context.Canceled", err)
+	}
+	// Invalid or absent: no delay.
+	for _, v := range []any{"soon", -1, nil} {
+		node.DriverInfo[fake.PowerDelayKey] = v
+		if _, err := d.GetPowerState(cctx, node); err != nil {
+			t.Fatalf("GetPowerState with %s=%v: %v", fake.PowerDelayKey, v, err)
+		}
+	}
+}

@@ -5,7 +5,9 @@
 // binary's hidden `plugin serve fake` mode).
 //
 // Rules: every operation succeeds instantly (Deploy waits driver_info
-// fake_deploy_delay seconds when set; a soft power off or soft reboot waits
+// fake_deploy_delay seconds when set; reading the power state waits
+// fake_power_delay seconds, a BMC's latency, which power-state sync
+// benchmarks use; a soft power off or soft reboot waits
 // fake_soft_power_delay seconds, the simulated OS's reaction time, and fails
 // when its timeout is shorter) and is remembered per node UUID for the life
 // of the process; a node never seen before is powered off with a one-time

@@ -15,8 +15,23 @@ import (
 // OS that ignores the ACPI request does, and leaves the power state alone.
 const SoftPowerDelayKey = "fake_soft_power_delay"
 
-// GetPowerState implements plugins.PowerStateGetter.
-func (d *Driver) GetPowerState(_ context.Context, node plugins.Node) (plugins.PowerState, error) {
+// PowerDelayKey is the driver_info key (seconds) for how long reading the
+// power state takes, as a BMC's answer does, so benchmarks can measure
+// power-state sync against a known per-call latency.
+const PowerDelayKey = "fake_power_delay"
+
+// GetPowerState implements plugins.PowerStateGetter, after driver_info
+// fake_power_delay seconds if set (ctx cuts it short).
+func (d *Driver) GetPowerState(ctx context.Context, node plugins.Node) (plugins.PowerState, error) {
+	if delay := delayOf(node, PowerDelayKey); delay > 0 {
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return "", fmt.Errorf("driver fake: node %s: get power state: %w", node.UUID, ctx.Err())
+		}
+	}
 	var ps plugins.PowerState
 	err := d.with(node, "get power state", func(s *nodeState) error { ps = s.power; return nil })
 	return ps, err
@@ -109,8 +124,11 @@ func (d *Driver) soft(ctx context.Context, node plugins.Node, op string, final p
 }
 
 // softDelay reads fake_soft_power_delay; absent or invalid is no delay.
-func softDelay(node plugins.Node) time.Duration {
-	secs, err := strconv.ParseFloat(fmt.Sprint(node.DriverInfo[SoftPowerDelayKey]), 64)
+func softDelay(node plugins.Node) time.Duration { return delayOf(node, SoftPowerDelayKey) }
+
+// delayOf reads a driver_info delay in seconds; absent or invalid is none.
+func delayOf(node plugins.Node, key string) time.Duration {
+	secs, err := strconv.ParseFloat(fmt.Sprint(node.DriverInfo[key]), 64)
 	if err != nil || secs <= 0 {
 		return 0
 	}

@@ -5,11 +5,34 @@
 //	go run ./test/bench --url http://127.0.0.1:6385 [--workloads enroll,get,list,detail,power,lifecycle] [--json]
 //
 // Workloads: enroll (POST nodes at --concurrency), get (GET one node at
-// --get-concurrency for --duration), list (GET /v1/nodes?limit=1000),
-// detail (GET /v1/nodes/detail?limit=100 at --get-concurrency), power (power
-// on --power-nodes nodes and wait until each reports it), lifecycle
-// (manage → provide → active → deleted on --lifecycle-nodes nodes, waiting
-// for each state). Every figure is measured, never extrapolated: rates,
-// p50 and p99 latencies, and elapsed times. Nodes it creates are deleted at
-// the end unless --keep is given. It only talks to the URL it is given.
+// --get-concurrency for --duration), list (GET /v1/nodes?limit=1000, or
+// all the enrolled nodes when fewer), detail (GET /v1/nodes/detail?limit=100
+// at --get-concurrency), power (power on --power-nodes nodes and wait until
+// each reports it), lifecycle (manage → provide → active → deleted on
+// --lifecycle-nodes nodes, waiting for each state). Every figure is
+// measured, never extrapolated: rates, p50 and p99 latencies, and elapsed
+// times. Nodes it creates are deleted at the end unless --keep is given. It
+// only talks to the URL it is given.
+//
+// The suite mode measures Rivet itself, from the working tree, on
+// PostgreSQL, at several scales:
+//
+//	go run ./test/bench suite [--scales 1000,10000] [--workloads …,powersync] [--json]
+//
+// It builds rivet and rivet-driver-fake into a temporary folder, and for
+// each scale creates a private database on the server of
+// RIVET_BENCH_POSTGRES_DSN (else RIVET_TEST_POSTGRES_DSN, else local trust
+// auth), runs `rivet dbsync upgrade`, starts one `rivet api` and one `rivet
+// conductor` (JSON-RPC on loopback, noauth, fake-hardware served by the
+// out-of-process plugin), enrolls the nodes through the API, runs the
+// workloads, and reads the resident memory (VmRSS, and the peak VmHWM, from
+// /proc/PID/status) of the API, the conductor and the plugin processes. The
+// powersync workload is a deployment of its own: one conductor holding
+// --powersync-nodes nodes whose every power-state read takes
+// --powersync-latency (fake_power_delay), syncing with
+// sync_power_state_workers = --powersync-workers; it reads the cycles the
+// conductor logs ("power-state sync cycle done") and compares the steady
+// cycles' duration with N × latency / workers. Everything it starts is
+// stopped, and every database dropped, when it ends, fails or is
+// interrupted (Ctrl-C). docs/performance.md has the figures.
 package main

@@ -32,12 +32,15 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "suite" {
+		os.Exit(runSuite(os.Args[2:]))
+	}
 	var o options
 	flag.StringVar(&o.url, "url", envOr("RIVET_URL", "http://127.0.0.1:6385"), "API endpoint (with or without /v1)")
 	flag.StringVar(&o.apiVersion, "api-version", "1.26", "microversion to send")
 	flag.StringVar(&o.username, "username", os.Getenv("RIVET_USERNAME"), "http_basic user")
 	flag.StringVar(&o.workloads, "workloads", "enroll,get,list,detail,power,lifecycle", "comma-separated workloads")
-	flag.IntVar(&o.nodes, "nodes", 1000, "nodes enrolled by the enroll workload (list needs 1000)")
+	flag.IntVar(&o.nodes, "nodes", 1000, "nodes enrolled by the enroll workload (list reads up to 1000 of them)")
 	flag.IntVar(&o.concurrency, "concurrency", 8, "concurrency of enroll, power and lifecycle")
 	flag.IntVar(&o.getConcurrency, "get-concurrency", 16, "concurrency of get and detail")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long get and detail run")

@@ -119,21 +119,24 @@ func get(ctx context.Context, b *bench) (Result, error) {
 }
 
 func list(ctx context.Context, b *bench) (Result, error) {
-	if _, err := b.need(1000); err != nil {
+	if _, err := b.need(1); err != nil {
 		return Result{}, err
 	}
+	b.mu.Lock()
+	n := min(1000, len(b.nodes))
+	b.mu.Unlock()
+	path := fmt.Sprintf("/v1/nodes?limit=%d", n)
 	lat, errs, elapsed := forDuration(ctx, b.o.duration, 1, func(ctx context.Context) error {
 		var page struct{ Nodes []node }
-		if err := b.c.do(ctx, http.MethodGet, "/v1/nodes?limit=1000", nil, http.StatusOK, &page); err != nil {
+		if err := b.c.do(ctx, http.MethodGet, path, nil, http.StatusOK, &page); err != nil {
 			return err
 		}
-		if len(page.Nodes) != 1000 {
-			return fmt.Errorf("list returned %d nodes", len(page.Nodes))
+		if len(page.Nodes) != n {
+			return fmt.Errorf("list returned %d nodes, want %d", len(page.Nodes), n)
 		}
 		return nil
 	})
-	r := lat.result("list-1000", 1, errs, elapsed)
-	return r, nil
+	return lat.result(fmt.Sprintf("list-%d", n), 1, errs, elapsed), nil
 }
 
 func detail(ctx context.Context, b *bench) (Result, error) {
