@@ -94,7 +94,9 @@ func defaultSection() section {
 				"Every service of a deployment must use the same value.").
 			between(1, 16),
 		durOpt("hash_ring_reset_interval", 15*time.Second, func(c *Config) *time.Duration { return &c.Default.HashRingResetInterval },
-			"Time after which the hash ring is considered outdated and is rebuilt on its next use.").
+			"Time after which the hash ring is considered outdated and is rebuilt on its next use. "+
+				"A conductor stopping (SIGTERM) while a peer can take its nodes keeps its JSON-RPC listener "+
+				"open this long, refusing calls, so no API still routes to a closed port.").
 			atLeast(int64(time.Second)),
 		durOpt("service_heartbeat_interval", 10*time.Second, func(c *Config) *time.Duration { return &c.Default.ServiceHeartbeatInterval },
 			"Interval at which every service (API and conductor) records its release and "+
