@@ -30,37 +30,18 @@ func benchRegistry(b *testing.B) *Registry {
 // the target and build the primitive (latest, and Node 1.0 for a peer
 // pinned to release 0.1, which drops the interface fields).
 func BenchmarkNodeSerialize(b *testing.B) {
-	r := benchRegistry(b)
-	node := loadedSample(r, "Node")
-	latest, _ := r.Latest("Node")
-	for _, tc := range targets(latest) {
-		name, target := tc.name, tc.v
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := r.Serialize(node, target); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchPerTarget(b, func(r *Registry, n Object, v version.Version) error {
+		_, err := r.Serialize(n, v)
+		return err
+	})
 }
 
 // BenchmarkNodeEncode is Serialize plus the JSON encoding of the primitive.
 func BenchmarkNodeEncode(b *testing.B) {
-	r := benchRegistry(b)
-	node := loadedSample(r, "Node")
-	for _, tc := range targets(mustLatest(b, r)) {
-		name, target := tc.name, tc.v
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := r.Encode(node, target); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchPerTarget(b, func(r *Registry, n Object, v version.Version) error {
+		_, err := r.Encode(n, v)
+		return err
+	})
 }
 
 // BenchmarkNodeDecode is receiving a node: parse the JSON primitive, build
@@ -88,14 +69,21 @@ func BenchmarkNodeDecode(b *testing.B) {
 // the target with the fields to write (latest, and Node 1.0 for a
 // service pinned to release 0.1).
 func BenchmarkNodeForDB(b *testing.B) {
+	benchPerTarget(b, func(r *Registry, n Object, v version.Version) error {
+		_, _, err := r.ForDB(n, v)
+		return err
+	})
+}
+
+// benchPerTarget runs op on the Node sample at each of targets.
+func benchPerTarget(b *testing.B, op func(r *Registry, n Object, v version.Version) error) {
 	r := benchRegistry(b)
 	node := loadedSample(r, "Node")
 	for _, tc := range targets(mustLatest(b, r)) {
-		name, target := tc.name, tc.v
-		b.Run(name, func(b *testing.B) {
+		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := r.ForDB(node, target); err != nil {
+				if err := op(r, node, tc.v); err != nil {
 					b.Fatal(err)
 				}
 			}
