@@ -1,0 +1,27 @@
+package db
+
+import "testing"
+
+// pgx keeps statementCacheCapacity prepared statements per connection
+// unless the URL names another capacity (docs/performance.md: 512, pgx's
+// default, held ~42 MiB in a conductor syncing 10,000 nodes).
+func TestPostgresStatementCache(t *testing.T) {
+	for url, want := range map[string]int{
+		"postgresql://rivet@db.example/rivet":                              statementCacheCapacity,
+		"postgresql://rivet@db.example/rivet?statement_cache_capacity=512": 512,
+		"postgresql://rivet@db.example/rivet?statement_cache_capacity=0":   0,
+	} {
+		c, err := parseConnection(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := postgresConfig(c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.StatementCacheCapacity != want || cfg.RuntimeParams["application_name"] != "rivet" {
+			t.Errorf("%s: statement cache %d, application_name %q; want %d, rivet",
+				url, cfg.StatementCacheCapacity, cfg.RuntimeParams["application_name"], want)
+		}
+	}
+}
