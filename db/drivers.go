@@ -58,7 +58,8 @@ func openSQLite(c connection, o Options) (*sql.DB, error) {
 // statement. With 512 per connection, a conductor syncing the power of
 // 10,000 nodes held ~42 MiB of statement texts and descriptions (and
 // PostgreSQL as many plans per backend); 32 keeps the repeated queries
-// prepared for a fraction of that (docs/performance.md).
+// prepared for a fraction of that (docs/performance.md). Only queries
+// seen a second time are prepared at all (pgmode.go).
 const statementCacheCapacity = 32
 
 // openPostgres uses pgx's database/sql adapter. pgx itself understands every
@@ -68,7 +69,10 @@ func openPostgres(c connection, o Options) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return stdlib.OpenDB(*cfg), nil
+	if c.url.Query().Get("default_query_exec_mode") != "" {
+		return stdlib.OpenDB(*cfg), nil // the operator's choice, for every query
+	}
+	return sql.OpenDB(secondSightConnector{Connector: stdlib.GetConnector(*cfg), recent: newRecentQueries(recentQueriesSize)}), nil
 }
 
 // postgresConfig is the pgx configuration of c: the URL's parameters, plus

@@ -25,3 +25,25 @@ func TestPostgresStatementCache(t *testing.T) {
 		}
 	}
 }
+
+// A query text counts as seen while fewer than size others went by since.
+func TestRecentQueries(t *testing.T) {
+	r := newRecentQueries(4) // generations of 2
+	if r.seen("a") || !r.seen("a") {
+		t.Fatal("a: want unseen, then seen")
+	}
+	for _, q := range []string{"b", "c"} {
+		if r.seen(q) {
+			t.Fatalf("%s seen before it was sent", q)
+		}
+	}
+	if !r.seen("a") {
+		t.Fatal("a forgotten two queries later")
+	}
+	for _, q := range []string{"d", "e", "f", "g", "h"} {
+		r.seen(q)
+	}
+	if r.seen("b") {
+		t.Fatal("b remembered after six other queries")
+	}
+}
