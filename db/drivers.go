@@ -50,9 +50,34 @@ func openSQLite(c connection, o Options) (*sql.DB, error) {
 	return sql.Open("sqlite", name+"?"+params.Encode())
 }
 
+// statementCacheCapacity is how many prepared statements pgx keeps per
+// connection unless the URL says otherwise (pgx's default is 512). Bun
+// writes values into the SQL text, so a statement is reused only when the
+// same query is repeated word for word — a client polling one node, a list
+// without a marker — while every query naming another node is a new
+// statement. With 512 per connection, a conductor syncing the power of
+// 10,000 nodes held ~42 MiB of statement texts and descriptions (and
+// PostgreSQL as many plans per backend); 32 keeps the repeated queries
+// prepared for a fraction of that (docs/performance.md). Only queries
+// seen a second time are prepared at all (pgmode.go).
+const statementCacheCapacity = 32
+
 // openPostgres uses pgx's database/sql adapter. pgx itself understands every
 // libpq URL parameter (sslmode, host=/socket/dir, …).
 func openPostgres(c connection, o Options) (*sql.DB, error) {
+	cfg, err := postgresConfig(c, o)
+	if err != nil {
+		return nil, err
+	}
+	if c.url.Query().Get("default_query_exec_mode") != "" {
+		return stdlib.OpenDB(*cfg), nil // the operator's choice, for every query
+	}
+	return sql.OpenDB(secondSightConnector{Connector: stdlib.GetConnector(*cfg), recent: newRecentQueries(recentQueriesSize)}), nil
+}
+
+// postgresConfig is the pgx configuration of c: the URL's parameters, plus
+// Rivet's defaults for those it leaves out.
+func postgresConfig(c connection, o Options) (*pgx.ConnConfig, error) {
 	u := *c.url
 	u.Scheme = "postgres"
 	q := u.Query()
@@ -62,12 +87,15 @@ func openPostgres(c connection, o Options) (*sql.DB, error) {
 	if q.Get("application_name") == "" {
 		q.Set("application_name", "rivet")
 	}
+	if q.Get("statement_cache_capacity") == "" {
+		q.Set("statement_cache_capacity", strconv.Itoa(statementCacheCapacity))
+	}
 	u.RawQuery = q.Encode()
 	cfg, err := pgx.ParseConfig(u.String())
 	if err != nil {
 		return nil, fmt.Errorf("malformed PostgreSQL URL: %w", err)
 	}
-	return stdlib.OpenDB(*cfg), nil
+	return cfg, nil
 }
 
 // mysqlParams are the URL query parameters Rivet accepts for MySQL, from

@@ -18,7 +18,10 @@ func databaseSection() section {
 		strOpt("connection", "sqlite:////var/lib/rivet/rivet.db", func(c *Config) *string { return &c.Database.Connection },
 			"Database connection URL: sqlite:////absolute/path.db, "+
 				"postgresql://user:password@host:5432/rivet or mysql://user:password@host:3306/rivet. "+
-				"The password is masked wherever the URL is shown.").
+				"The password is masked wherever the URL is shown. A PostgreSQL URL takes libpq's parameters "+
+				"(sslmode, sslrootcert, host=/socket/dir, ...) and pgx's: by default a query is prepared "+
+				"the second time its text is seen, keeping statement_cache_capacity (32) per connection; "+
+				"default_query_exec_mode=exec prepares nothing, cache_statement everything.").
 			required().masked(maskURL).check(checkConnection),
 		intOpt("max_open_connections", 20, func(c *Config) *int { return &c.Database.MaxOpenConnections },
 			"Largest number of open connections to the database per service.").atLeast(1),

@@ -193,7 +193,22 @@ func TestBackfillNodeInterfacesInChunks(t *testing.T) {
 		if finished, err := run.Run(ctx, 3, nil); err != nil || finished {
 			t.Fatalf("--max-count 3: finished=%v err=%v", finished, err)
 		}
-		if finished, err := run.Run(ctx, 0, nil); err != nil || !finished {
+		// A bad workers option is the caller's mistake, named, and changes nothing.
+		for _, bad := range []string{"0", "x", "17"} {
+			opts, err := ParseOptions([]string{"backfill_node_interfaces.workers=" + bad}, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			quiet := &Runner{DB: dbh, Registry: r}
+			if _, err := quiet.Run(ctx, 0, opts); !errors.Is(err, ErrBadArguments) || !strings.Contains(err.Error(), "workers="+bad) {
+				t.Fatalf("workers=%s: %v", bad, err)
+			}
+		}
+		opts, err := ParseOptions([]string{"backfill_node_interfaces.workers=3"}, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if finished, err := run.Run(ctx, 0, opts); err != nil || !finished {
 			t.Fatalf("without --max-count: finished=%v err=%v", finished, err)
 		}
 		want := "backfill_node_interfaces() migrated 3 of 7 objects.\n" +

@@ -9,61 +9,85 @@ import (
 	"strings"
 )
 
-// Memory is a process's resident memory from /proc/PID/status, in KiB:
-// RSS now (VmRSS) and its peak (VmHWM).
+// Memory is a process's resident memory, in KiB: from /proc/PID/status RSS
+// now (VmRSS), its peak (VmHWM) and the anonymous and file-backed parts of
+// VmRSS (RssAnon, RssFile: the latter is mostly the rivet binary's own
+// pages, which every process running it maps); from
+// /proc/PID/smaps_rollup the proportional set size (Pss), which counts a
+// page shared by n processes as 1/n, so the Pss of processes running one
+// binary add up to what they take from the machine together.
 type Memory struct {
 	RSSKiB  int64 `json:"rss_kib"`
 	PeakKiB int64 `json:"peak_kib"`
+	AnonKiB int64 `json:"anon_kib"`
+	FileKiB int64 `json:"file_kib"`
+	PssKiB  int64 `json:"pss_kib"`
 }
 
 // Add sums two figures (several plugin processes).
 func (m Memory) Add(o Memory) Memory {
-	return Memory{RSSKiB: m.RSSKiB + o.RSSKiB, PeakKiB: m.PeakKiB + o.PeakKiB}
+	return Memory{RSSKiB: m.RSSKiB + o.RSSKiB, PeakKiB: m.PeakKiB + o.PeakKiB, AnonKiB: m.AnonKiB + o.AnonKiB,
+		FileKiB: m.FileKiB + o.FileKiB, PssKiB: m.PssKiB + o.PssKiB}
 }
 
 // MiB formats a KiB figure in MiB.
 func MiB(kib int64) string { return fmt.Sprintf("%.1f", float64(kib)/1024) }
 
-// parseStatus reads VmRSS and VmHWM from the text of /proc/PID/status.
-func parseStatus(text string) (Memory, error) {
-	var m Memory
-	var seen int
+// kibLines reads "Key: N kB" lines of a /proc file into the fields keys
+// names; required keys must all be there.
+func kibLines(text string, keys map[string]*int64, required ...string) error {
+	seen := map[string]bool{}
 	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (key != "VmRSS" && key != "VmHWM") {
+		dst, want := keys[key]
+		if !ok || !want {
 			continue
 		}
 		f := strings.Fields(val)
 		if len(f) != 2 || f[1] != "kB" {
-			return Memory{}, fmt.Errorf("%s: unexpected value %q (want N kB)", key, strings.TrimSpace(val))
+			return fmt.Errorf("%s: unexpected value %q (want N kB)", key, strings.TrimSpace(val))
 		}
 		n, err := strconv.ParseInt(f[0], 10, 64)
 		if err != nil {
-			return Memory{}, fmt.Errorf("%s: %w", key, err)
+			return fmt.Errorf("%s: %w", key, err)
 		}
-		if key == "VmRSS" {
-			m.RSSKiB = n
-		} else {
-			m.PeakKiB = n
+		*dst = n
+		seen[key] = true
+	}
+	for _, k := range required {
+		if !seen[k] {
+			return fmt.Errorf("no %s line (a kernel thread, or not Linux?)", k)
 		}
-		seen++
 	}
-	if seen != 2 {
-		return Memory{}, fmt.Errorf("no VmRSS and VmHWM lines (a kernel thread, or not Linux?)")
-	}
-	return m, nil
+	return nil
+}
+
+// parseStatus reads VmRSS, VmHWM and, where the kernel gives them, RssAnon
+// and RssFile from the text of /proc/PID/status.
+func parseStatus(text string) (Memory, error) {
+	var m Memory
+	err := kibLines(text, map[string]*int64{"VmRSS": &m.RSSKiB, "VmHWM": &m.PeakKiB, "RssAnon": &m.AnonKiB,
+		"RssFile": &m.FileKiB}, "VmRSS", "VmHWM")
+	return m, err
 }
 
 // memoryOf reads the memory of process pid.
 func memoryOf(pid int) (Memory, error) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	dir := filepath.Join("/proc", strconv.Itoa(pid))
+	b, err := os.ReadFile(filepath.Join(dir, "status"))
 	if err != nil {
 		return Memory{}, err
 	}
 	m, err := parseStatus(string(b))
 	if err != nil {
 		return Memory{}, fmt.Errorf("/proc/%d/status: %w", pid, err)
+	}
+	// smaps_rollup is Linux 4.14+; without it Pss stays 0.
+	if b, err := os.ReadFile(filepath.Join(dir, "smaps_rollup")); err == nil {
+		if err := kibLines(string(b), map[string]*int64{"Pss": &m.PssKiB}); err != nil {
+			return Memory{}, fmt.Errorf("/proc/%d/smaps_rollup: %w", pid, err)
+		}
 	}
 	return m, nil
 }

@@ -61,6 +61,7 @@ func formatReport(rep Report) string {
 			for _, x := range s.Results {
 				fmt.Fprintf(&b, "  %s\n", x)
 			}
+			fmt.Fprintf(&b, "  %s\n", memoryLine(s.API, s.Conductor))
 		}
 	}
 	if len(rep.PowerSync) > 0 {
@@ -70,4 +71,16 @@ func formatReport(rep Report) string {
 		}
 	}
 	return b.String()
+}
+
+// memoryLine details the memory of the API and the conductor after the
+// workloads, in MiB: each one's VmRSS split into anonymous and file-backed
+// pages, its Pss, and the two together.
+func memoryLine(api, cond Memory) string {
+	one := func(m Memory) string {
+		return fmt.Sprintf("rss %s (anon %s, file %s), pss %s", MiB(m.RSSKiB), MiB(m.AnonKiB), MiB(m.FileKiB), MiB(m.PssKiB))
+	}
+	both := api.Add(cond)
+	return fmt.Sprintf("memory MiB: api %s; conductor %s; together rss %s, pss %s",
+		one(api), one(cond), MiB(both.RSSKiB), MiB(both.PssKiB))
 }

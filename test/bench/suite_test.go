@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -61,23 +62,32 @@ func TestRenderConfig(t *testing.T) {
 }
 
 func TestParseStatus(t *testing.T) {
-	status := "Name:\trivet\nVmPeak:\t 1300000 kB\nVmHWM:\t   51234 kB\nVmRSS:\t   40960 kB\nThreads:\t9\n"
+	status := "Name:\trivet\nVmPeak:\t 1300000 kB\nVmHWM:\t   51234 kB\nVmRSS:\t   40960 kB\n" +
+		"RssAnon:\t   10240 kB\nRssFile:\t   30720 kB\nRssShmem:\t       0 kB\nThreads:\t9\n"
 	m, err := parseStatus(status)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m != (Memory{RSSKiB: 40960, PeakKiB: 51234}) {
+	if m != (Memory{RSSKiB: 40960, PeakKiB: 51234, AnonKiB: 10240, FileKiB: 30720}) {
 		t.Errorf("parseStatus = %+v", m)
 	}
 	if MiB(m.RSSKiB) != "40.0" {
 		t.Errorf("MiB(40960) = %s", MiB(m.RSSKiB))
+	}
+	line := memoryLine(Memory{RSSKiB: 2048, AnonKiB: 1024, FileKiB: 1024, PssKiB: 1536}, Memory{RSSKiB: 1024, PssKiB: 512})
+	if want := "api rss 2.0 (anon 1.0, file 1.0), pss 1.5; conductor rss 1.0 (anon 0.0, file 0.0), pss 0.5; together rss 3.0, pss 2.0"; !strings.Contains(line, want) {
+		t.Errorf("memoryLine = %q, want it to hold %q", line, want)
+	}
+	// This process: every figure is there on Linux.
+	if m, err := memoryOf(os.Getpid()); err != nil || m.RSSKiB <= 0 || m.AnonKiB <= 0 || m.FileKiB <= 0 || m.PssKiB <= 0 {
+		t.Errorf("memoryOf(self) = %+v, %v", m, err)
 	}
 	for _, bad := range []string{"Name:\tkthreadd\n", "VmRSS:\t 12 MB\nVmHWM:\t 12 kB\n", "VmRSS:\t x kB\nVmHWM:\t 1 kB\n"} {
 		if _, err := parseStatus(bad); err == nil {
 			t.Errorf("parseStatus(%q) succeeded", bad)
 		}
 	}
-	if got := (Memory{1, 2}).Add(Memory{10, 20}); got != (Memory{11, 22}) {
+	if got := (Memory{1, 2, 3, 4, 5}).Add(Memory{10, 20, 30, 40, 50}); got != (Memory{11, 22, 33, 44, 55}) {
 		t.Errorf("Add = %+v", got)
 	}
 }

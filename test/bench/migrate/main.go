@@ -61,6 +61,7 @@ type options struct {
 	readers   int
 	readRate  float64
 	batch     int
+	workers   int
 	template  string
 	prepare   bool
 	verbose   bool
@@ -79,6 +80,7 @@ type Result struct {
 	RowsPerS    float64 `json:"rows_per_s"`
 	Passes      int     `json:"passes"`
 	BatchSize   int     `json:"batch_size"`
+	Workers     int     `json:"workers"`
 	Baseline    Reads   `json:"reads_baseline"`
 	During      Reads   `json:"reads_during_migration"`
 	Database    string  `json:"database"`
@@ -106,6 +108,8 @@ func main() {
 	flag.IntVar(&o.readers, "readers", 4, "goroutines fetching nodes by uuid during the run (0: none)")
 	flag.Float64Var(&o.readRate, "read-rate", 200, "GETs per second the readers make in all (0: as fast as they can)")
 	flag.IntVar(&o.batch, "batch-size", 0, "objects per pass of the migrations (0: the command's default)")
+	flag.IntVar(&o.workers, "workers", 0, "chunk UPDATEs run at once (0: the command's default, "+
+		"2 on PostgreSQL; --option backfill_node_interfaces.workers)")
 	flag.StringVar(&o.template, "template", "", "keep the loaded rows in this database and clone it for the run (loaded if missing)")
 	flag.BoolVar(&o.verbose, "v", false, "print the command's output lines with the time since it started")
 	flag.BoolVar(&o.prepare, "prepare", false, "only load the --template database, then exit")
@@ -152,7 +156,7 @@ func run(ctx context.Context, o options) (*Result, error) {
 	if o.rows < 1 {
 		return nil, fmt.Errorf("--rows %d: give at least 1", o.rows)
 	}
-	res := &Result{Machine: machine(), Rows: o.rows, BatchSize: o.batch}
+	res := &Result{Machine: machine(), Rows: o.rows, BatchSize: o.batch, Workers: o.workers}
 	if res.BatchSize == 0 {
 		res.BatchSize = onlinemigrations.BatchSize
 	}
@@ -205,7 +209,7 @@ func run(ctx context.Context, o options) (*Result, error) {
 	time.Sleep(o.baseline)
 	res.Baseline = readers.cut()
 
-	reg, err := registry()
+	reg, err := registry(o.workers)
 	if err != nil {
 		return nil, err
 	}
@@ -362,9 +366,9 @@ func sample(ctx context.Context, conn string, rows int) ([]string, error) {
 	return uuids, nil
 }
 
-func registry() (*onlinemigrations.Registry, error) {
+func registry(workers int) (*onlinemigrations.Registry, error) {
 	r := &onlinemigrations.Registry{}
-	if err := onlinemigrations.Install(r, onlinemigrations.Options{Notes: os.Stderr}); err != nil {
+	if err := onlinemigrations.Install(r, onlinemigrations.Options{Notes: os.Stderr, Workers: workers}); err != nil {
 		return nil, err
 	}
 	reg := objects.NewRegistry()
