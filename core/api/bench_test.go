@@ -3,9 +3,9 @@ package api
 import (
 	"context"
 	"fmt"
-	"os"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/rivetmetal/rivet/core/objects"
