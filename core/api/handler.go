@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,6 +67,8 @@ type server struct {
 	reg     *objects.Registry
 	rg      Range
 	limiter *limiter // nil: no rate limit
+	// unpinned caches unpinnedFields (unpinnedKey → []string).
+	unpinned sync.Map
 }
 
 // New returns the REST API as one handler: request ids, metrics, body
