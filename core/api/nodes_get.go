@@ -180,6 +180,6 @@ func (s *server) getNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, selectFields(view, fields))
+	writeView(w, http.StatusOK, selectFields(view, fields))
 	return nil
 }
