@@ -29,6 +29,10 @@ func (e *viewJSON) value(b []byte, v any) ([]byte, error) {
 		return appendJSONString(b, x), nil
 	case bool:
 		return boolJSON(b, x), nil
+	case map[string]any:
+		if x != nil && len(x) == 0 {
+			return append(b, "{}"...), nil
+		}
 	case []link:
 		if x == nil {
 			return append(b, "null"...), nil
@@ -65,6 +69,9 @@ func (e *viewJSON) value(b []byte, v any) ([]byte, error) {
 func (e *viewJSON) view(b []byte, view map[string]any) ([]byte, error) {
 	if view == nil {
 		return append(b, "null"...), nil
+	}
+	if cap(e.keys) < len(view) {
+		e.keys = make([]string, 0, len(view))
 	}
 	e.keys = e.keys[:0]
 	for k := range view {
