@@ -101,7 +101,18 @@ func notFound(err error) error {
 }
 
 // fromRow builds the latest object from a row (Ironic's _from_db_object).
+// Nodes take nodeFromRow, which does without reflection what
+// genericFromRow does.
 func (s *Store) fromRow(kind string, row any) (objects.Object, error) {
+	if n, ok := row.(*Node); ok && kind == "Node" && s.typedNodeRows() {
+		return s.nodeFromRow(n)
+	}
+	return s.genericFromRow(kind, row)
+}
+
+// genericFromRow builds the latest object of kind from a row by the
+// registry's field table.
+func (s *Store) genericFromRow(kind string, row any) (objects.Object, error) {
 	obj, err := s.reg.New(kind)
 	if err != nil {
 		return nil, err
@@ -145,7 +156,12 @@ func rowVersion(table string, rv reflect.Value) (version.Version, error) {
 	if vp == nil {
 		return version.Version{}, fmt.Errorf("db: %s row has no object version; run `rivet dbsync upgrade` to check the database", table)
 	}
-	v, err := version.Parse(*vp)
+	return parseRowVersion(table, *vp)
+}
+
+// parseRowVersion parses a row's version column.
+func parseRowVersion(table, s string) (version.Version, error) {
+	v, err := version.Parse(s)
 	if err != nil {
 		return version.Version{}, fmt.Errorf("db: %s row version: %w", table, err)
 	}

@@ -2,13 +2,19 @@ package api
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/version"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/dbtest"
 )
 
 // Hot paths of the REST API without a network or a database. Run with
@@ -99,6 +105,112 @@ func BenchmarkNodeRender(b *testing.B) {
 					b.Fatal(err)
 				}
 				writeJSON(w, http.StatusOK, view)
+			}
+		})
+	}
+}
+
+// BenchmarkNodeList is GET /v1/nodes?limit=1000 (the non-detail list, 1.31)
+// over 1,000 nodes with varied fields, through the whole handler: the
+// query, loading the rows and the JSON. "general" loads whole nodes into
+// versioned objects and builds each node's view (the path every list took
+// before the fast path); "fast" selects and writes the list's columns.
+// SQLite always; PostgreSQL too when RIVET_TEST_POSTGRES_DSN is set:
+//
+//	go test -run '^$' -bench NodeList -benchmem ./core/api
+func BenchmarkNodeList(b *testing.B) {
+	for _, d := range []db.Dialect{db.SQLite, db.Postgres} {
+		b.Run(string(d), func(b *testing.B) {
+			if d == db.Postgres && os.Getenv("RIVET_TEST_POSTGRES_DSN") == "" {
+				b.Skip("RIVET_TEST_POSTGRES_DSN is not set")
+			}
+			reg := objects.NewRegistry()
+			if err := objects.Install(reg); err != nil {
+				b.Fatal(err)
+			}
+			pinner := release.NewPinner(release.Default(), release.Pin{})
+			store := db.NewStore(dbtest.Open(b, d), reg, pinner)
+			ctx := context.Background()
+			for i := range 1000 {
+				obj, _ := reg.New("Node")
+				n := obj.(*objects.Node)
+				name, power := fmt.Sprintf("rack%d-node%d", i/40, i%40), "power on"
+				n.UUID = fmt.Sprintf("1be26c0b-03f2-4d2e-ae87-%012x", i)
+				n.Name, n.Driver, n.PowerState, n.ProvisionState = &name, "fake-hardware", &power, "available"
+				n.DriverInfo = map[string]any{"ipmi_address": "10.0.0.7", "ipmi_username": "admin", "ipmi_password": "secret"}
+				n.Properties = map[string]any{"cpu_arch": "x86_64", "cpus": 32, "memory_mb": 131072, "local_gb": 400}
+				n.Extra = map[string]any{"rack": "r1", "slot": i}
+				if err := store.Create(ctx, n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, slow := range []bool{true, false} {
+				name := "fast"
+				if slow {
+					name = "general"
+				}
+				b.Run(name, func(b *testing.B) {
+					h, err := New(Deps{Store: store, Conductor: newFakeConductor(store), Pinner: pinner, MaxLimit: 1000,
+						slowNodeList: slow})
+					if err != nil {
+						b.Fatal(err)
+					}
+					r := httptest.NewRequest(http.MethodGet, "/v1/nodes?limit=1000", nil)
+					r.Header.Set(HeaderVersion, "1.31")
+					w := &discardWriter{h: http.Header{}}
+					b.ReportAllocs()
+					for b.Loop() {
+						clear(w.h)
+						h.ServeHTTP(w, r)
+					}
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkNodeGet is GET /v1/nodes/{uuid} (1.31) through the whole
+// handler chain (request id, metrics, access log, microversion, the query,
+// loading the node and its JSON) on SQLite, and on PostgreSQL when
+// RIVET_TEST_POSTGRES_DSN is set:
+//
+//	go test -run '^$' -bench NodeGet -benchmem ./core/api
+func BenchmarkNodeGet(b *testing.B) {
+	for _, d := range []db.Dialect{db.SQLite, db.Postgres} {
+		b.Run(string(d), func(b *testing.B) {
+			if d == db.Postgres && os.Getenv("RIVET_TEST_POSTGRES_DSN") == "" {
+				b.Skip("RIVET_TEST_POSTGRES_DSN is not set")
+			}
+			reg := objects.NewRegistry()
+			if err := objects.Install(reg); err != nil {
+				b.Fatal(err)
+			}
+			pinner := release.NewPinner(release.Default(), release.Pin{})
+			store := db.NewStore(dbtest.Open(b, d), reg, pinner)
+			obj, _ := reg.New("Node")
+			n := obj.(*objects.Node)
+			name, power, boot := "rack1-node7", "power on", "ipxe"
+			n.UUID, n.Name, n.Driver, n.PowerState, n.ProvisionState = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", &name, "fake-hardware", &power, "active"
+			n.BootInterface = &boot
+			n.DriverInfo = map[string]any{"ipmi_address": "10.0.0.7", "ipmi_username": "admin", "ipmi_password": "secret"}
+			n.Properties = map[string]any{"cpu_arch": "x86_64", "cpus": 32, "memory_mb": 131072, "local_gb": 400}
+			n.InstanceInfo = map[string]any{"image_source": "http://images/ubuntu.qcow2", "root_gb": 40}
+			n.Extra = map[string]any{"rack": "r1", "slot": 7}
+			if err := store.Create(context.Background(), n); err != nil {
+				b.Fatal(err)
+			}
+			h, err := New(Deps{Store: store, Conductor: newFakeConductor(store), Pinner: pinner,
+				Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := httptest.NewRequest(http.MethodGet, "/v1/nodes/"+n.UUID, nil)
+			r.Header.Set(HeaderVersion, "1.31")
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				h.ServeHTTP(w, r)
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -50,6 +52,13 @@ type Deps struct {
 	// Metrics, when set, receives the request metrics and is served at
 	// /metrics.
 	Metrics *prometheus.Registry
+
+	// slowNodeList makes node lists take the general path (objects and
+	// views) even where the fast path could serve them, for the tests that
+	// compare the two.
+	slowNodeList bool
+	// fastNodeLists, when set, counts the node lists the fast path served.
+	fastNodeLists *atomic.Int64
 }
 
 // server holds the dependencies of every handler.
@@ -58,6 +67,8 @@ type server struct {
 	reg     *objects.Registry
 	rg      Range
 	limiter *limiter // nil: no rate limit
+	// unpinned caches unpinnedFields (unpinnedKey → []string).
+	unpinned sync.Map
 }
 
 // New returns the REST API as one handler: request ids, metrics, body

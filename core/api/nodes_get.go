@@ -53,7 +53,18 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 	if err != nil {
 		return err
 	}
-	objs, err := s.loadPage(r.Context(), "Node", pg, where, func(m string) error { return errNodeNotFound(m) })
+	query, err := s.pageQuery(r.Context(), "Node", pg, where, func(m string) error { return errNodeNotFound(m) })
+	if err != nil {
+		return err
+	}
+	if !detail && !s.slowNodeList {
+		if fast, ok := s.nodeFastFields(v, fields); ok {
+			if done, err := s.writeNodesFast(r.Context(), w, r, v, fast, pg, query); done || err != nil {
+				return err
+			}
+		}
+	}
+	objs, err := s.Store.LoadAll(r.Context(), "Node", query)
 	if err != nil {
 		return err
 	}
@@ -169,6 +180,6 @@ func (s *server) getNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, selectFields(view, fields))
+	writeView(w, http.StatusOK, selectFields(view, fields))
 	return nil
 }

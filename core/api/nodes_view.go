@@ -8,6 +8,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/core/version"
 	"github.com/uptrace/bun"
 )
 
@@ -111,16 +112,37 @@ func (s *server) hideUnpinned(view map[string]any, kind string) {
 	if !ok {
 		return
 	}
+	for _, f := range s.unpinnedFields(kind, ov) {
+		delete(view, f)
+	}
+}
+
+// unpinnedKey is a kind at an object version.
+type unpinnedKey struct {
+	kind string
+	v    version.Version
+}
+
+// unpinnedFields returns kind's fields that its version ov lacks,
+// computed once per kind and version (the registry does not change).
+func (s *server) unpinnedFields(kind string, ov version.Version) []string {
+	key := unpinnedKey{kind, ov}
+	if f, ok := s.unpinned.Load(key); ok {
+		return f.([]string)
+	}
 	avail := s.reg.FieldsAt(kind, ov)
 	all, err := s.reg.FieldTable(kind)
 	if err != nil {
-		return
+		return nil
 	}
+	var hide []string
 	for _, f := range all {
-		if _, inView := view[f.Name]; inView && !slices.Contains(avail, f.Name) {
-			delete(view, f.Name)
+		if !slices.Contains(avail, f.Name) {
+			hide = append(hide, f.Name)
 		}
 	}
+	s.unpinned.Store(key, hide)
+	return hide
 }
 
 // getNodeByIdent finds a node by UUID, or by name from 1.5 (reference:

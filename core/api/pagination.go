@@ -78,6 +78,18 @@ func (s *server) sortable(kind, field string) (known, ok bool) {
 // notFound builds the error for a marker that does not exist.
 func (s *server) loadPage(ctx context.Context, kind string, pg page, where func(*bun.SelectQuery) *bun.SelectQuery,
 	notFound func(string) error) ([]objects.Object, error) {
+	q, err := s.pageQuery(ctx, kind, pg, where, notFound)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.LoadAll(ctx, kind, q)
+}
+
+// pageQuery resolves the page's marker and returns the query of one page
+// of kind, filtered by where: the ordering, marker condition and limit
+// loadPage and the node list's fast path share.
+func (s *server) pageQuery(ctx context.Context, kind string, pg page, where func(*bun.SelectQuery) *bun.SelectQuery,
+	notFound func(string) error) (func(*bun.SelectQuery) *bun.SelectQuery, error) {
 	var markerVal any
 	var markerID int64
 	if pg.marker != "" {
@@ -98,7 +110,7 @@ func (s *server) loadPage(ctx context.Context, kind string, pg page, where func(
 	}
 	col := bun.Ident(pg.sortKey)
 	nullable := s.sortNullable(kind, pg.sortKey)
-	return s.Store.LoadAll(ctx, kind, func(q *bun.SelectQuery) *bun.SelectQuery {
+	return func(q *bun.SelectQuery) *bun.SelectQuery {
 		if where != nil {
 			q = where(q)
 		}
@@ -123,7 +135,7 @@ func (s *server) loadPage(ctx context.Context, kind string, pg page, where func(
 			q = q.OrderExpr("?TableAlias.id " + dir)
 		}
 		return q.Limit(int64(pg.limit))
-	})
+	}, nil
 }
 
 // sortNullable reports whether kind's sort key may be NULL; id and fields
