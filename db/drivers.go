@@ -52,6 +52,14 @@ func openSQLite(c connection, o Options) (*sql.DB, error) {
 
 // openPostgres uses pgx's database/sql adapter. pgx itself understands every
 // libpq URL parameter (sslmode, host=/socket/dir, …).
+//
+// Queries run in pgx's "exec" mode unless the URL names another
+// default_query_exec_mode: bun writes every value into the SQL text, so
+// nearly every statement is new to pgx, and its default mode (cache each
+// statement: prepare, then execute) spent a second round trip on preparing
+// it, and more on deallocating what fell out of the cache, for statements
+// that never come back. Exec mode sends parse, bind and execute in one
+// round trip.
 func openPostgres(c connection, o Options) (*sql.DB, error) {
 	u := *c.url
 	u.Scheme = "postgres"
@@ -61,6 +69,9 @@ func openPostgres(c connection, o Options) (*sql.DB, error) {
 	}
 	if q.Get("application_name") == "" {
 		q.Set("application_name", "rivet")
+	}
+	if q.Get("default_query_exec_mode") == "" {
+		q.Set("default_query_exec_mode", "exec")
 	}
 	u.RawQuery = q.Encode()
 	cfg, err := pgx.ParseConfig(u.String())
