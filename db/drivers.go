@@ -1,7 +1,9 @@
 package db
 
 import (
+	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"net"
 	"net/url"
@@ -53,13 +55,8 @@ func openSQLite(c connection, o Options) (*sql.DB, error) {
 // openPostgres uses pgx's database/sql adapter. pgx itself understands every
 // libpq URL parameter (sslmode, host=/socket/dir, …).
 //
-// Queries run in pgx's "exec" mode unless the URL names another
-// default_query_exec_mode: bun writes every value into the SQL text, so
-// nearly every statement is new to pgx, and its default mode (cache each
-// statement: prepare, then execute) spent a second round trip on preparing
-// it, and more on deallocating what fell out of the cache, for statements
-// that never come back. Exec mode sends parse, bind and execute in one
-// round trip.
+// Unless the URL names a default_query_exec_mode, statements that write
+// run in pgx's exec mode (writesInExecMode).
 func openPostgres(c connection, o Options) (*sql.DB, error) {
 	u := *c.url
 	u.Scheme = "postgres"
@@ -70,15 +67,68 @@ func openPostgres(c connection, o Options) (*sql.DB, error) {
 	if q.Get("application_name") == "" {
 		q.Set("application_name", "rivet")
 	}
-	if q.Get("default_query_exec_mode") == "" {
-		q.Set("default_query_exec_mode", "exec")
-	}
+	modeChosen := q.Get("default_query_exec_mode") != ""
 	u.RawQuery = q.Encode()
 	cfg, err := pgx.ParseConfig(u.String())
 	if err != nil {
 		return nil, fmt.Errorf("malformed PostgreSQL URL: %w", err)
 	}
-	return stdlib.OpenDB(*cfg), nil
+	if modeChosen {
+		return stdlib.OpenDB(*cfg), nil
+	}
+	return sql.OpenDB(writesInExecMode{stdlib.GetConnector(*cfg)}), nil
+}
+
+// writesInExecMode runs the queries that write (INSERT, UPDATE, DELETE:
+// bun's INSERT … RETURNING goes through QueryContext) in pgx's exec mode,
+// one round trip, and leaves reads in pgx's default mode, which prepares
+// each new statement and caches it.
+//
+// Bun writes every value into the SQL text, so a write is nearly never
+// repeated: the default mode spent a second round trip preparing each one
+// (and more deallocating what fell out of the cache) for a statement that
+// never comes back, 6-8 % of the conductor's and the API's CPU when
+// enrolling nodes. A read may come back (a client polling one node), and
+// the cache then saves its parsing and planning: GET node at concurrency
+// 16 served 1,846 req/s with it against 1,447 in exec mode (see
+// docs/performance.md), so reads keep it. pgx's Exec already uses the
+// simple protocol, one round trip, for a statement without arguments.
+type writesInExecMode struct{ driver.Connector }
+
+func (c writesInExecMode) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sc, ok := conn.(*stdlib.Conn)
+	if !ok {
+		return conn, nil
+	}
+	return execModeConn{sc}, nil
+}
+
+// execModeConn is a pgx connection whose writes run in exec mode; every
+// other method is pgx's.
+type execModeConn struct{ *stdlib.Conn }
+
+func (c execModeConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if isWrite(query) {
+		args = append([]driver.NamedValue{{Value: pgx.QueryExecModeExec}}, args...)
+	}
+	return c.Conn.QueryContext(ctx, query, args)
+}
+
+// isWrite reports whether query starts with INSERT, UPDATE or DELETE.
+func isWrite(query string) bool {
+	query = strings.TrimLeft(query, " \t\r\n(")
+	if len(query) < 6 {
+		return false
+	}
+	switch strings.ToUpper(query[:6]) {
+	case "INSERT", "UPDATE", "DELETE":
+		return true
+	}
+	return false
 }
 
 // mysqlParams are the URL query parameters Rivet accepts for MySQL, from
