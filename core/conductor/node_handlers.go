@@ -58,13 +58,15 @@ func (s *Service) createNode(ctx context.Context, p rpc.Params) (any, error) {
 		n.ProvisionState = string(states.Enroll)
 	}
 	n.ConductorGroup = strings.ToLower(n.ConductorGroup)
-	if err := s.store.Create(ctx, n); err != nil {
+	if err := s.creates.Create(ctx, n); err != nil {
 		if db.IsUniqueViolation(err) {
 			return nil, s.duplicateNode(ctx, n, err)
 		}
 		return nil, err
 	}
-	s.nodeLog(ctx, n).Info("node created", "driver", n.Driver)
+	// nodeLog's attributes, without building its logger (once per node
+	// enrolled): the same line.
+	s.log.Info("node created", "node", n.UUID, "request_id", rpc.RequestID(ctx), "driver", n.Driver)
 	return n, nil
 }
 
