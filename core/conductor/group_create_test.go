@@ -145,3 +145,34 @@ func BenchmarkCreateNodeConcurrent(b *testing.B) {
 		})
 	}
 }
+
+// A create that collides answers as the API's own check would (core/api
+// checkNodeUnique): UUID before name before instance UUID, same classes,
+// codes and messages.
+func TestCreateNodeDuplicateAnswers(t *testing.T) {
+	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
+		h := newHarness(t, dbtest.Open(t, d), "cond-a", nil)
+		ctx := context.Background()
+		str := func(s string) *string { return &s }
+		inst := "5a4a8a0e-64b7-4e0f-9e8c-0a1e0f0e9b11"
+		a, err := h.api.CreateNode(ctx, &objects.Node{Driver: fake.HardwareType, Name: str("a"), InstanceUUID: &inst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			node       *objects.Node
+			class, msg string
+		}{
+			{&objects.Node{Driver: fake.HardwareType, UUID: a.UUID, Name: str("a")}, "NodeAlreadyExists", "A node with UUID " + a.UUID + " already exists."},
+			{&objects.Node{Driver: fake.HardwareType, UUID: a.UUID, InstanceUUID: &inst}, "NodeAlreadyExists", "A node with UUID " + a.UUID + " already exists."},
+			{&objects.Node{Driver: fake.HardwareType, Name: str("a"), InstanceUUID: &inst}, "DuplicateName", "A node with name a already exists."},
+			{&objects.Node{Driver: fake.HardwareType, UUID: "0b7f6f0e-1c55-4d2a-9a55-3c9b1f0a2b10", Name: str("b"), InstanceUUID: &inst}, "InstanceAssociated",
+				"Instance " + inst + " is already associated with a node, it cannot be associated with this other node 0b7f6f0e-1c55-4d2a-9a55-3c9b1f0a2b10"},
+		} {
+			_, err := h.api.CreateNode(ctx, tc.node)
+			if class, code := classOf(err); class != tc.class || code != http.StatusConflict || err.Error() != tc.msg {
+				t.Errorf("got %v (%s %d), want %s: %s", err, class, code, tc.class, tc.msg)
+			}
+		}
+	})
+}
