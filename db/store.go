@@ -185,6 +185,113 @@ func (s *Store) Create(ctx context.Context, obj objects.Object) error {
 	return s.afterWrite(obj, row, target)
 }
 
+// CreateMany is Create for several objects of one kind at once, with one
+// commit: a multi-row INSERT and a SELECT of the ids the rows got (by
+// uuid), in one transaction. It returns one error per object, nil for
+// those created. When a statement of that transaction fails (one object a
+// duplicate, say), nothing of it is kept and each object is then created
+// on its own with Create, in order, so that each gets its own result, as
+// if it had come alone. When the commit itself fails, whether anything was
+// kept is unknown and every object gets that error, as a Create whose
+// commit fails does.
+func (s *Store) CreateMany(ctx context.Context, objs []objects.Object) []error {
+	errs := make([]error, len(objs))
+	if len(objs) == 1 {
+		errs[0] = s.Create(ctx, objs[0])
+		return errs
+	}
+	rows, targets, committed, err := s.createTogether(ctx, objs)
+	switch {
+	case err == nil:
+		for i, obj := range objs {
+			errs[i] = s.afterWrite(obj, rows[i], targets[i])
+		}
+		return errs
+	case committed:
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	for i, obj := range objs {
+		errs[i] = s.Create(ctx, obj)
+	}
+	return errs
+}
+
+// createTogether writes objs in one transaction and returns their rows,
+// ids filled in, and the versions written. committed reports that the
+// error, if any, came from the commit.
+func (s *Store) createTogether(ctx context.Context, objs []objects.Object) (rows []any, targets []version.Version, committed bool, err error) {
+	kind := objs[0].Kind()
+	rows = make([]any, len(objs))
+	targets = make([]version.Version, len(objs))
+	uuids := make([]string, len(objs))
+	var slice reflect.Value
+	for i, obj := range objs {
+		if obj.Kind() != kind {
+			return nil, nil, false, fmt.Errorf("db: create many: a %s among %ss", obj.Kind(), kind)
+		}
+		row, _, target, err := s.forDB(obj)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if i == 0 {
+			slice = reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(row)), 0, len(objs))
+		}
+		rv := reflect.ValueOf(row).Elem()
+		uuid := rv.FieldByName("UUID")
+		if !uuid.IsValid() || uuid.Kind() != reflect.String || uuid.String() == "" {
+			return nil, nil, false, fmt.Errorf("db: create many: %s rows need a uuid", kind)
+		}
+		rows[i], targets[i], uuids[i] = row, target, uuid.String()
+		slice = reflect.Append(slice, reflect.ValueOf(row))
+	}
+	tx, err := s.db.bun.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, nil, false, s.db.wrap(err, "create "+kind)
+	}
+	defer func() {
+		if !committed {
+			_ = tx.Rollback()
+		}
+	}()
+	sp := reflect.New(slice.Type())
+	sp.Elem().Set(slice)
+	// No RETURNING: the rows' order in it is not guaranteed everywhere
+	// (and MySQL has none); the ids are read back by uuid below.
+	q := tx.NewInsert().Model(sp.Interface()).Returning("NULL")
+	if kind == "Node" {
+		q = q.ExcludeColumn(leaseColumns...)
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return nil, nil, false, s.db.wrap(err, "create "+kind)
+	}
+	table := s.db.bun.Table(reflect.TypeOf(rows[0]).Elem())
+	var ids []struct {
+		ID   int64  `bun:"id"`
+		UUID string `bun:"uuid"`
+	}
+	if err := tx.NewSelect().Table(table.Name).Column("id", "uuid").Where("uuid IN (?)", bun.In(uuids)).Scan(ctx, &ids); err != nil {
+		return nil, nil, false, s.db.wrap(err, "create "+kind)
+	}
+	byUUID := make(map[string]int64, len(ids))
+	for _, r := range ids {
+		byUUID[r.UUID] = r.ID
+	}
+	if len(ids) != len(objs) || len(byUUID) != len(objs) {
+		return nil, nil, false, fmt.Errorf("db: create many %s: %d rows read back for %d written", kind, len(ids), len(objs))
+	}
+	committed = true
+	if err := tx.Commit(); err != nil {
+		return nil, nil, true, s.db.wrap(err, "create "+kind)
+	}
+	for i, row := range rows {
+		reflect.ValueOf(row).Elem().FieldByName("ID").SetInt(byUUID[uuids[i]])
+	}
+	return rows, targets, true, nil
+}
+
 // Save writes obj's changed fields (plus the conversion's, version and
 // updated_at) at the effective version. A vanished row is ErrNotFound.
 func (s *Store) Save(ctx context.Context, obj objects.Object) error {

@@ -95,7 +95,7 @@ func (h *hookedFake) set(fn func(h *hookedFake)) {
 // harness is one conductor on a migrated database with fake-hardware,
 // reached through the typed RPC client over the in-process transport.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	dbh   *db.DB
 	store *db.Store
 	svc   *Service
@@ -121,14 +121,14 @@ func noPowerSync() powersync.Config {
 	return c
 }
 
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	if testing.Verbose() {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return slog.New(slog.DiscardHandler)
 }
 
-func newStore(t *testing.T, dbh *db.DB) *db.Store {
+func newStore(t testing.TB, dbh *db.DB) *db.Store {
 	t.Helper()
 	reg := objects.NewRegistry()
 	if err := objects.Install(reg); err != nil {
@@ -140,7 +140,7 @@ func newStore(t *testing.T, dbh *db.DB) *db.Store {
 // newHarness starts a conductor named host on dbh (a fresh SQLite
 // database when nil), serving fake-hardware and any extra hardware types
 // with the same hooked fake driver.
-func newHarness(t *testing.T, dbh *db.DB, host string, mod func(*Config), extraHW ...string) *harness {
+func newHarness(t testing.TB, dbh *db.DB, host string, mod func(*Config), extraHW ...string) *harness {
 	t.Helper()
 	return startHarness(t, dbh, host, mod, func(hw *hookedFake) StaticDrivers {
 		drivers := StaticDrivers{fake.HardwareType: hw}
@@ -152,7 +152,7 @@ func newHarness(t *testing.T, dbh *db.DB, host string, mod func(*Config), extraH
 }
 
 // startHarness is newHarness with the drivers built from the hooked fake.
-func startHarness(t *testing.T, dbh *db.DB, host string, mod func(*Config), drivers func(hw *hookedFake) StaticDrivers) *harness {
+func startHarness(t testing.TB, dbh *db.DB, host string, mod func(*Config), drivers func(hw *hookedFake) StaticDrivers) *harness {
 	t.Helper()
 	if dbh == nil {
 		dbh = dbtest.Open(t, db.SQLite)

@@ -58,20 +58,37 @@ func (s *Service) createNode(ctx context.Context, p rpc.Params) (any, error) {
 		n.ProvisionState = string(states.Enroll)
 	}
 	n.ConductorGroup = strings.ToLower(n.ConductorGroup)
-	if err := s.store.Create(ctx, n); err != nil {
+	if err := s.creates.Create(ctx, n); err != nil {
 		if db.IsUniqueViolation(err) {
 			return nil, s.duplicateNode(ctx, n, err)
 		}
 		return nil, err
 	}
-	s.nodeLog(ctx, n).Info("node created", "driver", n.Driver)
+	// nodeLog's attributes, without building its logger (once per node
+	// enrolled): the same line.
+	s.log.Info("node created", "node", n.UUID, "request_id", rpc.RequestID(ctx), "driver", n.Driver)
 	return n, nil
 }
 
+// duplicateNode names the unique column n collides on, with the API's
+// answers and in its order (core/api checkNodeUnique): UUID, name, then
+// instance UUID. The API checks before calling, so this answers a create or
+// an update that lost a race, or one the API did not check.
 func (s *Service) duplicateNode(ctx context.Context, n *objects.Node, err error) error {
+	if other, gerr := s.store.GetNode(ctx, n.UUID); gerr == nil && other.ID != n.ID {
+		return classed("NodeAlreadyExists", http.StatusConflict, err, "A node with UUID %s already exists.", n.UUID)
+	}
 	if n.Name != nil {
 		if other, gerr := s.store.GetNode(ctx, *n.Name); gerr == nil && other.UUID != n.UUID {
 			return classed("DuplicateName", http.StatusConflict, err, "A node with name %s already exists.", *n.Name)
+		}
+	}
+	if n.InstanceUUID != nil {
+		taken, gerr := s.db.Bun().NewSelect().Table(db.TableNodes).Where("instance_uuid = ?", *n.InstanceUUID).
+			Where("uuid != ?", n.UUID).Exists(ctx)
+		if gerr == nil && taken {
+			return classed("InstanceAssociated", http.StatusConflict, err,
+				"Instance %s is already associated with a node, it cannot be associated with this other node %s", *n.InstanceUUID, n.UUID)
 		}
 	}
 	return classed("NodeAlreadyExists", http.StatusConflict, err, "A node with UUID %s already exists.", n.UUID)

@@ -56,13 +56,14 @@ type Service struct {
 	tooOld   func(error)
 	log      *slog.Logger
 
-	tasks  *TaskManager
-	pool   *workers.Pool
-	server *rpc.Server
-	router *rpc.Router
-	psync  *powersync.Scheduler
-	http   *jsonRPCListener
-	boot   *bootserver.Server // iPXE scripts, when BootHTTPAddress is set
+	tasks   *TaskManager
+	creates *groupCreator // create_node's group commit
+	pool    *workers.Pool
+	server  *rpc.Server
+	router  *rpc.Router
+	psync   *powersync.Scheduler
+	http    *jsonRPCListener
+	boot    *bootserver.Server // iPXE scripts, when BootHTTPAddress is set
 
 	conductorID atomic.Int64
 	// draining is set when Stop begins: no new background work, and
@@ -120,6 +121,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 	s := &Service{
 		cfg: cfg, store: d.Store, db: d.Store.DB(), drivers: d.Drivers, pinner: d.Pinner, finalize: d.Guard, tooOld: tooOld, log: log,
 		tasks:     NewTaskManager(d.Store, cfg.Hostname, cfg.LeaseDuration, cfg.LockRetryAttempts, cfg.LockRetryInterval, log),
+		creates:   &groupCreator{store: d.Store, maxWriters: maxCreateWriters},
 		pool:      pool,
 		abortWork: make(chan struct{}),
 		stopBg:    make(chan struct{}),

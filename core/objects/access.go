@@ -3,7 +3,6 @@ package objects
 import (
 	"fmt"
 	"reflect"
-	"slices"
 
 	"github.com/rivetmetal/rivet/core/version"
 )
@@ -40,9 +39,9 @@ func (r *Registry) Copy(obj Object) (Object, error) {
 // their defaults, so what is written or sent is never nil.
 func (kd *kind) copy(obj Object) Object {
 	out := kd.New()
+	dst, src := reflect.ValueOf(out).Elem(), reflect.ValueOf(obj).Elem()
 	for _, fi := range kd.fields {
-		fi.value(out).Set(deepCopy(fi.value(obj)))
-		fi.normalize(out)
+		fi.copyInto(fi.in(dst), fi.normalized(src))
 	}
 	*out.Changes() = obj.Changes().clone()
 	return out
@@ -186,14 +185,34 @@ func (r *Registry) Changed(obj Object) ([]string, error) {
 }
 
 func (kd *kind) changed(obj Object) []string {
+	return kd.changedAs(obj, false)
+}
+
+// changedAs is changed; with normalized, as if obj's nil maps and slices
+// of non-nullable fields held their defaults (what a copy holds).
+func (kd *kind) changedAs(obj Object, normalized bool) []string {
 	cs := obj.Changes()
 	var out []string
-	for _, fi := range kd.fields {
-		if cs.snapshot == nil || cs.marked[fi.Name] || !reflect.DeepEqual(cs.snapshot[fi.Name], fi.value(obj).Interface()) {
+	if cs.snapshot == nil {
+		if len(kd.sorted) == 0 {
+			return nil
+		}
+		out = make([]string, len(kd.sorted))
+		for i, fi := range kd.sorted {
+			out[i] = fi.Name
+		}
+		return out
+	}
+	base, snap := reflect.ValueOf(obj).Elem(), reflect.ValueOf(cs.snapshot).Elem()
+	for _, fi := range kd.sorted {
+		v := fi.in(base)
+		if normalized {
+			v = fi.normalized(base)
+		}
+		if cs.marked[fi.Name] || !fi.equal(fi.in(snap), v) {
 			out = append(out, fi.Name)
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 
@@ -209,9 +228,10 @@ func (r *Registry) ResetChanges(obj Object) error {
 }
 
 func (kd *kind) resetChanges(obj Object) {
-	snap := make(map[string]any, len(kd.fields))
+	snap := kd.New()
+	dst, src := reflect.ValueOf(snap).Elem(), reflect.ValueOf(obj).Elem()
 	for _, fi := range kd.fields {
-		snap[fi.Name] = deepCopy(fi.value(obj)).Interface()
+		fi.copyInto(fi.in(dst), fi.in(src))
 	}
 	*obj.Changes() = ChangeSet{snapshot: snap}
 }

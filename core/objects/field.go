@@ -34,11 +34,12 @@ type fieldInfo struct {
 	index []int
 	typ   reflect.Type
 	def   reflect.Value // the default, of type typ
+	class fieldClass    // typ's shape, for the fast paths (fast.go)
 }
 
 // bind checks f against the struct field of type t and fills in the rest.
 func bind(f Field, index []int, t reflect.Type) (*fieldInfo, error) {
-	fi := &fieldInfo{Field: f, index: index, typ: t}
+	fi := &fieldInfo{Field: f, index: index, typ: t, class: classOf(t)}
 	isPtr := t.Kind() == reflect.Pointer
 	switch {
 	case f.Nullable && !isPtr:
@@ -71,9 +72,28 @@ func (fi *fieldInfo) value(obj Object) reflect.Value {
 	return reflect.ValueOf(obj).Elem().FieldByIndex(fi.index)
 }
 
+// in returns the field of base, the struct obj points to.
+func (fi *fieldInfo) in(base reflect.Value) reflect.Value {
+	if len(fi.index) == 1 {
+		return base.Field(fi.index[0])
+	}
+	return base.FieldByIndex(fi.index)
+}
+
+// normalized returns the field of base, or the default (never to be
+// modified) where the field is a nil map or slice that normalize would
+// replace by it.
+func (fi *fieldInfo) normalized(base reflect.Value) reflect.Value {
+	v := fi.in(base)
+	if !fi.Nullable && (v.Kind() == reflect.Map || v.Kind() == reflect.Slice) && v.IsNil() {
+		return fi.def
+	}
+	return v
+}
+
 // reset sets the field of obj to a fresh copy of its default.
 func (fi *fieldInfo) reset(obj Object) {
-	fi.value(obj).Set(deepCopy(fi.def))
+	fi.copyInto(fi.value(obj), fi.def)
 }
 
 // normalize replaces a nil map or slice in a non-nullable field by its
@@ -81,7 +101,7 @@ func (fi *fieldInfo) reset(obj Object) {
 func (fi *fieldInfo) normalize(obj Object) {
 	v := fi.value(obj)
 	if !fi.Nullable && (v.Kind() == reflect.Map || v.Kind() == reflect.Slice) && v.IsNil() {
-		v.Set(deepCopy(fi.def))
+		fi.copyInto(v, fi.def)
 	}
 }
 

@@ -31,7 +31,9 @@ func (b *Base) Changes() *ChangeSet { return &b.changes }
 // snapshot, such as one built by Registry.New for a create, counts every
 // field as changed. The snapshot costs one deep copy of the object per load.
 type ChangeSet struct {
-	snapshot map[string]any
+	// snapshot is a deep copy of the object's fields at the last
+	// ResetChanges; it is never modified, so copies of the set share it.
+	snapshot Object
 	marked   map[string]bool
 }
 
@@ -69,15 +71,12 @@ func (c *ChangeSet) mark(set map[string]bool) {
 // clone copies the change set; snapshot values are never mutated in place,
 // so sharing them is safe.
 func (c *ChangeSet) clone() ChangeSet {
-	out := ChangeSet{}
-	if c.snapshot != nil {
-		out.snapshot = make(map[string]any, len(c.snapshot))
-		for k, v := range c.snapshot {
-			out.snapshot[k] = v
+	out := ChangeSet{snapshot: c.snapshot}
+	if len(c.marked) > 0 {
+		out.marked = make(map[string]bool, len(c.marked))
+		for f := range c.marked {
+			out.marked[f] = true
 		}
-	}
-	for f := range c.marked {
-		out.Mark(f)
 	}
 	return out
 }

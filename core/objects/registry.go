@@ -22,6 +22,7 @@ type kind struct {
 	Kind
 	typ      reflect.Type // the struct type
 	fields   []*fieldInfo // table order
+	sorted   []*fieldInfo // by name
 	byName   map[string]*fieldInfo
 	versions []version.Version // oldest first
 	since    map[version.Version][]*fieldInfo
@@ -155,6 +156,8 @@ func (kd *kind) buildFields() []error {
 		kd.byName[f.Name] = fi
 		kd.since[f.Since] = append(kd.since[f.Since], fi)
 	}
+	kd.sorted = slices.Clone(kd.fields)
+	slices.SortFunc(kd.sorted, func(a, b *fieldInfo) int { return strings.Compare(a.Name, b.Name) })
 	for name, sf := range tagged {
 		if !slices.ContainsFunc(kd.Fields, func(f Field) bool { return f.Name == name }) {
 			errs = append(errs, fmt.Errorf("struct field %s (rivet:%q) is missing from the field table", sf.Name, name))

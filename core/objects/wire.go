@@ -42,24 +42,34 @@ func (r *Registry) Serialize(obj Object, target version.Version) (Primitive, err
 	if err := kd.check(target); err != nil {
 		return Primitive{}, err
 	}
-	out := kd.copy(obj)
-	marked, err := kd.convert(out, kd.latest(), target, true)
-	if err != nil {
-		return Primitive{}, err
+	// At the latest version nothing is converted, so obj itself is read
+	// (as the copy would hold it: normalized); otherwise a copy is
+	// converted.
+	src, normalized := obj, true
+	if target != kd.latest() {
+		out := kd.copy(obj)
+		marked, err := kd.convert(out, kd.latest(), target, true)
+		if err != nil {
+			return Primitive{}, err
+		}
+		out.Changes().mark(marked)
+		src, normalized = out, false
 	}
-	out.Changes().mark(marked)
-	p := Primitive{Name: kd.Name, Version: target, Data: map[string]json.RawMessage{}}
+	base := reflect.ValueOf(src).Elem()
+	p := Primitive{Name: kd.Name, Version: target, Data: make(map[string]json.RawMessage, len(kd.fields))}
+	buf := make([]byte, 0, 64*len(kd.fields))
 	for _, fi := range kd.fields {
 		if !fi.availableAt(target) {
 			continue
 		}
-		b, err := json.Marshal(wireValue(fi.value(out)).Interface())
-		if err != nil {
+		start := len(buf)
+		var err error
+		if buf, err = fi.appendWire(buf, fi.normalized(base)); err != nil {
 			return Primitive{}, fmt.Errorf("objects: %s.%s: %w", kd.Name, fi.Name, err)
 		}
-		p.Data[fi.Name] = b
+		p.Data[fi.Name] = buf[start:len(buf):len(buf)]
 	}
-	for _, f := range kd.changed(out) {
+	for _, f := range kd.changedAs(src, normalized) {
 		if kd.byName[f].availableAt(target) {
 			p.Changes = append(p.Changes, f)
 		}
@@ -87,6 +97,7 @@ func (r *Registry) Deserialize(p Primitive, server bool) (Object, error) {
 		return nil, err
 	}
 	obj := kd.newDefault()
+	base := reflect.ValueOf(obj).Elem()
 	keys := make([]string, 0, len(p.Data))
 	for k := range p.Data {
 		keys = append(keys, k)
@@ -97,7 +108,7 @@ func (r *Registry) Deserialize(p Primitive, server bool) (Object, error) {
 		if !ok || !fi.availableAt(p.Version) {
 			return nil, &UnknownFieldError{Kind: kd.Name, Version: p.Version, Field: k}
 		}
-		if err := decodeValue(fi, fi.value(obj), p.Data[k]); err != nil {
+		if err := decodeValue(fi, fi.in(base), p.Data[k]); err != nil {
 			return nil, &MalformedError{Kind: kd.Name, Field: k, Err: err}
 		}
 	}
@@ -127,6 +138,9 @@ func (r *Registry) Encode(obj Object, target version.Version) ([]byte, error) {
 	p, err := r.Serialize(obj, target)
 	if err != nil {
 		return nil, err
+	}
+	if b, ok := appendPrimitive(make([]byte, 0, 2048), p); ok {
+		return b, nil
 	}
 	return json.Marshal(p)
 }
@@ -190,6 +204,9 @@ func decodeValue(fi *fieldInfo, dst reflect.Value, raw json.RawMessage) error {
 			return errors.New("null for a field that is not nullable")
 		}
 		dst.SetZero()
+		return nil
+	}
+	if fi.decodeFast(dst, raw) {
 		return nil
 	}
 	p := reflect.New(fi.typ)

@@ -97,14 +97,18 @@ func (s *Server) Dispatch(ctx context.Context, req *Request) (json.RawMessage, e
 		return nil, err
 	}
 	ctx = WithRequestID(ctx, req.RequestID)
-	log := s.log.With("rpc_method", req.Method, "rpc_version", req.Version, "request_id", req.RequestID)
+	// The request's logger is built only to log something: nearly every
+	// call logs nothing here.
+	log := func() *slog.Logger {
+		return s.log.With("rpc_method", req.Method, "rpc_version", req.Version, "request_id", req.RequestID)
+	}
 	if req.Cast {
 		s.casts.Add(1)
 		go func() {
 			defer s.casts.Done()
 			cctx := WithRequestID(context.WithoutCancel(s.castBase), req.RequestID)
 			if _, err := safeCall(cctx, h, p, log); err != nil {
-				log.Warn("rpc cast failed", "error", err)
+				log().Warn("rpc cast failed", "error", err)
 			}
 		}()
 		return nil, nil
@@ -112,7 +116,7 @@ func (s *Server) Dispatch(ctx context.Context, req *Request) (json.RawMessage, e
 	res, err := safeCall(ctx, h, p, log)
 	if err != nil {
 		if _, _, _, known := errorToWire(err); !known {
-			log.Error("rpc call failed with an unexpected error", "error", err)
+			log().Error("rpc call failed with an unexpected error", "error", err)
 		}
 		return nil, err
 	}
@@ -193,10 +197,10 @@ func IsInvalidParams(err error) bool {
 // not reach net/http: it would close the connection without an answer,
 // which the JSON-RPC client treats as a call never read and resends
 // (markReplayable), and in a cast it would kill the conductor.
-func safeCall(ctx context.Context, h HandlerFunc, p Params, log *slog.Logger) (res any, err error) {
+func safeCall(ctx context.Context, h HandlerFunc, p Params, log func() *slog.Logger) (res any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			log.Error("rpc handler panicked", "panic", v, "stack", string(debug.Stack()))
+			log().Error("rpc handler panicked", "panic", v, "stack", string(debug.Stack()))
 			res, err = nil, fmt.Errorf("rpc handler panicked: %v", v)
 		}
 	}()

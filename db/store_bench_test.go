@@ -1,0 +1,71 @@
+package db_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/dbtest"
+)
+
+// BenchmarkStoreCreate is enrolment's write: nodes created one Create (one
+// commit) each, and CreateMany's group commit of 8 and 32 nodes (one
+// multi-row INSERT, one SELECT of the ids, one commit). One op is one
+// node, so the figures compare directly. Run with
+//
+//	RIVET_TEST_POSTGRES_DSN='postgresql://postgres@127.0.0.1:5432/postgres?sslmode=disable' \
+//	  go test -run '^$' -bench StoreCreate -benchmem ./db
+func BenchmarkStoreCreate(b *testing.B) {
+	benchDialects(b, func(b *testing.B, d db.Dialect) {
+		ctx := context.Background()
+		dbh := dbtest.Open(b, d)
+		reg := dbtest.Registry(b)
+		s := db.NewStore(dbh, reg, release.NewPinner(dbtest.Releases(b), release.Pin{Mode: release.PinLatest}))
+		seq := 0
+		node := func() objects.Object {
+			obj, _ := reg.New("Node")
+			n := obj.(*objects.Node)
+			seq++
+			n.UUID, n.Name, n.Driver, n.ProvisionState = benchUUID(seq), ptrTo(fmt.Sprintf("bench-%d", seq)), "fake-hardware", "enroll"
+			return n
+		}
+		for _, batch := range []int{1, 8, 32} {
+			name := "one-by-one"
+			if batch > 1 {
+				name = fmt.Sprintf("together-%d", batch)
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				objs := make([]objects.Object, 0, batch)
+				flush := func() {
+					if batch == 1 {
+						if err := s.Create(ctx, objs[0]); err != nil {
+							b.Fatal(err)
+						}
+					} else {
+						for _, err := range s.CreateMany(ctx, objs) {
+							if err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+					objs = objs[:0]
+				}
+				for b.Loop() {
+					objs = append(objs, node())
+					if len(objs) == batch {
+						flush()
+					}
+				}
+				if len(objs) > 0 {
+					flush()
+				}
+			})
+		}
+	})
+}
+
+func ptrTo[T any](v T) *T { return &v }
