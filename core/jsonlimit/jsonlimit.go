@@ -44,6 +44,93 @@ func Check(data []byte, maxDepth int) error {
 	if !utf8.Valid(data) {
 		return &Error{Msg: "the body is not valid UTF-8"}
 	}
+	if json.Valid(data) && wellBehaved(data, maxDepth) {
+		return nil
+	}
+	return check(data, maxDepth)
+}
+
+// wellBehaved reports, for a document json.Valid accepts, that it nests no
+// deeper than maxDepth and repeats no key in an object. It is the common
+// case made cheap (one pass over the bytes, no tokens, no maps for small
+// objects): every REST body and JSON-RPC envelope goes through Check, and
+// the token-by-token check cost half of what parsing an envelope cost.
+// false sends the document to check, which says exactly what is wrong; so
+// does a key with an escape, which only check compares decoded.
+func wellBehaved(data []byte, maxDepth int) bool {
+	type object struct {
+		start int                 // index in keys of the object's first key
+		set   map[string]struct{} // its keys once it has many
+	}
+	var (
+		opens []byte   // '{' or '[' per open level
+		objs  []object // per open object
+		keys  [][]byte // the keys of the open objects, innermost last
+	)
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '{', '[':
+			if len(opens) >= maxDepth {
+				return false
+			}
+			opens = append(opens, c)
+			if c == '{' {
+				objs = append(objs, object{start: len(keys)})
+			}
+		case '}', ']':
+			if opens[len(opens)-1] == '{' {
+				keys = keys[:objs[len(objs)-1].start]
+				objs = objs[:len(objs)-1]
+			}
+			opens = opens[:len(opens)-1]
+		case '"':
+			j := i + 1
+			escaped := false
+			for ; data[j] != '"'; j++ {
+				if data[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			str := data[i+1 : j]
+			i = j
+			k := j + 1
+			for k < len(data) && (data[k] == ' ' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r') {
+				k++
+			}
+			if k == len(data) || data[k] != ':' {
+				continue // a value, not a key
+			}
+			if escaped {
+				return false
+			}
+			o := &objs[len(objs)-1]
+			if o.set == nil && len(keys)-o.start >= 16 {
+				o.set = make(map[string]struct{}, 32)
+				for _, k := range keys[o.start:] {
+					o.set[string(k)] = struct{}{}
+				}
+			}
+			if o.set != nil {
+				if _, dup := o.set[string(str)]; dup {
+					return false
+				}
+				o.set[string(str)] = struct{}{}
+				continue
+			}
+			for _, k := range keys[o.start:] {
+				if bytes.Equal(k, str) {
+					return false
+				}
+			}
+			keys = append(keys, str)
+		}
+	}
+	return true
+}
+
+// check is Check's token-by-token reading, which names the problem.
+func check(data []byte, maxDepth int) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var stack []frame

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCheck(t *testing.T) {
@@ -75,4 +77,61 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The fast reading of well-formed documents and the token-by-token one
+// agree on every document: same verdict, same message.
+func FuzzCheckFastMatchesTokens(f *testing.F) {
+	many := func(dup bool) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range 40 {
+			fmt.Fprintf(&b, `"k%d":{"k%d":[%d]},`, i, i, i)
+		}
+		if dup {
+			b.WriteString(`"k7":0}`)
+		} else {
+			b.WriteString(`"z":0}`)
+		}
+		return b.String()
+	}
+	for _, s := range []string{`{"a":[1,{"b":null}]}`, `[[[[]]]]`, `{"a":1,"a":2}`, `{"a":1,"\u0061":2}`, `{"a\"":1,"a\"":2}`,
+		`{"a":{"b":1},"b":{"a":1},"a ":2}`, `{"x":"a:b", "y" : "\":"}`, many(false), many(true), `[{"a":1},{"a":1}]`,
+		` {"a" :1 , "a"	:2} `, `"k":`, `{"a":{"b":{"c":{}}}}`, ``, ` `, `{} {}`} {
+		f.Add([]byte(s), 3)
+		f.Add([]byte(s), 64)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, depth int) {
+		depth = depth%70 + 1
+		if depth <= 0 {
+			depth += 70
+		}
+		fast, slow := Check(data, depth), check(data, depth)
+		if !utf8.Valid(data) {
+			return
+		}
+		if (fast == nil) != (slow == nil) || fast != nil && fast.Error() != slow.Error() {
+			t.Fatalf("Check(%q, %d) = %v; token by token: %v", data, depth, fast, slow)
+		}
+	})
+}
+
+// BenchmarkCheck: a node create body and a JSON-RPC envelope carrying a node.
+func BenchmarkCheck(b *testing.B) {
+	body := []byte(`{"name":"node-1","driver":"ipmi","driver_info":{"ipmi_address":"10.0.0.1","ipmi_username":"admin",` +
+		`"ipmi_password":"secret","ipmi_port":623},"properties":{"cpus":8,"memory_mb":16384,"local_gb":100,"cpu_arch":"x86_64"},` +
+		`"extra":{"rack":"r1","row":"a"},"resource_class":"baremetal"}`)
+	for _, tc := range []struct {
+		name string
+		fn   func([]byte, int) error
+	}{{"fast", Check}, {"tokens", check}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := tc.fn(body, DefaultMaxDepth); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
