@@ -182,4 +182,18 @@ func TestInterfacesThroughRealConductor(t *testing.T) {
 	id := n["uuid"].(string)
 	call("PATCH", "/v1/nodes/"+id, "1.31", `[{"op":"replace","path":"/inspect_interface","value":"fake"}]`, 200)
 	call("PATCH", "/v1/nodes/"+id, "1.30", `[{"op":"replace","path":"/inspect_interface","value":"fake"}]`, 406)
+
+	// Taken identities: the conductor answers them, with Ironic's messages.
+	call("POST", "/v1/nodes", "1.31", `{"driver":"fake-hardware","name":"taken","instance_uuid":"7f000000-0000-4000-8000-000000000001"}`, 201)
+	for body, want := range map[string]string{
+		`{"driver":"fake-hardware","uuid":"` + id + `"}`:                "A node with UUID " + id + " already exists.",
+		`{"driver":"fake-hardware","name":"taken"}`:                     "A node with name taken already exists.",
+		`{"driver":"fake-hardware","uuid":"` + id + `","name":"taken"}`: "A node with UUID " + id + " already exists.",
+		`{"driver":"fake-hardware","uuid":"7f000000-0000-4000-8000-0000000000aa","instance_uuid":"7f000000-0000-4000-8000-000000000001"}`: "Instance 7f000000-0000-4000-8000-000000000001 is already associated with a node, " +
+			"it cannot be associated with this other node 7f000000-0000-4000-8000-0000000000aa",
+	} {
+		if got := fault(call("POST", "/v1/nodes", "1.31", body, 409)); got != want {
+			t.Errorf("POST %s: %q, want %q", body, got, want)
+		}
+	}
 }

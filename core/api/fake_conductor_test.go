@@ -78,7 +78,35 @@ func (f *fakeConductor) CreateNode(ctx context.Context, n *objects.Node) (*objec
 	if err := checkInterfaces(n); err != nil {
 		return nil, err
 	}
-	return n, f.store.Create(ctx, n)
+	if err := f.store.Create(ctx, n); err != nil {
+		if db.IsUniqueViolation(err) {
+			return nil, f.duplicate(ctx, n)
+		}
+		return nil, err
+	}
+	return n, nil
+}
+
+// duplicate answers a create that collided as the real conductor does
+// (core/conductor duplicateNode): UUID, then name, then instance UUID.
+func (f *fakeConductor) duplicate(ctx context.Context, n *objects.Node) error {
+	taken := func(col string, val any) bool {
+		ok, err := f.store.DB().Bun().NewSelect().Table("nodes").Where("? = ?", bun.Ident(col), val).Exists(ctx)
+		return err == nil && ok
+	}
+	conflict := func(class, msg string) error {
+		return &rpc.RemoteError{Class: class, Code: http.StatusConflict, Message: msg}
+	}
+	switch {
+	case taken("uuid", n.UUID):
+		return conflict("NodeAlreadyExists", "A node with UUID "+n.UUID+" already exists.")
+	case n.Name != nil && taken("name", *n.Name):
+		return conflict("DuplicateName", "A node with name "+*n.Name+" already exists.")
+	case n.InstanceUUID != nil && taken("instance_uuid", *n.InstanceUUID):
+		return conflict("InstanceAssociated", "Instance "+*n.InstanceUUID+
+			" is already associated with a node, it cannot be associated with this other node "+n.UUID)
+	}
+	return conflict("NodeAlreadyExists", "A node with UUID "+n.UUID+" already exists.")
 }
 
 func (f *fakeConductor) UpdateNode(ctx context.Context, n *objects.Node) (*objects.Node, error) {
