@@ -28,6 +28,8 @@ func newClient(o options) *client {
 
 // do sends a request and decodes a JSON reply into out (when not nil). A
 // status other than want is an error carrying the body.
+// do sends one request and checks its status; out receives the JSON
+// body decoded, or the body itself when out is a *[]byte.
 func (c *client) do(ctx context.Context, method, path string, body any, want int, out any) error {
 	var rd io.Reader
 	if body != nil {
@@ -60,6 +62,10 @@ func (c *client) do(ctx context.Context, method, path string, body any, want int
 	}
 	if resp.StatusCode != want {
 		return fmt.Errorf("%s %s: HTTP %d (want %d): %.300s", method, path, resp.StatusCode, want, data)
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw = data
+		return nil
 	}
 	if out != nil && len(data) > 0 {
 		return json.Unmarshal(data, out)

@@ -205,3 +205,19 @@ func TestFormatReport(t *testing.T) {
 		t.Errorf("row %q: want detail and lifecycle as -, 1 error", row)
 	}
 }
+
+func TestCountListed(t *testing.T) {
+	for body, want := range map[string]int{
+		`{"nodes": [{"uuid": "a", "links": [{"href": "x"}]}, {"uuid":"b","name":"\"uuid\":"}], "next": "y"}`: 2,
+		`{"nodes": []}`: 0,
+	} {
+		if got, err := countListed([]byte(body)); err != nil || got != want {
+			t.Errorf("countListed(%s) = %d, %v; want %d", body, got, err, want)
+		}
+	}
+	for _, bad := range []string{`{"nodes": [{"uuid": "a"}`, `[{"uuid": "a"}]`, `{"ports": []}`} {
+		if _, err := countListed([]byte(bad)); err == nil {
+			t.Errorf("countListed(%s) accepted it", bad)
+		}
+	}
+}
