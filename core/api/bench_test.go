@@ -50,12 +50,7 @@ func BenchmarkMicroversionMiddleware(b *testing.B) {
 			if tc.header != "" {
 				r.Header.Set(HeaderVersion, tc.header)
 			}
-			w := &discardWriter{h: http.Header{}}
-			b.ReportAllocs()
-			for b.Loop() {
-				clear(w.h)
-				h.ServeHTTP(w, r)
-			}
+			serveLoop(b, h, r)
 		})
 	}
 }
@@ -157,12 +152,7 @@ func BenchmarkNodeList(b *testing.B) {
 					}
 					r := httptest.NewRequest(http.MethodGet, "/v1/nodes?limit=1000", nil)
 					r.Header.Set(HeaderVersion, "1.31")
-					w := &discardWriter{h: http.Header{}}
-					b.ReportAllocs()
-					for b.Loop() {
-						clear(w.h)
-						h.ServeHTTP(w, r)
-					}
+					serveLoop(b, h, r)
 				})
 			}
 		})
@@ -206,12 +196,18 @@ func BenchmarkNodeGet(b *testing.B) {
 			}
 			r := httptest.NewRequest(http.MethodGet, "/v1/nodes/"+n.UUID, nil)
 			r.Header.Set(HeaderVersion, "1.31")
-			w := &discardWriter{h: http.Header{}}
-			b.ReportAllocs()
-			for b.Loop() {
-				clear(w.h)
-				h.ServeHTTP(w, r)
-			}
+			serveLoop(b, h, r)
 		})
+	}
+}
+
+// serveLoop serves r with h once per benchmark iteration, discarding the
+// response.
+func serveLoop(b *testing.B, h http.Handler, r *http.Request) {
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		h.ServeHTTP(w, r)
 	}
 }
