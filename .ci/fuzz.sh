@@ -23,6 +23,8 @@ targets=(
   "./core/objects FuzzDeserialize"      # versioned-object wire primitives
   "./core/rpc FuzzJSONRPCHandler"       # JSON-RPC envelopes over HTTP
   "./core/jsonlimit FuzzCheck"          # depth/duplicate/UTF-8 checks of every JSON body
+  "./core/jsonlimit FuzzCheckFastMatchesTokens" # its one-pass reading agrees with the token one
+  "./core/objects FuzzFastPaths"        # typed object fast paths agree with the generic ones
   "./drivers/redfish FuzzRedfishResponses" # BMC answers to the Redfish driver
   "./drivers/ipmi FuzzIPMIResponses"    # RMCP+ datagrams to the IPMI driver
   "./core/config FuzzConfigValues"      # configuration files and values
