@@ -116,15 +116,7 @@ func BenchmarkNodeRender(b *testing.B) {
 func BenchmarkNodeList(b *testing.B) {
 	for _, d := range []db.Dialect{db.SQLite, db.Postgres} {
 		b.Run(string(d), func(b *testing.B) {
-			if d == db.Postgres && os.Getenv("RIVET_TEST_POSTGRES_DSN") == "" {
-				b.Skip("RIVET_TEST_POSTGRES_DSN is not set")
-			}
-			reg := objects.NewRegistry()
-			if err := objects.Install(reg); err != nil {
-				b.Fatal(err)
-			}
-			pinner := release.NewPinner(release.Default(), release.Pin{})
-			store := db.NewStore(dbtest.Open(b, d), reg, pinner)
+			store, reg, pinner := benchStore(b, d)
 			ctx := context.Background()
 			for i := range 1000 {
 				obj, _ := reg.New("Node")
@@ -168,15 +160,7 @@ func BenchmarkNodeList(b *testing.B) {
 func BenchmarkNodeGet(b *testing.B) {
 	for _, d := range []db.Dialect{db.SQLite, db.Postgres} {
 		b.Run(string(d), func(b *testing.B) {
-			if d == db.Postgres && os.Getenv("RIVET_TEST_POSTGRES_DSN") == "" {
-				b.Skip("RIVET_TEST_POSTGRES_DSN is not set")
-			}
-			reg := objects.NewRegistry()
-			if err := objects.Install(reg); err != nil {
-				b.Fatal(err)
-			}
-			pinner := release.NewPinner(release.Default(), release.Pin{})
-			store := db.NewStore(dbtest.Open(b, d), reg, pinner)
+			store, reg, pinner := benchStore(b, d)
 			obj, _ := reg.New("Node")
 			n := obj.(*objects.Node)
 			name, power, boot := "rack1-node7", "power on", "ipxe"
@@ -210,4 +194,20 @@ func serveLoop(b *testing.B, h http.Handler, r *http.Request) {
 		clear(w.h)
 		h.ServeHTTP(w, r)
 	}
+}
+
+// benchStore opens a fresh database of dialect d (PostgreSQL only when
+// RIVET_TEST_POSTGRES_DSN is set, else the benchmark is skipped) and a store
+// over it, unpinned.
+func benchStore(b *testing.B, d db.Dialect) (*db.Store, *objects.Registry, *release.Pinner) {
+	b.Helper()
+	if d == db.Postgres && os.Getenv("RIVET_TEST_POSTGRES_DSN") == "" {
+		b.Skip("RIVET_TEST_POSTGRES_DSN is not set")
+	}
+	reg := objects.NewRegistry()
+	if err := objects.Install(reg); err != nil {
+		b.Fatal(err)
+	}
+	pinner := release.NewPinner(release.Default(), release.Pin{})
+	return db.NewStore(dbtest.Open(b, d), reg, pinner), reg, pinner
 }
