@@ -1,6 +1,10 @@
 package db
 
-import "github.com/rivetmetal/rivet/core/objects"
+import (
+	"context"
+
+	"github.com/rivetmetal/rivet/core/objects"
+)
 
 // FromRowPaths builds a node from row both ways: the typed nodeFromRow
 // (what fromRow uses) and the generic, registry-driven path.
@@ -12,3 +16,11 @@ func (s *Store) FromRowPaths(row *Node) (typed, generic objects.Object, typedErr
 
 // TypedNodeRows reports whether fromRow takes nodeFromRow for s's registry.
 func (s *Store) TypedNodeRows() bool { return s.typedNodeRows() }
+
+// GetNodeBun is GetNode through bun's query builder and scanner.
+func (s *Store) GetNodeBun(ctx context.Context, col, ident string) (*objects.Node, error) {
+	return s.getNodeBun(ctx, col, ident)
+}
+
+// TypedNodeQuery reports whether GetNode by col takes the typed path.
+func (s *Store) TypedNodeQuery(col string) bool { return s.nodeQueryFor(col) != nil }

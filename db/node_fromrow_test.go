@@ -46,7 +46,7 @@ func variedNodeRow(seed int, version string) *db.Node {
 			case 1:
 				*f = db.JSONObject{}
 			case 2:
-				*f = db.JSONObject{"k": str(i), "ipmi_password": "pw", "n": map[string]any{"x": []any{"y"}}}
+				*f = db.JSONObject{"k": str(i), "ipmi_password": "pw", "n": map[string]any{"x": []any{"y"}}, "num": 7, "big": 12345678901234567, "f": 1.5}
 			}
 		case *bun.NullTime:
 			if k != 0 {

@@ -390,6 +390,22 @@ func (s *Store) GetNode(ctx context.Context, ident string) (*objects.Node, error
 	if looksLikeUUID(ident) {
 		col = "uuid"
 	}
+	if row, ok, err := s.loadNodeBy(ctx, col, ident); ok {
+		if err != nil {
+			return nil, err
+		}
+		obj, err := s.fromRow("Node", row)
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*objects.Node), nil
+	}
+	return s.getNodeBun(ctx, col, ident)
+}
+
+// getNodeBun is GetNode through bun's query builder and scanner: the path
+// when the typed one cannot serve, and its reference in tests.
+func (s *Store) getNodeBun(ctx context.Context, col, ident string) (*objects.Node, error) {
 	obj, err := s.Load(ctx, "Node", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.? = ?", bun.Ident(col), ident) })
 	if err != nil {
 		return nil, err

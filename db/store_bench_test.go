@@ -69,3 +69,41 @@ func BenchmarkStoreCreate(b *testing.B) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// BenchmarkStoreGetNode is GetNode of one node by UUID, the typed statement
+// and scanner GetNode uses against bun's query builder and reflective scan
+// (its fallback). Run with
+//
+//	RIVET_TEST_POSTGRES_DSN='postgresql://postgres@127.0.0.1:5432/postgres?sslmode=disable' \
+//	  go test -run '^$' -bench StoreGetNode -benchmem ./db
+func BenchmarkStoreGetNode(b *testing.B) {
+	benchDialects(b, func(b *testing.B, d db.Dialect) {
+		ctx := context.Background()
+		reg := dbtest.Registry(b)
+		s := db.NewStore(dbtest.Open(b, d), reg, release.NewPinner(dbtest.Releases(b), release.Pin{}))
+		obj, _ := reg.New("Node")
+		n := obj.(*objects.Node)
+		n.UUID, n.Name, n.Driver, n.ProvisionState = benchUUID(1), ptrTo("bench-1"), "fake-hardware", "active"
+		n.DriverInfo = map[string]any{"ipmi_address": "10.0.0.7", "ipmi_username": "admin", "ipmi_password": "secret"}
+		n.Properties = map[string]any{"cpu_arch": "x86_64", "cpus": 32, "memory_mb": 131072, "local_gb": 400}
+		if err := s.Create(ctx, n); err != nil {
+			b.Fatal(err)
+		}
+		for _, path := range []string{"typed", "bun"} {
+			b.Run(path, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					var err error
+					if path == "typed" {
+						_, err = s.GetNode(ctx, n.UUID)
+					} else {
+						_, err = s.GetNodeBun(ctx, "uuid", n.UUID)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	})
+}
