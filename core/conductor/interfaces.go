@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
@@ -15,8 +16,10 @@ import (
 
 // catalog returns this conductor's hardware interface catalog, built from
 // the plugins negotiated now (a swapped plugin shows at once) and its own
-// implementations. Building it is a few map operations, cheaper than
-// keeping a cache coherent with plugin swaps.
+// implementations. The catalog last built is reused while what the plugins
+// negotiated is the same: listing that is a few slice operations, building
+// the catalog a few hundred map operations, and every create_node and
+// interface lookup asks (4% of a conductor's CPU during enrolment).
 func (s *Service) catalog() *catalog.Catalog {
 	var served []catalog.Served
 	for _, hw := range s.drivers.HardwareTypes() {
@@ -26,7 +29,29 @@ func (s *Service) catalog() *catalog.Catalog {
 		}
 		served = append(served, sv)
 	}
-	return catalog.ForConductor(served, catalog.Options{BootServer: s.cfg.BootHTTPAddress != ""})
+	opts := catalog.Options{BootServer: s.cfg.BootHTTPAddress != ""}
+	return s.catalogs.get(served, opts)
+}
+
+// catalogCache holds the catalog built for one set of negotiated
+// interfaces; a Catalog is not changed once built, so callers share it.
+type catalogCache struct {
+	mu     sync.Mutex
+	served []catalog.Served
+	opts   catalog.Options
+	cat    *catalog.Catalog
+}
+
+func (c *catalogCache) get(served []catalog.Served, opts catalog.Options) *catalog.Catalog {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	same := c.cat != nil && c.opts == opts && slices.EqualFunc(c.served, served, func(a, b catalog.Served) bool {
+		return a.HardwareType == b.HardwareType && slices.Equal(a.Interfaces, b.Interfaces)
+	})
+	if !same {
+		c.served, c.opts, c.cat = served, opts, catalog.ForConductor(served, opts)
+	}
+	return c.cat
 }
 
 // interfaceError classes the catalog's errors as Ironic does (400).

@@ -3,10 +3,12 @@ package conductor
 import (
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rivetmetal/rivet/core/catalog"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
@@ -198,5 +200,31 @@ func TestUpdateOfAnOldRowIsNoInterfaceChange(t *testing.T) {
 	}
 	if got := h.node(n.UUID); got.Extra["rack"] != "r2" {
 		t.Fatalf("extra = %v", got.Extra)
+	}
+}
+
+// TestCatalogCache: the catalog is rebuilt when what the plugins negotiated
+// or the conductor's options change, and shared while they do not.
+func TestCatalogCache(t *testing.T) {
+	var c catalogCache
+	served := func(ifaces ...string) []catalog.Served {
+		return []catalog.Served{{HardwareType: "fake-hardware", Interfaces: ifaces}}
+	}
+	a := c.get(served("power", "management"), catalog.Options{})
+	if b := c.get(served("power", "management"), catalog.Options{}); b != a {
+		t.Fatal("the same negotiation built a new catalog")
+	}
+	b := c.get(served("power", "management", "deploy"), catalog.Options{})
+	if b == a || !slices.Contains(b.Impls("fake-hardware", catalog.Deploy).Enabled, b.Impls("fake-hardware", catalog.Deploy).Default) {
+		t.Fatalf("a plugin that now negotiates deploy did not show: %+v", b.Impls("fake-hardware", catalog.Deploy))
+	}
+	if len(a.Impls("fake-hardware", catalog.Deploy).Enabled) != 0 {
+		t.Fatal("the earlier catalog changed")
+	}
+	if d := c.get(served("power", "management", "deploy"), catalog.Options{BootServer: true}); d == b {
+		t.Fatal("a different boot server option reused the catalog")
+	}
+	if e := c.get(nil, catalog.Options{BootServer: true}); e.Has("fake-hardware") {
+		t.Fatal("a plugin gone still shows")
 	}
 }

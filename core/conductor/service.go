@@ -51,6 +51,7 @@ type Service struct {
 	store    *db.Store
 	db       *db.DB
 	drivers  DriverSet
+	catalogs catalogCache
 	pinner   *release.Pinner
 	finalize *upgrade.Guard
 	tooOld   func(error)
