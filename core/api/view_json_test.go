@@ -106,8 +106,21 @@ func TestViewJSONMatchesEncoder(t *testing.T) {
 			"nolinks": []link(nil), "empty": []link{}},
 		{"m": map[string]any{"b": json.Number("1.0"), "a": []any{1, 2.5, "x"}}, "nilmap": map[string]any(nil),
 			"strs": []string{"a", "<"}, "i": 42, "f": 1e21, "sp": (*string)(nil)},
+		{"doc": map[string]any{"n": []any{json.Number("0"), json.Number("-0.5e+3"), json.Number("1E9"), map[string]any{}, []any{}, []any(nil)},
+			"z<": map[string]any{"b": map[string]any(nil), "a": "\u2028<>&", "c": true, "d": nil}}},
+		{"badnum": map[string]any{"x": json.Number("01")}}, {"emptynum": map[string]any{"x": json.Number("")}},
+		{"dot": map[string]any{"x": json.Number("1.")}}, {"exp": map[string]any{"x": []any{json.Number("1e")}}},
+		{"float": map[string]any{"x": []any{"a", 1.5, 1e21}}, "int": map[string]any{"x": 3}},
+		{"deep": deepDocument(70)}, {"deep60": deepDocument(40)},
 		{},
 		nil,
+	}
+	var e viewJSON
+	for i, want := range []bool{true, false, true, false} { // JSON documents, floats, 61 levels, 106 levels
+		doc := []any{odd[3]["doc"], odd[8]["float"], odd[10]["deep60"], odd[9]["deep"]}[i]
+		if _, ok := e.document(nil, doc); ok != want {
+			t.Fatalf("document %d written without encoding/json: %v, want %v", i, ok, want)
+		}
 	}
 	for i, v := range odd {
 		check(t, fmt.Sprintf("odd view %d", i), viewBody(v), encoderBody(v))
@@ -118,4 +131,40 @@ func TestViewJSONMatchesEncoder(t *testing.T) {
 	check(t, "unencodable view", viewBody(bad), encoderBody(bad))
 	check(t, "unencodable collection", collectionBody("nodes", []map[string]any{bad}, ""),
 		encoderCollection("nodes", []map[string]any{bad}, ""))
+}
+
+// deepDocument is a JSON document nested 3n/2 levels deep.
+func deepDocument(n int) map[string]any {
+	doc := map[string]any{"leaf": json.Number("1")}
+	for i := range n {
+		if i%2 == 0 {
+			doc = map[string]any{"l": []any{doc}}
+		} else {
+			doc = map[string]any{"m": doc}
+		}
+	}
+	return doc
+}
+
+// FuzzViewDocument holds the view writer's JSON documents equal to
+// encoding/json's for any document the database layer could decode (with
+// UseNumber, as it does).
+func FuzzViewDocument(f *testing.F) {
+	for _, seed := range []string{`{}`, `{"a":[1,"x",null,{"z":true}],"n":1.50}`, `[1e400,-0,0.1]`, `"<&>\u2028"`,
+		`{"ipmi_password":"x","nested":{"k":[[[]]]}}`, `{"a":{"b":{"c":{"d":[{"e":12345678901234567890}]}}}}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		dec := json.NewDecoder(bytes.NewReader([]byte(doc)))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			return
+		}
+		for _, view := range []map[string]any{{"doc": v}, {"doc": map[string]any{"in": v}, "s": "x"}} {
+			if got, want := viewBody(view), encoderBody(view); !bytes.Equal(got, want) {
+				t.Fatalf("document %q:\nviewJSON %s\nencoder  %s", doc, got, want)
+			}
+		}
+	})
 }
