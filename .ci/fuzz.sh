@@ -26,6 +26,7 @@ targets=(
   "./core/jsonlimit FuzzCheckFastMatchesTokens" # its one-pass reading agrees with the token one
   "./core/objects FuzzFastPaths"        # typed object fast paths agree with the generic ones
   "./core/api FuzzViewDocument"         # JSON documents in views written as encoding/json writes them
+  "./db FuzzDecodeObject"               # JSON columns decoded as encoding/json decodes them
   "./drivers/redfish FuzzRedfishResponses" # BMC answers to the Redfish driver
   "./drivers/ipmi FuzzIPMIResponses"    # RMCP+ datagrams to the IPMI driver
   "./core/config FuzzConfigValues"      # configuration files and values

@@ -70,9 +70,15 @@ func scanJSON(src, dst any) error {
 	}
 	// Most JSON columns hold "{}": no decoder for those (a GET of one node
 	// decodes 8 JSON columns).
-	if m, ok := dst.(*map[string]any); ok && string(b) == "{}" {
-		*m = map[string]any{}
-		return nil
+	if m, ok := dst.(*map[string]any); ok {
+		if string(b) == "{}" {
+			*m = map[string]any{}
+			return nil
+		}
+		if doc, ok := decodeObject(b); ok {
+			*m = doc
+			return nil
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
