@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 )
 
 // client sends JSON requests with the microversion header.
@@ -16,6 +15,9 @@ type client struct {
 	base string
 	o    options
 	http *http.Client
+	// lean, when not nil, serves the read workloads (newGetter): the
+	// URL is plain http and --http-client is not net/http.
+	lean *leanTarget
 }
 
 func newClient(o options) *client {
@@ -23,7 +25,27 @@ func newClient(o options) *client {
 	base = strings.TrimSuffix(base, "/v1")
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 256
-	return &client{base: base, o: o, http: &http.Client{Transport: tr, Timeout: time.Minute}}
+	c := &client{base: base, o: o, http: &http.Client{Transport: tr, Timeout: requestTimeout}}
+	if o.httpClient != httpClientNetHTTP {
+		c.lean, _ = newLeanTarget(base, o) // not plain http: net/http serves everything
+	}
+	return c
+}
+
+// readClient names the HTTP client of the read workloads, for the report.
+func (c *client) readClient() string {
+	if c.lean != nil {
+		return httpClientLean
+	}
+	return httpClientNetHTTP
+}
+
+// checkHTTPClient validates a --http-client value.
+func checkHTTPClient(v string) error {
+	if v != httpClientLean && v != httpClientNetHTTP {
+		return fmt.Errorf("--http-client: %q is neither %s nor %s", v, httpClientLean, httpClientNetHTTP)
+	}
+	return nil
 }
 
 // do sends a request and decodes a JSON reply into out (when not nil). A

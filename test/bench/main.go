@@ -29,6 +29,9 @@ type options struct {
 	timeout        time.Duration
 	keep           bool
 	jsonOut        bool
+	// httpClient is --http-client: lean or net/http for the read
+	// workloads of a plain http URL.
+	httpClient string
 }
 
 func main() {
@@ -50,7 +53,12 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "bound of waiting workloads")
 	flag.BoolVar(&o.keep, "keep", false, "keep the enrolled nodes")
 	flag.BoolVar(&o.jsonOut, "json", false, "print results as JSON")
+	flag.StringVar(&o.httpClient, "http-client", httpClientLean, "client of the get, list and detail workloads on an http:// URL: lean (one keep-alive connection per worker, cheapest) or net/http; https always uses net/http")
 	flag.Parse()
+	if err := checkHTTPClient(o.httpClient); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
 	o.password = os.Getenv("RIVET_PASSWORD") // from the environment only: never on a command line
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -63,7 +71,7 @@ func main() {
 	if o.jsonOut {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(map[string]any{"machine": machine(), "url": o.url, "results": results})
+		_ = enc.Encode(map[string]any{"machine": machine(), "url": o.url, "http_client": o.httpClient, "results": results})
 		return
 	}
 	fmt.Printf("machine: %s\n", machine())
@@ -85,11 +93,10 @@ func run(ctx context.Context, o options) ([]Result, error) {
 	}()
 	var out []Result
 	for _, w := range strings.Split(o.workloads, ",") {
-		fn, ok := workloads[strings.TrimSpace(w)]
-		if !ok {
+		if _, ok := workloads[strings.TrimSpace(w)]; !ok {
 			return out, fmt.Errorf("unknown workload %q (valid: enroll, get, list, detail, power, lifecycle)", w)
 		}
-		r, err := fn(ctx, b)
+		r, err := runWorkload(ctx, strings.TrimSpace(w), b)
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", w, err)
 		}

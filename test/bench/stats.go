@@ -18,6 +18,11 @@ type Result struct {
 	P99ms       float64 `json:"p99_ms,omitempty"`
 	ElapsedS    float64 `json:"elapsed_s"`
 	Note        string  `json:"note,omitempty"`
+	// HTTPClient is the client of a read workload: lean or net/http.
+	HTTPClient string `json:"http_client,omitempty"`
+	// ClientCPUus is the bench process's CPU time (user + system) during
+	// the workload divided by its requests.
+	ClientCPUus float64 `json:"client_cpu_us_per_req,omitempty"`
 }
 
 func (r Result) String() string {
@@ -27,6 +32,12 @@ func (r Result) String() string {
 		fmt.Fprintf(&b, " %7d req  %9.1f/s  p50 %7.2f ms  p99 %7.2f ms", r.Requests, r.Rate, r.P50ms, r.P99ms)
 	}
 	fmt.Fprintf(&b, "  elapsed %7.2f s  errors %d", r.ElapsedS, r.Errors)
+	if r.ClientCPUus > 0 {
+		fmt.Fprintf(&b, "  client cpu %.1f µs/req", r.ClientCPUus)
+	}
+	if r.HTTPClient != "" {
+		fmt.Fprintf(&b, " (%s)", r.HTTPClient)
+	}
 	if r.Note != "" {
 		b.WriteString("  (" + r.Note + ")")
 	}

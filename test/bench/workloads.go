@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -31,6 +32,13 @@ var workloads = map[string]func(context.Context, *bench) (Result, error){
 // parallel runs fn for i in [0, n) on conc workers and returns each
 // worker's latencies and the error count.
 func parallel(ctx context.Context, n, conc int, fn func(ctx context.Context, i int) error) (*latencies, int, time.Duration) {
+	return parallelEach(ctx, n, conc, func() (func(ctx context.Context, i int) error, func()) { return fn, func() {} })
+}
+
+// parallelEach is parallel with state of each worker's own: worker is
+// called once in each worker goroutine and returns its fn and what to run
+// when it stops (a read workload's connection, for one).
+func parallelEach(ctx context.Context, n, conc int, worker func() (fn func(ctx context.Context, i int) error, done func())) (*latencies, int, time.Duration) {
 	var next, errs atomic.Int64
 	lat := &latencies{}
 	var mu sync.Mutex
@@ -40,6 +48,8 @@ func parallel(ctx context.Context, n, conc int, fn func(ctx context.Context, i i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			fn, done := worker()
+			defer done()
 			var mine []time.Duration
 			for {
 				i := int(next.Add(1) - 1)
@@ -62,16 +72,24 @@ func parallel(ctx context.Context, n, conc int, fn func(ctx context.Context, i i
 	return lat, int(errs.Load()), time.Since(start)
 }
 
-// forDuration runs fn on conc workers until d has passed.
-func forDuration(ctx context.Context, d time.Duration, conc int, fn func(ctx context.Context) error) (*latencies, int, time.Duration) {
+// readFor is a read workload: conc workers, each with its own getter (a
+// keep-alive connection of the lean client), GET path until d has
+// passed; check, when not nil, judges each body.
+func (b *bench) readFor(ctx context.Context, d time.Duration, conc int, path string, check func(body []byte) error) (*latencies, int, time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	return parallel(ctx, int(^uint(0)>>1), conc, func(ctx context.Context, _ int) error {
-		err := fn(ctx)
-		if ctx.Err() != nil {
-			return nil // cut off by the deadline, not a failure
-		}
-		return err
+	return parallelEach(ctx, int(^uint(0)>>1), conc, func() (func(context.Context, int) error, func()) {
+		g := b.c.newGetter()
+		return func(ctx context.Context, _ int) error {
+			body, err := g.get(ctx, path, http.StatusOK)
+			if err == nil && check != nil {
+				err = check(body)
+			}
+			if ctx.Err() != nil {
+				return nil // cut off by the deadline, not a failure
+			}
+			return err
+		}, g.close
 	})
 }
 
@@ -99,6 +117,34 @@ func enroll(ctx context.Context, b *bench) (Result, error) {
 	return lat.result("enroll", b.o.concurrency, errs, elapsed), nil
 }
 
+// readResult names the HTTP client of a read workload's result.
+func (b *bench) readResult(r Result) Result {
+	r.HTTPClient = b.c.readClient()
+	return r
+}
+
+// runWorkload runs the workload called name and adds the CPU time this
+// process spent in it per request: the bench shares the machine with the
+// server it measures, so its own cost is part of every figure.
+func runWorkload(ctx context.Context, name string, b *bench) (Result, error) {
+	before, ok := cpuTime()
+	r, err := workloads[name](ctx, b)
+	after, ok2 := cpuTime()
+	if n := r.Requests + r.Errors; ok && ok2 && n > 0 && r.Requests > 0 {
+		r.ClientCPUus = float64((after - before).Nanoseconds()) / 1e3 / float64(n)
+	}
+	return r, err
+}
+
+// cpuTime is the user and system CPU time of this process so far.
+func cpuTime() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}
+
 func (b *bench) need(n int) ([]string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -113,10 +159,8 @@ func get(ctx context.Context, b *bench) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	lat, errs, elapsed := forDuration(ctx, b.o.duration, b.o.getConcurrency, func(ctx context.Context) error {
-		return b.c.do(ctx, http.MethodGet, "/v1/nodes/"+nodes[0], nil, http.StatusOK, nil)
-	})
-	return lat.result("get", b.o.getConcurrency, errs, elapsed), nil
+	lat, errs, elapsed := b.readFor(ctx, b.o.duration, b.o.getConcurrency, "/v1/nodes/"+nodes[0], nil)
+	return b.readResult(lat.result("get", b.o.getConcurrency, errs, elapsed)), nil
 }
 
 func list(ctx context.Context, b *bench) (Result, error) {
@@ -127,27 +171,21 @@ func list(ctx context.Context, b *bench) (Result, error) {
 	n := min(1000, len(b.nodes))
 	b.mu.Unlock()
 	path := fmt.Sprintf("/v1/nodes?limit=%d", n)
-	lat, errs, elapsed := forDuration(ctx, b.o.duration, 1, func(ctx context.Context) error {
-		var body []byte
-		if err := b.c.do(ctx, http.MethodGet, path, nil, http.StatusOK, &body); err != nil {
-			return err
-		}
+	lat, errs, elapsed := b.readFor(ctx, b.o.duration, 1, path, func(body []byte) error {
 		if got, err := countListed(body); err != nil || got != n {
 			return fmt.Errorf("list returned %d nodes (%v), want %d", got, err, n)
 		}
 		return nil
 	})
-	return lat.result(fmt.Sprintf("list-%d", n), 1, errs, elapsed), nil
+	return b.readResult(lat.result(fmt.Sprintf("list-%d", n), 1, errs, elapsed)), nil
 }
 
 func detail(ctx context.Context, b *bench) (Result, error) {
 	if _, err := b.need(100); err != nil {
 		return Result{}, err
 	}
-	lat, errs, elapsed := forDuration(ctx, b.o.duration, b.o.getConcurrency, func(ctx context.Context) error {
-		return b.c.do(ctx, http.MethodGet, "/v1/nodes/detail?limit=100", nil, http.StatusOK, nil)
-	})
-	return lat.result("detail-100", b.o.getConcurrency, errs, elapsed), nil
+	lat, errs, elapsed := b.readFor(ctx, b.o.duration, b.o.getConcurrency, "/v1/nodes/detail?limit=100", nil)
+	return b.readResult(lat.result("detail-100", b.o.getConcurrency, errs, elapsed)), nil
 }
 
 // countListed checks that body is one JSON document and counts the items
