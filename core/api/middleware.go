@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -123,7 +124,9 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 		if m != nil {
 			m.observe(r.Method, ri.route, rec.status, elapsed)
 		}
-		s.Logger.InfoContext(ctx, "request", "request_id", ri.id, "method", r.Method, "path", r.URL.Path,
-			"status", rec.status, "duration_ms", elapsed.Milliseconds())
+		// LogAttrs: typed attributes, not key-value pairs boxed into any
+		// and sorted out again for every request.
+		s.Logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("request_id", ri.id), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Int64("duration_ms", elapsed.Milliseconds()))
 	})
 }
