@@ -1,10 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -233,5 +236,30 @@ func TestServeHealthAndShutdownDelay(t *testing.T) {
 	}
 	if err := <-served; err != nil {
 		t.Errorf("Serve: %v", err)
+	}
+}
+
+// TestAccessLogLine: every request is logged once, after it is answered,
+// with its request id (the one in the response header), method, path,
+// status and duration.
+func TestAccessLogLine(t *testing.T) {
+	var buf bytes.Buffer
+	e := newEnv(t, func(d *Deps) { d.Logger = slog.New(slog.NewJSONHandler(&buf, nil)) })
+	r := e.do(http.MethodGet, "/v1/nodes/no-such-node", "1.31", nil)
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+	last := lines[len(lines)-1]
+	var line map[string]any
+	if err := json.Unmarshal(last, &line); err != nil {
+		t.Fatalf("access log line %q: %v", last, err)
+	}
+	want := map[string]any{"level": "INFO", "msg": "request", "request_id": r.Header.Get(HeaderRequestID),
+		"method": "GET", "path": "/v1/nodes/no-such-node", "status": 404.0}
+	for k, v := range want {
+		if line[k] != v {
+			t.Errorf("access log %s = %v, want %v (line %s)", k, line[k], v, last)
+		}
+	}
+	if d, ok := line["duration_ms"].(float64); !ok || d < 0 || line["request_id"] == "" {
+		t.Errorf("access log line %s: no duration or request id", last)
 	}
 }
