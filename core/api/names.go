@@ -8,14 +8,33 @@ import (
 )
 
 var (
-	uuidRE      = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	hostLabelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 	unreservRE  = regexp.MustCompile(`^[A-Za-z0-9\-._~]+$`)
 	macRE       = regexp.MustCompile(`^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$`)
 )
 
-// isUUID reports whether s has the UUID form Ironic treats as a UUID.
-func isUUID(s string) bool { return uuidRE.MatchString(s) }
+// isUUID reports whether s has the UUID form Ironic treats as a UUID
+// (8-4-4-4-12 hex digits, either case). Every request naming a node asks,
+// and a regular expression was 1.5% of a GET's CPU.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // validLogicalName is Ironic's is_valid_logical_name: from 1.10 any
 // RFC 3986 unreserved characters, before that a lowercase hostname.
