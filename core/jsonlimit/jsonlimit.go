@@ -44,14 +44,14 @@ func Check(data []byte, maxDepth int) error {
 	if !utf8.Valid(data) {
 		return &Error{Msg: "the body is not valid UTF-8"}
 	}
-	if json.Valid(data) && wellBehaved(data, maxDepth) {
+	if Valid(data) && wellBehaved(data, maxDepth) {
 		return nil
 	}
 	return check(data, maxDepth)
 }
 
-// wellBehaved reports, for a document json.Valid accepts, that it nests no
-// deeper than maxDepth and repeats no key in an object. It is the common
+// wellBehaved reports, for a document Valid (json.Valid) accepts, that it
+// nests no deeper than maxDepth and repeats no key in an object. It is the common
 // case made cheap (one pass over the bytes, no tokens, no maps for small
 // objects): every REST body and JSON-RPC envelope goes through Check, and
 // the token-by-token check cost half of what parsing an envelope cost.

@@ -1,9 +1,6 @@
 package jsonlimit
 
-import (
-	"encoding/json"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // Helpers for fast paths that take apart a document already known to be
 // well-formed (Check returned nil, or json.Valid returned true) without
@@ -170,25 +167,8 @@ func Unquote(lit []byte) (s string, ok bool) {
 // and the UTF-8 of U+2028 and U+2029). false means json.Marshal would
 // change v or refuse it.
 func MarshalsVerbatim(v []byte) bool {
-	if !json.Valid(v) {
-		return false
-	}
-	inString := false
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == '<' || c == '>' || c == '&':
-			return false
-		case c == 0xe2 && i+2 < len(v) && v[i+1] == 0x80 && (v[i+2] == 0xa8 || v[i+2] == 0xa9):
-			return false
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return false
-		}
-	}
-	return true
+	ok, _ := scan(v, true) // too deep: false, json.Marshal will tell
+	return ok
 }
 
 // AppendPlainString appends s as json.Marshal writes it when that is s

@@ -227,7 +227,7 @@ func (raw rawPrimitive) check() (Primitive, error) {
 // reply, a parameter of one) and never write to them.
 func splitPrimitive(b []byte) (rawPrimitive, bool) {
 	var raw rawPrimitive
-	if !json.Valid(b) {
+	if !jsonlimit.Valid(b) {
 		return raw, false
 	}
 	var buf [8]jsonlimit.Member

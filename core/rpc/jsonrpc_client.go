@@ -261,7 +261,7 @@ func decodeResponse(data []byte) (response, error) {
 // and never writes to.
 func splitResponse(data []byte) (response, bool) {
 	var r response
-	if !json.Valid(data) {
+	if !jsonlimit.Valid(data) {
 		return r, false
 	}
 	var buf [4]jsonlimit.Member
