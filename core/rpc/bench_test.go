@@ -141,11 +141,11 @@ func benchNodeRequest(b *testing.B) *Request {
 		Params: map[string]json.RawMessage{"node": compact.Bytes()}}
 }
 
-// The envelope's three codecs on a create_node carrying a node, each
+// The envelope's four codecs on a create_node carrying a node, each
 // against the encoding/json code it replaced ("std", jsonrpc_fast_test.go).
 // Run with
 //
-//	go test -run '^$' -bench 'ParseEnvelope|RequestBody|DecodeResponse' -benchmem ./core/rpc
+//	go test -run '^$' -bench 'ParseEnvelope|RequestBody|DecodeResponse|WriteResult' -benchmem ./core/rpc
 
 // BenchmarkParseEnvelope is the conductor reading a request body.
 func BenchmarkParseEnvelope(b *testing.B) {
@@ -204,3 +204,29 @@ func BenchmarkDecodeResponse(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWriteResult is the conductor writing the reply that carries
+// the node back (into a writer that discards it, the same for both).
+func BenchmarkWriteResult(b *testing.B) {
+	res, id := benchNodeRequest(b).Params["node"], json.RawMessage(`"req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123"`)
+	for _, tc := range []struct {
+		name string
+		fn   func(http.ResponseWriter, json.RawMessage, json.RawMessage)
+	}{{"fast", writeResult}, {"std", func(w http.ResponseWriter, res, id json.RawMessage) {
+		writeJSON(w, http.StatusOK, response{JSONRPC: "2.0", Result: res, ID: id})
+	}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				tc.fn(discardWriter{}, res, id)
+			}
+		})
+	}
+}
+
+// discardWriter is an http.ResponseWriter that keeps nothing.
+type discardWriter struct{}
+
+func (discardWriter) Header() http.Header         { return http.Header{} }
+func (discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (discardWriter) WriteHeader(int)             {}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,9 +17,9 @@ import (
 )
 
 // The fast paths of the JSON-RPC envelope (parseEnvelope's splitEnvelope,
-// splitParams and splitRequestID, requestBody's appendRequestBody, and
-// decodeResponse's splitResponse) must give exactly what encoding/json
-// gives. The functions below are the code before them, kept verbatim as
+// splitParams and splitRequestID, requestBody's appendRequestBody,
+// decodeResponse's splitResponse, and writeResult) must give exactly what
+// encoding/json gives. The functions below are the code before them, kept verbatim as
 // the reference; the tests and fuzz targets run both on the same input and
 // fail on any difference, and the benchmarks measure one against the other.
 
@@ -438,4 +440,60 @@ func FuzzDecodeResponseFast(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(checkDecodeResponse)
+}
+
+// resultCases are results and ids for writeResult: what Dispatch returns
+// (compact JSON, objects), and what json.Marshal would rewrite or refuse.
+func resultCases(t testing.TB) (results, ids [][]byte) {
+	for _, s := range []string{`null`, `{"a":1}`, `"x"`, `[1,{"b":[]}]`, `{"a": 1}`, " 1", `"<&>"`, "\"\u2028\"", "\"\u2029\"",
+		`"\u2028\u003c"`, `"ünï"`, "\"\xff\"", `{"a":1`, `nul`, ``, `{"a":"\"}"}`} {
+		results = append(results, []byte(s))
+	}
+	results = append(results, nil)
+	for _, data := range responseCases(t) {
+		if r, err := decodeResponseStd(data); err == nil && len(r.Result) > 0 {
+			results = append(results, r.Result)
+		}
+	}
+	paths, _ := filepath.Glob(filepath.Join("..", "objects", "testdata", "*", "*.json"))
+	for _, p := range paths {
+		prim, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, prim)
+	}
+	for _, s := range []string{`"req-1be26c0b"`, `1`, `null`, `"<b>"`, `[1, 2]`, `{"a":"\u2028"}`, `"ид"`, ``, `x`} {
+		ids = append(ids, []byte(s))
+	}
+	return results, append(ids, nil)
+}
+
+// checkWriteResult fails t when writeResult and writeJSON answer
+// differently: status, headers or body bytes.
+func checkWriteResult(t *testing.T, res, id []byte) {
+	t.Helper()
+	fast, slow := httptest.NewRecorder(), httptest.NewRecorder()
+	writeResult(fast, res, id)
+	writeJSON(slow, http.StatusOK, response{JSONRPC: "2.0", Result: res, ID: id})
+	if fast.Code != slow.Code || !reflect.DeepEqual(fast.Header(), slow.Header()) || !bytes.Equal(fast.Body.Bytes(), slow.Body.Bytes()) {
+		t.Fatalf("writeResult(%q, %q)\nfast: %d %v %q\nslow: %d %v %q", res, id, fast.Code, fast.Header(), fast.Body, slow.Code, slow.Header(), slow.Body)
+	}
+}
+
+func TestWriteResultFastMatchesStd(t *testing.T) {
+	results, ids := resultCases(t)
+	for _, res := range results {
+		for _, id := range ids {
+			checkWriteResult(t, res, id)
+		}
+	}
+}
+
+func FuzzWriteResultFast(f *testing.F) {
+	results, ids := resultCases(f)
+	for i, res := range results {
+		f.Add(res, ids[i%len(ids)])
+	}
+	f.Fuzz(checkWriteResult)
 }

@@ -81,7 +81,29 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if res == nil {
 		res = json.RawMessage("null")
 	}
-	writeJSON(w, http.StatusOK, response{JSONRPC: "2.0", Result: res, ID: id})
+	writeResult(w, res, id)
+}
+
+// writeResult writes a success reply exactly as
+// writeJSON(w, http.StatusOK, response{JSONRPC: "2.0", Result: res, ID: id})
+// does. encoding/json compacts and HTML-escapes the result again, a node
+// included, although what Dispatch returns is already compact JSON; so
+// when json.Marshal would copy res and id as they are
+// (jsonlimit.MarshalsVerbatim), the reply is written by hand.
+func writeResult(w http.ResponseWriter, res, id json.RawMessage) {
+	if len(res) == 0 || !jsonlimit.MarshalsVerbatim(res) || !jsonlimit.MarshalsVerbatim(id) {
+		writeJSON(w, http.StatusOK, response{JSONRPC: "2.0", Result: res, ID: id})
+		return
+	}
+	body := make([]byte, 0, len(res)+len(id)+40)
+	body = append(body, `{"jsonrpc":"2.0","result":`...)
+	body = append(body, res...)
+	body = append(body, `,"id":`...)
+	body = append(body, id...)
+	body = append(body, "}\n"...) // json.Encoder ends each value with a newline
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 // parseEnvelope validates a JSON-RPC request body. Errors come back in
