@@ -25,6 +25,12 @@ targets=(
   "./core/jsonlimit FuzzCheck"          # depth/duplicate/UTF-8 checks of every JSON body
   "./core/jsonlimit FuzzCheckFastMatchesTokens" # its one-pass reading agrees with the token one
   "./core/objects FuzzFastPaths"        # typed object fast paths agree with the generic ones
+  "./core/jsonlimit FuzzMembers"        # Valid, Members, Unquote, MarshalsVerbatim agree with encoding/json
+  "./core/objects FuzzParsePrimitiveFast" # ParsePrimitive's split agrees with json.Unmarshal
+  "./core/rpc FuzzParseEnvelopeFast"    # parseEnvelope's split agrees with the encoding/json reading
+  "./core/rpc FuzzRequestBodyFast"      # the hand-written request body is json.Marshal's, byte for byte
+  "./core/rpc FuzzDecodeResponseFast"   # the client's reply split agrees with json.Unmarshal
+  "./core/rpc FuzzWriteResultFast"      # the hand-written success reply is json.Encoder's, byte for byte
   "./drivers/redfish FuzzRedfishResponses" # BMC answers to the Redfish driver
   "./drivers/ipmi FuzzIPMIResponses"    # RMCP+ datagrams to the IPMI driver
   "./core/config FuzzConfigValues"      # configuration files and values
