@@ -9,8 +9,9 @@
 // position (a byte offset), never a value, which may be a secret.
 //
 // It also holds what the fast paths of the JSON-RPC envelope and of object
-// primitives share (members.go): splitting an object Check or json.Valid
-// accepted into its members, reading a string without escapes, telling
-// whether json.Marshal copies a raw value as it is. Each says false for
+// primitives share (members.go, valid.go): json.Valid's verdict in less
+// time, splitting an object Check or Valid accepted into its members,
+// reading a string without escapes, telling whether json.Marshal copies a
+// raw value as it is. Each says false for
 // anything unusual, and its caller then lets encoding/json decide.
 package jsonlimit

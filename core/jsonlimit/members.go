@@ -164,8 +164,9 @@ func Unquote(lit []byte) (s string, ok bool) {
 // (as a json.RawMessage) exactly as it is: v is valid JSON, has no
 // insignificant whitespace outside strings and no byte encoding/json
 // rewrites when it compacts a raw value with HTML escaping ('<', '>', '&',
-// and the UTF-8 of U+2028 and U+2029). false means json.Marshal would
-// change v or refuse it.
+// and the UTF-8 of U+2028 and U+2029). false means json.Marshal may
+// change v or refuse it (and it is what a document nested deeper than
+// validMaxDepth gets, unread).
 func MarshalsVerbatim(v []byte) bool {
 	ok, _ := scan(v, true) // too deep: false, json.Marshal will tell
 	return ok
