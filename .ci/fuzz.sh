@@ -27,6 +27,13 @@ targets=(
   "./core/objects FuzzFastPaths"        # typed object fast paths agree with the generic ones
   "./core/api FuzzViewDocument"         # JSON documents in views written as encoding/json writes them
   "./db FuzzDecodeObject"               # JSON columns decoded as encoding/json decodes them
+  "./core/api FuzzIsUUID"               # the UUID check agrees with the UUID form
+  "./core/jsonlimit FuzzMembers"        # Valid, Members, Unquote, MarshalsVerbatim agree with encoding/json
+  "./core/objects FuzzParsePrimitiveFast" # ParsePrimitive's split agrees with json.Unmarshal
+  "./core/rpc FuzzParseEnvelopeFast"    # parseEnvelope's split agrees with the encoding/json reading
+  "./core/rpc FuzzRequestBodyFast"      # the hand-written request body is json.Marshal's, byte for byte
+  "./core/rpc FuzzDecodeResponseFast"   # the client's reply split agrees with json.Unmarshal
+  "./core/rpc FuzzWriteResultFast"      # the hand-written success reply is json.Encoder's, byte for byte
   "./drivers/redfish FuzzRedfishResponses" # BMC answers to the Redfish driver
   "./drivers/ipmi FuzzIPMIResponses"    # RMCP+ datagrams to the IPMI driver
   "./core/config FuzzConfigValues"      # configuration files and values

@@ -1,6 +1,8 @@
 package objects
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -108,4 +110,34 @@ func mustLatest(b *testing.B, r *Registry) version.Version {
 		b.Fatal(err)
 	}
 	return v
+}
+
+// BenchmarkParsePrimitive is reading the JSON of a node primitive, as
+// both sides of an RPC do, against the json.Unmarshal it replaced ("std",
+// wire_fast_test.go): the golden Node of HEAD, compacted as it travels.
+// Run with
+//
+//	go test -run '^$' -bench ParsePrimitive -benchmem ./core/objects
+func BenchmarkParsePrimitive(b *testing.B) {
+	prim, err := os.ReadFile(filepath.Join("testdata", "HEAD", "Node.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, prim); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		fn   func([]byte) (Primitive, error)
+	}{{"fast", ParsePrimitive}, {"std", parsePrimitiveStd}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tc.fn(compact.Bytes()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

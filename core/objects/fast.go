@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/rivetmetal/rivet/core/jsonlimit"
 )
 
 // Typed fast paths for the per-field work of copying, comparing, encoding
@@ -238,17 +240,9 @@ func appendTime(buf []byte, v reflect.Value) ([]byte, bool) {
 }
 
 // appendSimpleString appends s as a JSON string when it needs no escaping
-// by encoding/json (printable ASCII without '"', '\\', '<', '>', '&');
-// false otherwise.
+// by encoding/json; false otherwise (jsonlimit.AppendPlainString).
 func appendSimpleString(buf []byte, s string) ([]byte, bool) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return buf, false
-		}
-	}
-	buf = append(buf, '"')
-	buf = append(buf, s...)
-	return append(buf, '"'), true
+	return jsonlimit.AppendPlainString(buf, s)
 }
 
 // decodeFast decodes raw into dst when raw has a shape it can decode
@@ -393,27 +387,5 @@ func appendPrimitive(buf []byte, p Primitive) ([]byte, bool) {
 }
 
 // compactSafe reports whether json.Marshal would copy the raw value v as
-// it is: valid JSON, with no insignificant whitespace outside strings and
-// no byte encoding/json rewrites when compacting with HTML escaping ('<',
-// '>', '&', U+2028, U+2029).
-func compactSafe(v []byte) bool {
-	if !json.Valid(v) {
-		return false
-	}
-	inString := false
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == '<' || c == '>' || c == '&':
-			return false
-		case c == 0xe2 && i+2 < len(v) && v[i+1] == 0x80 && (v[i+2] == 0xa8 || v[i+2] == 0xa9):
-			return false
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return false
-		}
-	}
-	return true
-}
+// it is (jsonlimit.MarshalsVerbatim).
+func compactSafe(v []byte) bool { return jsonlimit.MarshalsVerbatim(v) }

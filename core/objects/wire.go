@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/jsonlimit"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
@@ -156,7 +157,21 @@ func (r *Registry) Decode(b []byte, server bool) (Object, error) {
 
 // ParsePrimitive decodes the JSON of one primitive. Anything but an object
 // with a name, a valid version and a data object is a *MalformedError.
+//
+// Every object argument and result of an RPC comes through here, on both
+// sides, so the usual primitive is taken apart without encoding/json
+// (splitPrimitive) and only an unusual one is decoded by it; both give the
+// same fields, which the same checks then judge. The fast path leaves the
+// data values in b's memory (json.Unmarshal copied them): b must not change
+// while the primitive is in use. Decode's objects keep nothing of b.
 func ParsePrimitive(b []byte) (Primitive, error) {
+	if raw, ok := splitPrimitive(b); ok {
+		return raw.check()
+	}
+	// A fresh value: nothing splitPrimitive read before giving up may
+	// survive into what json.Unmarshal reads. It is of an unnamed type, as
+	// it always was: encoding/json names the type in its errors ("Go
+	// struct field .rivet_object.data"), which reach the peer.
 	var raw struct {
 		Name    *string                    `json:"rivet_object.name"`
 		Version *string                    `json:"rivet_object.version"`
@@ -166,6 +181,20 @@ func ParsePrimitive(b []byte) (Primitive, error) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return Primitive{}, &MalformedError{Err: err}
 	}
+	return rawPrimitive(raw).check()
+}
+
+// rawPrimitive is a primitive as decoded, before its checks.
+type rawPrimitive struct {
+	Name    *string                    `json:"rivet_object.name"`
+	Version *string                    `json:"rivet_object.version"`
+	Data    map[string]json.RawMessage `json:"rivet_object.data"`
+	Changes []string                   `json:"rivet_object.changes"`
+}
+
+// check turns a decoded primitive into a Primitive, or says what is missing
+// or wrong.
+func (raw rawPrimitive) check() (Primitive, error) {
 	if raw.Name == nil || *raw.Name == "" {
 		return Primitive{}, &MalformedError{Err: errors.New("no rivet_object.name")}
 	}
@@ -180,6 +209,134 @@ func ParsePrimitive(b []byte) (Primitive, error) {
 		return Primitive{}, &MalformedError{Kind: *raw.Name, Err: errors.New("no rivet_object.data object")}
 	}
 	return Primitive{Name: *raw.Name, Version: v, Data: raw.Data, Changes: raw.Changes}, nil
+}
+
+// splitPrimitive reads b as json.Unmarshal would into a rawPrimitive when b
+// is the usual primitive: a valid JSON object whose members are the four
+// exact keys at most once each, name and version plain strings (no
+// escapes, valid UTF-8), data an object of distinct plain keys, changes
+// null or an array of plain strings. false for anything else (invalid
+// JSON, another or a case-variant key, which encoding/json ignores or
+// matches; a repeated key, whose values it merges; null where a value is
+// expected; escapes; non-UTF-8, which it replaces), and json.Unmarshal
+// decides.
+//
+// The data values are sub-slices of b, where json.Unmarshal made copies:
+// b must not change while the primitive is in use. Its callers decode
+// bodies read whole for the one call (io.ReadAll of a JSON-RPC request or
+// reply, a parameter of one) and never write to them.
+func splitPrimitive(b []byte) (rawPrimitive, bool) {
+	var raw rawPrimitive
+	if !jsonlimit.Valid(b) {
+		return raw, false
+	}
+	var buf [8]jsonlimit.Member
+	members, ok := jsonlimit.Members(buf[:0], b)
+	if !ok {
+		return raw, false
+	}
+	var seen [4]bool // name, version, data, changes
+	for _, m := range members {
+		var at int
+		switch string(m.Key) {
+		case `"rivet_object.name"`:
+			at = 0
+		case `"rivet_object.version"`:
+			at = 1
+		case `"rivet_object.data"`:
+			at = 2
+		case `"rivet_object.changes"`:
+			at = 3
+		default:
+			return raw, false
+		}
+		if seen[at] {
+			return raw, false
+		}
+		seen[at] = true
+		switch at {
+		case 0:
+			s, ok := jsonlimit.Unquote(m.Value)
+			if !ok {
+				return raw, false
+			}
+			raw.Name = &s
+		case 1:
+			s, ok := jsonlimit.Unquote(m.Value)
+			if !ok {
+				return raw, false
+			}
+			raw.Version = &s
+		case 2:
+			var fields [64]jsonlimit.Member
+			data, ok := jsonlimit.Members(fields[:0], m.Value)
+			if !ok {
+				return raw, false
+			}
+			raw.Data = make(map[string]json.RawMessage, len(data))
+			for _, f := range data {
+				k, ok := jsonlimit.Unquote(f.Key)
+				if !ok {
+					return raw, false
+				}
+				if _, dup := raw.Data[k]; dup {
+					return raw, false
+				}
+				raw.Data[k] = json.RawMessage(f.Value)
+			}
+		case 3:
+			changes, ok := splitStrings(m.Value)
+			if !ok {
+				return raw, false
+			}
+			raw.Changes = changes
+		}
+	}
+	return raw, true
+}
+
+// splitStrings reads valid JSON, null or an array of plain strings, as
+// json.Unmarshal would into a []string (nil for null, empty but not nil for
+// []); false for anything else.
+func splitStrings(v []byte) ([]string, bool) {
+	if string(v) == "null" {
+		return nil, true
+	}
+	if len(v) < 2 || v[0] != '[' {
+		return nil, false
+	}
+	out := []string{}
+	i := 1
+	for {
+		for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+			i++
+		}
+		if i < len(v) && v[i] == ']' && len(out) == 0 {
+			return out, i == len(v)-1
+		}
+		if i >= len(v) || v[i] != '"' {
+			return nil, false
+		}
+		j := bytes.IndexByte(v[i+1:], '"')
+		if j < 0 {
+			return nil, false
+		}
+		s, ok := jsonlimit.Unquote(v[i : i+j+2])
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+		for i += j + 2; i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r'); i++ {
+		}
+		switch {
+		case i < len(v) && v[i] == ',':
+			i++
+		case i == len(v)-1 && v[i] == ']':
+			return out, true
+		default:
+			return nil, false
+		}
+	}
 }
 
 var timeType = reflect.TypeFor[time.Time]()

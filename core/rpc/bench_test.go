@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -122,3 +124,109 @@ func BenchmarkWireNodeRoundTrip(b *testing.B) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// benchNodeRequest is a create_node request carrying the golden Node
+// primitive, compacted as it travels.
+func benchNodeRequest(b *testing.B) *Request {
+	b.Helper()
+	prim, err := os.ReadFile(filepath.Join("..", "objects", "testdata", "HEAD", "Node.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, prim); err != nil {
+		b.Fatal(err)
+	}
+	return &Request{Method: "create_node", Version: "1.56", RequestID: "req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123",
+		Params: map[string]json.RawMessage{"node": compact.Bytes()}}
+}
+
+// The envelope's four codecs on a create_node carrying a node, each
+// against the encoding/json code it replaced ("std", jsonrpc_fast_test.go).
+// Run with
+//
+//	go test -run '^$' -bench 'ParseEnvelope|RequestBody|DecodeResponse|WriteResult' -benchmem ./core/rpc
+
+// BenchmarkParseEnvelope is the conductor reading a request body.
+func BenchmarkParseEnvelope(b *testing.B) {
+	body, err := requestBodyStd(benchNodeRequest(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		fn   func([]byte) (*Request, json.RawMessage, *wireError)
+	}{{"fast", parseEnvelope}, {"std", parseEnvelopeStd}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, werr := tc.fn(body); werr != nil {
+					b.Fatal(werr.Message)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRequestBody is the API writing a request body.
+func BenchmarkRequestBody(b *testing.B) {
+	req := benchNodeRequest(b)
+	for _, tc := range []struct {
+		name string
+		fn   func(*Request) ([]byte, error)
+	}{{"fast", requestBody}, {"std", requestBodyStd}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tc.fn(req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeResponse is the API reading the reply that carries the
+// node back.
+func BenchmarkDecodeResponse(b *testing.B) {
+	reply := []byte(`{"jsonrpc":"2.0","result":` + string(benchNodeRequest(b).Params["node"]) + `,"id":"req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}` + "\n")
+	for _, tc := range []struct {
+		name string
+		fn   func([]byte) (response, error)
+	}{{"fast", decodeResponse}, {"std", decodeResponseStd}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tc.fn(reply); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWriteResult is the conductor writing the reply that carries
+// the node back (into a writer that discards it, the same for both).
+func BenchmarkWriteResult(b *testing.B) {
+	res, id := benchNodeRequest(b).Params["node"], json.RawMessage(`"req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123"`)
+	for _, tc := range []struct {
+		name string
+		fn   func(http.ResponseWriter, json.RawMessage, json.RawMessage)
+	}{{"fast", writeResult}, {"std", func(w http.ResponseWriter, res, id json.RawMessage) {
+		writeJSON(w, http.StatusOK, response{JSONRPC: "2.0", Result: res, ID: id})
+	}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				tc.fn(discardWriter{}, res, id)
+			}
+		})
+	}
+}
+
+// discardWriter is an http.ResponseWriter that keeps nothing.
+type discardWriter struct{}
+
+func (discardWriter) Header() http.Header         { return http.Header{} }
+func (discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (discardWriter) WriteHeader(int)             {}
