@@ -8,10 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/rivetmetal/rivet/core/internal/fuzzcorpus"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
@@ -99,28 +98,6 @@ var primitiveCases = []string{
 	`null`, `{}`, `[]`, `"x"`, `1`, ``, ` `,
 }
 
-// readCorpus returns the inputs of a fuzz corpus directory (the []byte
-// values of `go test fuzz v1` files).
-func readCorpus(t testing.TB, dir string) [][]byte {
-	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(dir, "*"))
-	var out [][]byte
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if q, ok := strings.CutPrefix(line, "[]byte("); ok && strings.HasSuffix(q, ")") {
-				if s, err := strconv.Unquote(strings.TrimSuffix(q, ")")); err == nil {
-					out = append(out, []byte(s))
-				}
-			}
-		}
-	}
-	return out
-}
-
 // goldenPrimitives are the committed wire fixtures, as written (indented)
 // and compacted as they travel.
 func goldenPrimitives(t testing.TB) [][]byte {
@@ -150,7 +127,7 @@ func primitiveSeeds(t testing.TB) [][]byte {
 		seeds = append(seeds, []byte(s))
 	}
 	seeds = append(seeds, goldenPrimitives(t)...)
-	return append(seeds, readCorpus(t, filepath.Join("testdata", "fuzz", "FuzzDeserialize"))...)
+	return append(seeds, fuzzcorpus.Bytes(t, filepath.Join("testdata", "fuzz", "FuzzDeserialize"))...)
 }
 
 // checkParsePrimitive fails t when ParsePrimitive and parsePrimitiveStd

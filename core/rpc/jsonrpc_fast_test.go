@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rivetmetal/rivet/core/internal/fuzzcorpus"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
 )
 
@@ -160,28 +160,6 @@ var envelopeCases = []string{
 	`[{"jsonrpc":"2.0"}]`, ` [`, `{"jsonrpc":`, `null`, `{}`, `"x"`, `1`, ``, ` `, `{"a":1}`,
 }
 
-// readCorpus returns the inputs of a fuzz corpus directory (the []byte
-// values of `go test fuzz v1` files).
-func readCorpus(t testing.TB, dir string) [][]byte {
-	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(dir, "*"))
-	var out [][]byte
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if q, ok := strings.CutPrefix(line, "[]byte("); ok && strings.HasSuffix(q, ")") {
-				if s, err := strconv.Unquote(strings.TrimSuffix(q, ")")); err == nil {
-					out = append(out, []byte(s))
-				}
-			}
-		}
-	}
-	return out
-}
-
 // wireEnvelopes are envelopes carrying the golden object primitives, as
 // the API sends them to a conductor.
 func wireEnvelopes(t testing.TB) [][]byte {
@@ -211,7 +189,7 @@ func envelopeSeeds(t testing.TB) [][]byte {
 		seeds = append(seeds, []byte(s))
 	}
 	seeds = append(seeds, wireEnvelopes(t)...)
-	return append(seeds, readCorpus(t, filepath.Join("testdata", "fuzz", "FuzzJSONRPCHandler"))...)
+	return append(seeds, fuzzcorpus.Bytes(t, filepath.Join("testdata", "fuzz", "FuzzJSONRPCHandler"))...)
 }
 
 // checkParseEnvelope fails t when parseEnvelope and parseEnvelopeStd read
