@@ -15,8 +15,9 @@ type client struct {
 	base string
 	o    options
 	http *http.Client
-	// lean, when not nil, serves the read workloads (newGetter): the
-	// URL is plain http and --http-client is not net/http.
+	// lean, when not nil, serves the read workloads (newGetter) and
+	// enroll (newLeanConn): the URL is plain http and --http-client is
+	// not net/http.
 	lean *leanTarget
 }
 
@@ -32,8 +33,9 @@ func newClient(o options) *client {
 	return c
 }
 
-// readClient names the HTTP client of the read workloads, for the report.
-func (c *client) readClient() string {
+// clientName names the HTTP client of enroll and the read workloads, for
+// the report.
+func (c *client) clientName() string {
 	if c.lean != nil {
 		return httpClientLean
 	}

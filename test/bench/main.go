@@ -29,8 +29,8 @@ type options struct {
 	timeout        time.Duration
 	keep           bool
 	jsonOut        bool
-	// httpClient is --http-client: lean or net/http for the read
-	// workloads of a plain http URL.
+	// httpClient is --http-client: lean or net/http for enroll and the
+	// read workloads of a plain http URL.
 	httpClient string
 }
 
@@ -53,7 +53,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "bound of waiting workloads")
 	flag.BoolVar(&o.keep, "keep", false, "keep the enrolled nodes")
 	flag.BoolVar(&o.jsonOut, "json", false, "print results as JSON")
-	flag.StringVar(&o.httpClient, "http-client", httpClientLean, "client of the get, list and detail workloads on an http:// URL: lean (one keep-alive connection per worker, cheapest) or net/http; https always uses net/http")
+	flag.StringVar(&o.httpClient, "http-client", httpClientLean, "client of the enroll, get, list and detail workloads on an http:// URL: lean (one keep-alive connection per worker, cheapest) or net/http; https always uses net/http")
 	flag.Parse()
 	if err := checkHTTPClient(o.httpClient); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

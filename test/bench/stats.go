@@ -18,7 +18,8 @@ type Result struct {
 	P99ms       float64 `json:"p99_ms,omitempty"`
 	ElapsedS    float64 `json:"elapsed_s"`
 	Note        string  `json:"note,omitempty"`
-	// HTTPClient is the client of a read workload: lean or net/http.
+	// HTTPClient is the client of enroll or a read workload: lean or
+	// net/http.
 	HTTPClient string `json:"http_client,omitempty"`
 	// ClientCPUus is the bench process's CPU time (user + system) during
 	// the workload divided by its requests.

@@ -53,7 +53,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (suiteOptions, error) {
 	fs.IntVar(&o.psNodes, "powersync-nodes", 10000, "nodes of the powersync workload's conductor")
 	fs.DurationVar(&o.psLatency, "powersync-latency", 100*time.Millisecond, "latency of each power-state probe (fake-hardware's fake_power_delay)")
 	fs.IntVar(&o.psCycles, "powersync-cycles", 3, "steady power-sync cycles to measure")
-	fs.StringVar(&o.httpClient, "http-client", httpClientLean, "client of the get, list and detail workloads: lean (one keep-alive connection per worker, cheapest) or net/http")
+	fs.StringVar(&o.httpClient, "http-client", httpClientLean, "client of the enroll, get, list and detail workloads: lean (one keep-alive connection per worker, cheapest) or net/http")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -115,7 +115,8 @@ type Report struct {
 	Date      string `json:"date"`
 	LoadStart string `json:"load_start"`
 	LoadEnd   string `json:"load_end"`
-	// HTTPClient is --http-client (the read workloads' client).
+	// HTTPClient is --http-client (the client of enroll and the read
+	// workloads).
 	HTTPClient string            `json:"http_client"`
 	Scales     []ScaleResult     `json:"scales"`
 	PowerSync  []PowerSyncResult `json:"powersync,omitempty"`
