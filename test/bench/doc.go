@@ -45,7 +45,13 @@
 // conductor` (JSON-RPC on loopback, noauth, fake-hardware served by the
 // out-of-process plugin), enrolls the nodes through the API, runs the
 // workloads, and reads the resident memory (VmRSS, and the peak VmHWM, from
-// /proc/PID/status) of the API, the conductor and the plugin processes. The
+// /proc/PID/status) of the API, the conductor and the plugin processes. For
+// each workload it also reports the CPU time the API and the conductor
+// spent per request ("api cpu µs/req", "conductor cpu µs/req";
+// api_cpu_us_per_req, conductor_cpu_us_per_req in JSON, from
+// /proc/PID/stat, 10 ms resolution): on a machine shared with PostgreSQL
+// and the client, the server's cost per request varies far less between
+// runs than its rates, so it is the figure to compare two builds by. The
 // powersync workload is a deployment of its own: one conductor holding
 // --powersync-nodes nodes whose every power-state read takes
 // --powersync-latency (fake_power_delay), syncing with

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Memory is a process's resident memory, in KiB: from /proc/PID/status RSS
@@ -124,4 +125,37 @@ func children(pid int) []int {
 		}
 	}
 	return out
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat times:
+// 100 on every Linux architecture Go supports.
+const clockTicks = 100
+
+// procCPU is the CPU time (user + system) process pid has used, from
+// /proc/PID/stat; false when it cannot be read (not Linux, or gone).
+func procCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	return parseStatCPU(string(b))
+}
+
+// parseStatCPU reads utime and stime (fields 14 and 15) of a
+// /proc/PID/stat line; the command name in parentheses may hold spaces.
+func parseStatCPU(stat string) (time.Duration, bool) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, true
 }

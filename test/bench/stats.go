@@ -24,6 +24,12 @@ type Result struct {
 	// ClientCPUus is the bench process's CPU time (user + system) during
 	// the workload divided by its requests.
 	ClientCPUus float64 `json:"client_cpu_us_per_req,omitempty"`
+	// APICPUus and ConductorCPUus are the CPU time (user + system) of the
+	// suite's rivet api and rivet conductor during the workload divided by
+	// its requests: what a request costs the server, which moves far less
+	// from run to run than the rates on a shared machine.
+	APICPUus       float64 `json:"api_cpu_us_per_req,omitempty"`
+	ConductorCPUus float64 `json:"conductor_cpu_us_per_req,omitempty"`
 }
 
 func (r Result) String() string {
@@ -38,6 +44,9 @@ func (r Result) String() string {
 	}
 	if r.HTTPClient != "" {
 		fmt.Fprintf(&b, " (%s)", r.HTTPClient)
+	}
+	if r.APICPUus > 0 || r.ConductorCPUus > 0 {
+		fmt.Fprintf(&b, "  api cpu %.1f µs/req  conductor cpu %.1f µs/req", r.APICPUus, r.ConductorCPUus)
 	}
 	if r.Note != "" {
 		b.WriteString("  (" + r.Note + ")")

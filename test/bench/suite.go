@@ -258,12 +258,20 @@ func (s *suite) runScale(ctx context.Context, n int, work []string) (ScaleResult
 	b := &bench{c: newClient(o), o: o}
 	for _, w := range work {
 		s.logf("%d nodes: %s", n, w)
+		api0, apiOK := procCPU(d.api.pid())
+		cond0, condOK := procCPU(d.cond.pid())
 		res, err := runWorkload(ctx, w, b)
 		if err == nil && ctx.Err() != nil {
 			err = errors.New("interrupted")
 		}
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", w, err)
+		}
+		api1, apiOK2 := procCPU(d.api.pid())
+		cond1, condOK2 := procCPU(d.cond.pid())
+		if n := res.Requests + res.Errors; n > 0 && apiOK && apiOK2 && condOK && condOK2 {
+			res.APICPUus = float64((api1 - api0).Microseconds()) / float64(n)
+			res.ConductorCPUus = float64((cond1 - cond0).Microseconds()) / float64(n)
 		}
 		s.logf("%d nodes: %s", n, res)
 		r.Results = append(r.Results, res)

@@ -221,3 +221,21 @@ func TestCountListed(t *testing.T) {
 		}
 	}
 }
+
+// TestParseStatCPU: utime and stime are fields 14 and 15, counted after the
+// command name, which may hold spaces and parentheses.
+func TestParseStatCPU(t *testing.T) {
+	line := "4242 (rivet (api) x) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 75 0 0 20 0 9 0 100 2000000 5000 18446744073709551615"
+	got, ok := parseStatCPU(line)
+	if !ok || got != 3250*time.Millisecond {
+		t.Fatalf("parseStatCPU = %v, %v; want 3.25s", got, ok)
+	}
+	for _, bad := range []string{"", "4242 rivet S 1", "4242 (rivet) S 1 2 3", "4242 (rivet) S 1 4242 4242 0 -1 4194560 1234 0 0 0 x 75"} {
+		if _, ok := parseStatCPU(bad); ok {
+			t.Errorf("parseStatCPU(%q) accepted", bad)
+		}
+	}
+	if d, ok := procCPU(os.Getpid()); !ok || d < 0 {
+		t.Errorf("procCPU(self) = %v, %v", d, ok)
+	}
+}
