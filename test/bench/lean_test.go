@@ -270,12 +270,7 @@ func TestLeanClientStatusError(t *testing.T) {
 		}
 		io.WriteString(w, "{}")
 	}))
-	var conns atomic.Int32
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
+	conns := countConns(srv)
 	srv.Start()
 	defer srv.Close()
 	g := leanGetter(t, srv.URL)
@@ -636,12 +631,7 @@ func TestLeanClientPostStatus(t *testing.T) {
 		w.WriteHeader(http.StatusCreated)
 		w.Write(createdNodeJSON("1be26c0b-03f2-4d2e-ae87-c02d7f33c123", "n", nil))
 	}))
-	var conns atomic.Int32
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
+	conns := countConns(srv)
 	srv.Start()
 	defer srv.Close()
 	l := leanPoster(t, options{url: srv.URL, apiVersion: "1.26"})
@@ -908,12 +898,7 @@ func TestEnrollWorkloadBothClients(t *testing.T) {
 				w.WriteHeader(http.StatusCreated)
 				w.Write(createdNodeJSON(uuid, name, map[string]any{"uuid": "nested"}))
 			}))
-			var conns atomic.Int32
-			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-				if s == http.StateNew {
-					conns.Add(1)
-				}
-			}
+			conns := countConns(srv)
 			srv.Start()
 			defer srv.Close()
 			o := options{url: srv.URL, apiVersion: "1.26", httpClient: choice, nodes: 100, concurrency: 4,
@@ -1066,4 +1051,15 @@ func benchServer(b *testing.B, resp []byte) string {
 		}
 	}()
 	return "http://" + ln.Addr().String()
+}
+
+// countConns counts the connections an unstarted test server accepts.
+func countConns(srv *httptest.Server) *atomic.Int32 {
+	var n atomic.Int32
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			n.Add(1)
+		}
+	}
+	return &n
 }
