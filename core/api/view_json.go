@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+
+	"github.com/rivetmetal/rivet/core/jsonlimit"
 )
 
 // viewJSON writes views (map[string]any of strings, nulls, booleans,
@@ -145,42 +147,14 @@ func (e *viewJSON) appendDocument(b []byte, v any, depth int) ([]byte, bool) {
 }
 
 // validJSONNumber reports whether s is a JSON number, which is what
-// encoding/json requires of a json.Number it writes.
+// encoding/json requires of a json.Number it writes: a JSON value that
+// starts with a sign or a digit and ends with a digit can only be one.
 func validJSONNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case digits() == 0:
+	digit := func(c byte) bool { return '0' <= c && c <= '9' }
+	if s == "" || !(s[0] == '-' || digit(s[0])) || !digit(s[len(s)-1]) {
 		return false
 	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
+	return jsonlimit.Valid([]byte(s))
 }
 
 // view appends a view: its keys in encoding/json's order (sorted).

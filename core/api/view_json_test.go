@@ -168,3 +168,15 @@ func FuzzViewDocument(f *testing.F) {
 		}
 	})
 }
+
+// TestValidJSONNumber: validJSONNumber accepts exactly the json.Numbers
+// encoding/json writes (an empty one aside, which it writes as 0).
+func TestValidJSONNumber(t *testing.T) {
+	for _, s := range []string{"0", "-0", "7", "-12.50", "1e5", "1E+5", "2.5e-3", "0.0e+1", "12345678901234567890",
+		" 1", "1 ", "+1", "01", "-", "1.", ".5", "1e", "1e+", "--1", "0x1", "Infinity", "NaN", "1_000", "1.5.2", "[1]", "\"1\""} {
+		_, err := json.Marshal(json.Number(s))
+		if got, want := validJSONNumber(s), err == nil; got != want {
+			t.Errorf("validJSONNumber(%q) = %v, encoding/json accepts it: %v", s, got, want)
+		}
+	}
+}
