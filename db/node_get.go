@@ -249,21 +249,7 @@ func (s *Store) queryRow(ctx context.Context, text string, arg any, dests []any)
 	if s.db.dialect != Postgres {
 		return s.db.bun.DB.QueryRowContext(ctx, text, arg).Scan(dests...)
 	}
-	conn, err := s.db.bun.DB.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		var pc *pgx.Conn
-		switch c := dc.(type) {
-		case *secondSightConn:
-			pc = c.Conn.Conn()
-		case *stdlib.Conn:
-			pc = c.Conn()
-		default:
-			return fmt.Errorf("db: PostgreSQL connection is %T, not pgx's", dc)
-		}
+	return s.withPgx(ctx, func(pc *pgx.Conn) error {
 		rows, err := pc.Query(ctx, text, arg)
 		if err != nil {
 			return err
@@ -282,6 +268,25 @@ func (s *Store) queryRow(ctx context.Context, text string, arg any, dests []any)
 		}
 		rows.Close()
 		return rows.Err()
+	})
+}
+
+// withPgx runs f with the pgx connection under one of the pool's
+// PostgreSQL connections, held for f's duration.
+func (s *Store) withPgx(ctx context.Context, f func(*pgx.Conn) error) error {
+	conn, err := s.db.bun.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		switch c := dc.(type) {
+		case *secondSightConn:
+			return f(c.Conn.Conn())
+		case *stdlib.Conn:
+			return f(c.Conn())
+		}
+		return fmt.Errorf("db: PostgreSQL connection is %T, not pgx's", dc)
 	})
 }
 

@@ -196,6 +196,11 @@ func (s *Store) Create(ctx context.Context, obj objects.Object) error {
 // commit fails does.
 func (s *Store) CreateMany(ctx context.Context, objs []objects.Object) []error {
 	errs := make([]error, len(objs))
+	if s.db.dialect == Postgres && objs[0].Kind() == "Node" {
+		if done := s.createNodesPG(ctx, objs, errs); done {
+			return errs
+		}
+	}
 	if len(objs) == 1 {
 		errs[0] = s.Create(ctx, objs[0])
 		return errs
@@ -217,6 +222,46 @@ func (s *Store) CreateMany(ctx context.Context, objs []objects.Object) []error {
 		errs[i] = s.Create(ctx, obj)
 	}
 	return errs
+}
+
+// createNodesPG is CreateMany for nodes on PostgreSQL, through the typed
+// insert (insertNodesPG). done is false when that path cannot serve and
+// nothing was written: the caller goes on through bun. When PostgreSQL
+// refuses a statement (a duplicate, say) nothing of the batch is kept and
+// each node is created on its own, as CreateMany does.
+func (s *Store) createNodesPG(ctx context.Context, objs []objects.Object, errs []error) (done bool) {
+	rows := make([]*Node, len(objs))
+	targets := make([]version.Version, len(objs))
+	for i, obj := range objs {
+		if obj.Kind() != "Node" {
+			return false
+		}
+		row, _, target, err := s.forDB(obj)
+		if err != nil {
+			return false // bun's path reports it, for this object alone
+		}
+		rows[i], targets[i] = row.(*Node), target
+	}
+	kept, err := s.insertNodesPG(ctx, rows)
+	switch {
+	case errors.Is(err, errNoTypedInsert):
+		return false
+	case err == nil:
+		for i, obj := range objs {
+			errs[i] = s.afterWrite(obj, rows[i], targets[i])
+		}
+	case kept:
+		for i := range errs {
+			errs[i] = s.db.wrap(err, "create Node")
+		}
+	case len(objs) == 1:
+		errs[0] = s.db.wrap(err, "create Node")
+	default:
+		for i, obj := range objs {
+			errs[i] = s.Create(ctx, obj)
+		}
+	}
+	return true
 }
 
 // createTogether writes objs in one transaction and returns their rows,

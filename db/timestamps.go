@@ -22,14 +22,18 @@ var _ bun.BeforeAppendModelHook = (*Timestamps)(nil)
 
 // BeforeAppendModel stamps the row in UTC as bun builds an INSERT or UPDATE.
 func (t *Timestamps) BeforeAppendModel(_ context.Context, q bun.Query) error {
-	now := clock.Now()
 	switch q.(type) {
 	case *bun.InsertQuery:
-		if t.CreatedAt.IsZero() {
-			t.CreatedAt = now
-		}
+		t.stampInsert()
 	case *bun.UpdateQuery:
-		t.UpdatedAt = bun.NullTime{Time: now}
+		t.UpdatedAt = bun.NullTime{Time: clock.Now()}
 	}
 	return nil
+}
+
+// stampInsert sets created_at, unless already set, as an INSERT does.
+func (t *Timestamps) stampInsert() {
+	if t.CreatedAt.IsZero() {
+		t.CreatedAt = clock.Now()
+	}
 }
