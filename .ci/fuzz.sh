@@ -26,6 +26,7 @@ targets=(
   "./core/jsonlimit FuzzCheckFastMatchesTokens" # its one-pass reading agrees with the token one
   "./core/objects FuzzFastPaths"        # typed object fast paths agree with the generic ones
   "./core/api FuzzViewDocument"         # JSON documents in views written as encoding/json writes them
+  "./core/api FuzzSplitObject"          # request bodies split as encoding/json reads them
   "./db FuzzDecodeObject"               # JSON columns decoded as encoding/json decodes them
   "./core/api FuzzIsUUID"               # the UUID check agrees with the UUID form
   "./core/jsonlimit FuzzMembers"        # Valid, Members, Unquote, MarshalsVerbatim agree with encoding/json

@@ -76,7 +76,7 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, view)
+		writeView(w, http.StatusOK, view)
 		return nil
 	}
 	if raw, ok := changed["name"]; ok && !isNull(raw) {
@@ -117,6 +117,6 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, view)
+	writeView(w, http.StatusOK, view)
 	return nil
 }

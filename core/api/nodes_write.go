@@ -72,7 +72,7 @@ func (s *server) createNode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", BaseURL(r)+"/v1/nodes/"+stored.UUID)
-	writeJSON(w, http.StatusCreated, view)
+	writeView(w, http.StatusCreated, view)
 	return nil
 }
 

@@ -208,6 +208,6 @@ func (s *server) createPortgroup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", BaseURL(r)+"/v1/portgroups/"+g.UUID)
-	writeJSON(w, http.StatusCreated, view)
+	writeView(w, http.StatusCreated, view)
 	return nil
 }

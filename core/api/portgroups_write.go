@@ -124,7 +124,7 @@ func (s *server) patchPortgroup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, view)
+	writeView(w, http.StatusOK, view)
 	return nil
 }
 

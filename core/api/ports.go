@@ -240,6 +240,6 @@ func (s *server) createPort(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", BaseURL(r)+"/v1/ports/"+stored.UUID)
-	writeJSON(w, http.StatusCreated, view)
+	writeView(w, http.StatusCreated, view)
 	return nil
 }

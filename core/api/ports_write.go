@@ -125,7 +125,7 @@ func (s *server) patchPort(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, view)
+	writeView(w, http.StatusOK, view)
 	return nil
 }
 
