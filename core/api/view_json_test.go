@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"github.com/rivetmetal/rivet/core/objects"
@@ -177,6 +178,53 @@ func TestValidJSONNumber(t *testing.T) {
 		_, err := json.Marshal(json.Number(s))
 		if got, want := validJSONNumber(s), err == nil; got != want {
 			t.Errorf("validJSONNumber(%q) = %v, encoding/json accepts it: %v", s, got, want)
+		}
+	}
+}
+
+// TestSortedKeys: sortedKeys gives exactly a view's keys, sorted, whether
+// from the previous item, a recent set or anew, also for views of the same
+// size with other keys, and never rewrites a set it handed out.
+func TestSortedKeys(t *testing.T) {
+	view := func(keys ...string) map[string]any {
+		m := map[string]any{}
+		for _, k := range keys {
+			m[k] = nil
+		}
+		return m
+	}
+	var views []map[string]any
+	for i := range 12 {
+		var keys []string
+		for j := range 8 + i%3 {
+			keys = append(keys, fmt.Sprintf("k%02d", (j*7+i)%23))
+		}
+		views = append(views, view(keys...))
+	}
+	views = append(views, view("b", "a"), view("a", "c"), view())
+	var last []string
+	var handed [][]string
+	var copies [][]string
+	for round := range 3 {
+		for i, v := range views {
+			got := sortedKeys(last, v)
+			want := make([]string, 0, len(v))
+			for k := range v {
+				want = append(want, k)
+			}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d, view %d: sortedKeys = %v, want %v", round, i, got, want)
+			}
+			handed, copies = append(handed, got), append(copies, slices.Clone(got))
+			if round == 1 {
+				last = got
+			}
+		}
+	}
+	for i := range handed {
+		if !slices.Equal(handed[i], copies[i]) {
+			t.Fatalf("a key set handed out was rewritten: %v, was %v", handed[i], copies[i])
 		}
 	}
 }
