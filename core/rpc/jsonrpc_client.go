@@ -56,6 +56,9 @@ type HTTPTransport struct {
 	client *http.Client
 	opts   HTTPTransportOptions
 	scheme string
+	// lean serves plain-http calls without net/http (jsonrpc_lean.go);
+	// nil with TLS.
+	lean *leanTransport
 }
 
 // NewHTTPTransport returns a transport with keep-alive connections.
@@ -73,7 +76,11 @@ func NewHTTPTransport(opts HTTPTransportOptions) *HTTPTransport {
 	if opts.TLS != nil {
 		scheme = "https"
 	}
-	return &HTTPTransport{client: &http.Client{Transport: tr, Timeout: opts.Timeout}, opts: opts, scheme: scheme}
+	t := &HTTPTransport{client: &http.Client{Transport: tr, Timeout: opts.Timeout}, opts: opts, scheme: scheme}
+	if opts.TLS == nil {
+		t.lean = newLeanTransport(opts)
+	}
+	return t
 }
 
 // URL returns the endpoint for a registered conductor name.
@@ -93,6 +100,11 @@ func trimBrackets(h string) string {
 
 // Send implements Transport.
 func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (json.RawMessage, error) {
+	if t.lean != nil && leanHeaderValue(req.RequestID) {
+		if h := t.lean.host(host, t.URL(host)); h.ok {
+			return t.sendLean(ctx, h, host, req)
+		}
+	}
 	body, err := requestBody(req)
 	if err != nil {
 		return nil, err
@@ -134,11 +146,56 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (js
 		return nil, fmt.Errorf("rpc %s to %s: read reply: %w", req.Method, host, err)
 	}
 	if int64(len(data)) > t.opts.MaxResponseBytes {
-		return nil, fmt.Errorf("rpc %s to %s: reply larger than %d bytes", req.Method, host, t.opts.MaxResponseBytes)
+		return nil, t.tooLarge(req, host)
 	}
+	return reply(req, host, resp.StatusCode, data)
+}
+
+// sendLean is Send on the lean path: the same request, errors and reply.
+func (t *HTTPTransport) sendLean(ctx context.Context, h *leanHost, host string, req *Request) (json.RawMessage, error) {
+	buf := t.lean.getBuf()
+	defer t.lean.putBuf(buf)
+	// The body goes at the end of buf first, then the request is built
+	// before it and moved: one buffer, no copy of the body per call
+	// beyond that.
+	body, ok := appendRequestBody((*buf)[:0], req)
+	if !ok {
+		var err error
+		if body, err = requestBody(req); err != nil {
+			return nil, err
+		}
+	} else {
+		*buf = body
+	}
+	wireStart := len(*buf)
+	*buf = t.lean.buildRequest(*buf, h, req.RequestID, body)
+	wire := (*buf)[wireStart:]
+	resp, err := t.lean.send(ctx, h, host, wire)
+	if err != nil {
+		if errors.Is(err, errLeanTooLarge) {
+			return nil, t.tooLarge(req, host)
+		}
+		var ue *UnreachableError
+		if errors.As(err, &ue) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("rpc %s to %s: %w", req.Method, host, err)
+	}
+	if resp.status == http.StatusNoContent {
+		return nil, nil
+	}
+	return reply(req, host, resp.status, resp.body)
+}
+
+func (t *HTTPTransport) tooLarge(req *Request, host string) error {
+	return fmt.Errorf("rpc %s to %s: reply larger than %d bytes", req.Method, host, t.opts.MaxResponseBytes)
+}
+
+// reply reads a reply body: a result, or the error it carries.
+func reply(req *Request, host string, status int, data []byte) (json.RawMessage, error) {
 	r, err := decodeResponse(data)
 	if err != nil {
-		return nil, fmt.Errorf("rpc %s to %s: HTTP %d with a body that is not JSON-RPC", req.Method, host, resp.StatusCode)
+		return nil, fmt.Errorf("rpc %s to %s: HTTP %d with a body that is not JSON-RPC", req.Method, host, status)
 	}
 	if r.Error != nil {
 		return nil, wireToError(r.Error)
