@@ -101,7 +101,7 @@ func trimBrackets(h string) string {
 // Send implements Transport.
 func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (json.RawMessage, error) {
 	if t.lean != nil && leanHeaderValue(req.RequestID) {
-		if h := t.lean.host(host, t.URL(host)); h.ok {
+		if h := t.lean.host(host, t.URL); h.ok {
 			return t.sendLean(ctx, h, host, req)
 		}
 	}

@@ -45,7 +45,7 @@ import (
 //     all), closed after 90 s idle; a connection goes back only when its
 //     response was read whole, was HTTP/1.1 without "Connection: close",
 //     and nothing follows it. An idle connection is peeked at before reuse
-//     (leanConnAlive), as net/http's reader goroutine would have noticed
+//     (leanProbe), as net/http's reader goroutine would have noticed
 //     the conductor closing it.
 //
 // https, a proxy from the environment, a host or request id net/http would
@@ -90,6 +90,7 @@ type leanConn struct {
 	conn   net.Conn
 	br     *bufio.Reader
 	idleAt time.Time
+	probe  leanProbe // leanConnAlive's state, made once per connection
 }
 
 func newLeanTransport(opts HTTPTransportOptions) *leanTransport {
@@ -101,15 +102,16 @@ func newLeanTransport(opts HTTPTransportOptions) *leanTransport {
 	return l
 }
 
-// host returns what the lean path knows of host, whose URL is rawURL.
-func (l *leanTransport) host(host, rawURL string) *leanHost {
+// host returns what the lean path knows of host, whose URL is
+// rawURL(host).
+func (l *leanTransport) host(host string, rawURL func(string) string) *leanHost {
 	l.mu.Lock()
 	h := l.hosts[host]
 	l.mu.Unlock()
 	if h != nil {
 		return h
 	}
-	h = newLeanHost(rawURL)
+	h = newLeanHost(rawURL(host))
 	l.mu.Lock()
 	if prev := l.hosts[host]; prev != nil {
 		h = prev
@@ -166,11 +168,23 @@ func leanHeaderValue(v string) bool {
 }
 
 // leanWatch makes ctx's end interrupt the I/O of the call's current
-// connection.
+// connection. Watches are pooled: one whose ctx never fired it is as new.
 type leanWatch struct {
-	mu    sync.Mutex
-	conn  net.Conn
-	fired bool
+	mu     sync.Mutex
+	conn   net.Conn
+	fired  bool
+	fireFn func() // fire, bound once
+}
+
+var leanWatches sync.Pool
+
+func getLeanWatch() *leanWatch {
+	if w, ok := leanWatches.Get().(*leanWatch); ok {
+		return w
+	}
+	w := &leanWatch{}
+	w.fireFn = w.fire
+	return w
 }
 
 func (w *leanWatch) fire() {
@@ -224,9 +238,14 @@ func (l *leanTransport) send(ctx context.Context, h *leanHost, host string, wire
 	}
 	var w *leanWatch
 	if ctx.Done() != nil {
-		w = &leanWatch{}
-		stop := context.AfterFunc(ctx, w.fire)
-		defer stop()
+		w = getLeanWatch()
+		stop := context.AfterFunc(ctx, w.fireFn)
+		defer func() {
+			if stop() { // fire will never run: the watch is as new
+				w.conn = nil
+				leanWatches.Put(w)
+			}
+		}()
 	}
 	if err := ctx.Err(); err != nil {
 		return leanResponse{}, l.callError(ctx, h, err)
@@ -332,7 +351,7 @@ func (l *leanTransport) get(ctx context.Context, h *leanHost, deadline time.Time
 		h.idle = h.idle[:n-1]
 		l.idleTotal--
 		l.mu.Unlock()
-		if now.Sub(c.idleAt) < leanIdleTimeout && leanConnAlive(c.conn) {
+		if now.Sub(c.idleAt) < leanIdleTimeout && c.probe.alive() {
 			return c, true, nil
 		}
 		c.conn.Close()
@@ -347,7 +366,9 @@ func (l *leanTransport) dial(ctx context.Context, h *leanHost, deadline time.Tim
 	if err != nil {
 		return nil, err
 	}
-	return &leanConn{conn: conn, br: bufio.NewReaderSize(conn, leanReadBufferSize)}, nil
+	c := &leanConn{conn: conn, br: bufio.NewReaderSize(conn, leanReadBufferSize)}
+	c.probe.init(conn)
+	return c, nil
 }
 
 // put returns c to h's idle connections, or closes it.

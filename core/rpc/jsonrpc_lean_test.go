@@ -287,8 +287,7 @@ func TestLeanResendRules(t *testing.T) {
 	ctx := context.Background()
 	t.Run("response begun, then closed", func(t *testing.T) {
 		// A byte of the response arrived: the conductor ran the call.
-		var rc *rawConductor
-		rc = startRawConductor(t, func(t *testing.T, n int, c net.Conn, br *bufio.Reader) {
+		rc := startRawConductorSelf(t, func(rc *rawConductor, t *testing.T, n int, c net.Conn, br *bufio.Reader) {
 			if !rc.answer(t, c, br) {
 				return
 			}
@@ -317,8 +316,7 @@ func TestLeanResendRules(t *testing.T) {
 		// next call meets a refused dial, unreachable, and the Router may
 		// try another conductor.
 		bothTransports(t, HTTPTransportOptions{}, func(t *testing.T, tr *HTTPTransport) {
-			var rc *rawConductor
-			rc = startRawConductor(t, func(t *testing.T, n int, c net.Conn, br *bufio.Reader) {
+			rc := startRawConductorSelf(t, func(rc *rawConductor, t *testing.T, n int, c net.Conn, br *bufio.Reader) {
 				rc.answer(t, c, br)
 				rc.ln.Close()
 			})
@@ -335,8 +333,7 @@ func TestLeanResendRules(t *testing.T) {
 	})
 	t.Run("idle connection closed, conductor up", func(t *testing.T) {
 		bothTransports(t, HTTPTransportOptions{}, func(t *testing.T, tr *HTTPTransport) {
-			var rc *rawConductor
-			rc = startRawConductor(t, func(t *testing.T, n int, c net.Conn, br *bufio.Reader) {
+			rc := startRawConductorSelf(t, func(rc *rawConductor, t *testing.T, n int, c net.Conn, br *bufio.Reader) {
 				rc.answer(t, c, br) // then close: one call per connection
 			})
 			host := rc.ln.Addr().String()
@@ -358,8 +355,7 @@ func TestLeanResendRules(t *testing.T) {
 // TestLeanPool checks the idle limits and the idle timeout.
 func TestLeanPool(t *testing.T) {
 	release := make(chan struct{})
-	var rc *rawConductor
-	rc = startRawConductor(t, func(t *testing.T, n int, c net.Conn, br *bufio.Reader) {
+	rc := startRawConductorSelf(t, func(rc *rawConductor, t *testing.T, n int, c net.Conn, br *bufio.Reader) {
 		<-release
 		for rc.answer(t, c, br) {
 		}
@@ -427,7 +423,7 @@ func TestLeanHostEligibility(t *testing.T) {
 		"cond1": true, "cond1:9000": true, "127.0.0.1": true, "[::1]:9000": true, "cond_1.example.com": true,
 		"[fe80::1%eth0]:9000": false, "condé": false, "cond1:abc": false, "a b": false,
 	} {
-		if got := tr.lean.host(host, tr.URL(host)).ok; got != want {
+		if got := tr.lean.host(host, tr.URL).ok; got != want {
 			t.Errorf("%q: lean = %v, want %v", host, got, want)
 		}
 	}
@@ -436,7 +432,7 @@ func TestLeanHostEligibility(t *testing.T) {
 	// fresh check here may not see it; newLeanHost asks it, as net/http
 	// does, and follows its answer.
 	if p, _ := http.ProxyFromEnvironment(&http.Request{URL: &url.URL{Scheme: "http", Host: "cond9:8089", Path: "/"}}); p != nil {
-		if tr.lean.host("cond9", tr.URL("cond9")).ok {
+		if tr.lean.host("cond9", tr.URL).ok {
 			t.Error("the lean path took a host net/http would reach through a proxy")
 		}
 	}

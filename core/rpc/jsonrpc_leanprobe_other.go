@@ -4,7 +4,10 @@ package rpc
 
 import "net"
 
-// leanConnAlive cannot peek at the socket here; a connection the server
+// leanProbe cannot peek at the socket here; a connection the server
 // closed while idle is then found by the request on it (and resent once,
 // as net/http would).
-func leanConnAlive(net.Conn) bool { return true }
+type leanProbe struct{}
+
+func (*leanProbe) init(net.Conn) {}
+func (*leanProbe) alive() bool   { return true }
