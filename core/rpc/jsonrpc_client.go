@@ -370,6 +370,9 @@ func splitResponse(data []byte) (response, bool) {
 // then meets a refused dial, and Send reports that as a plain error, not
 // ErrUnreachable, so the Router does not run the call on another conductor.
 //
+// The lean path (jsonrpc_lean.go) sends the same header and resends by
+// the same rule, once, on a fresh connection.
+//
 // The key is the request id when there is one (it names the call in the
 // conductor's log); otherwise a nil value marks the request without
 // sending the header.

@@ -226,8 +226,8 @@ func (leanTimeoutError) Timeout() bool        { return true }
 func (leanTimeoutError) Temporary() bool      { return true }
 func (leanTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
-// send makes one call: wire is the whole request minus nothing (head,
-// headers, body). The returned error is final (classified).
+// send makes one call: wire is the whole request (request line, headers,
+// body). The error is classified as HTTPTransport's net/http path's.
 func (l *leanTransport) send(ctx context.Context, h *leanHost, host string, wire []byte) (leanResponse, error) {
 	var deadline time.Time
 	if l.timeout > 0 {
