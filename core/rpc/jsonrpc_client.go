@@ -370,6 +370,14 @@ func splitResponse(data []byte) (response, bool) {
 // then meets a refused dial, and Send reports that as a plain error, not
 // ErrUnreachable, so the Router does not run the call on another conductor.
 //
+// Not quite never dispatched: http.Server's closeIdleConns (run by
+// SetKeepAlivesEnabled(false) as a conductor drains, and by Shutdown) can
+// close a connection whose next request it has read but not yet marked
+// active; the handler runs, its answer is lost, and the call is resent.
+// TestLeanAgainstDrainingConductor sees this for about 1 call in 300 when
+// keep-alives go off under load, on net/http's path and the lean one
+// alike.
+//
 // The lean path (jsonrpc_lean.go) sends the same header and resends by
 // the same rule, once, on a fresh connection.
 //

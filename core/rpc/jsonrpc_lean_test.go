@@ -449,3 +449,62 @@ func TestLeanHostEligibility(t *testing.T) {
 func httpAnswer(status, body string) string {
 	return fmt.Sprintf("HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", status, len(body), body)
 }
+
+// TestLeanAgainstDrainingConductor runs calls from eight goroutines
+// against a conductor's net/http server that turns keep-alives off half
+// way, as a draining conductor does (idle connections close, answers
+// carry Connection: close): every call succeeds, on both paths.
+//
+// A call may run twice, on both paths alike: http.Server's closeIdleConns
+// can close a connection whose next request it has just read but not yet
+// marked active; the handler then runs, its answer is lost, and the
+// client, having read no byte of a response on a reused connection,
+// resends (net/http's rule for a request with an Idempotency-Key). The
+// test counts those and logs them rather than failing.
+func TestLeanAgainstDrainingConductor(t *testing.T) {
+	bothTransports(t, HTTPTransportOptions{Timeout: 10 * time.Second}, func(t *testing.T, tr *HTTPTransport) {
+		const workers, perWorker = 8, 40
+		seen := make(chan string, 2*workers*perWorker)
+		hs := httptest.NewServer(NewHTTPHandler(testServer(t, seen), HTTPHandlerOptions{}))
+		defer hs.Close()
+		host := hs.Listener.Addr().String()
+		c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
+		var wg sync.WaitGroup
+		errs := make(chan error, workers*perWorker)
+		for w := range workers {
+			wg.Go(func() {
+				for i := range perWorker {
+					if w == 0 && i == perWorker/2 {
+						hs.Config.SetKeepAlivesEnabled(false)
+					}
+					ctx := WithRequestID(context.Background(), fmt.Sprintf("req-%d-%d", w, i))
+					if _, err := c.Call(ctx, host, "power", map[string]any{"node_id": "n1"}); err != nil {
+						errs <- err
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		close(seen)
+		count := map[string]int{}
+		for id := range seen {
+			count[id]++
+		}
+		if len(count) != workers*perWorker {
+			t.Errorf("%d distinct calls ran, want %d", len(count), workers*perWorker)
+		}
+		twice := 0
+		for _, n := range count {
+			if n > 1 {
+				twice++
+			}
+		}
+		if twice > 0 {
+			t.Logf("%d of %d calls ran twice (the server closed them as idle after reading them)", twice, len(count))
+		}
+	})
+}
