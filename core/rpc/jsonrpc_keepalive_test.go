@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -66,6 +67,17 @@ func startRawConductor(t *testing.T, onConn func(t *testing.T, n int, c net.Conn
 	return rc
 }
 
+// startRawConductorSelf is startRawConductor for an onConn that uses the
+// conductor itself.
+func startRawConductorSelf(t *testing.T, onConn func(rc *rawConductor, t *testing.T, n int, c net.Conn, br *bufio.Reader)) *rawConductor {
+	var self atomic.Pointer[rawConductor]
+	rc := startRawConductor(t, func(t *testing.T, n int, c net.Conn, br *bufio.Reader) {
+		onConn(self.Load(), t, n, c, br)
+	})
+	self.Store(rc) // before any call: no connection arrives earlier
+	return rc
+}
+
 func (rc *rawConductor) accepted() int {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -104,8 +116,7 @@ func keepaliveCall(id string) *Request {
 // connection just as the conductor closes it, before reading the call. The
 // call must go again on a fresh connection, once.
 func TestHTTPTransportResendsWhenKeepAliveConnectionCloses(t *testing.T) {
-	var rc *rawConductor
-	rc = startRawConductor(t, func(t *testing.T, n int, c net.Conn, br *bufio.Reader) {
+	rc := startRawConductorSelf(t, func(rc *rawConductor, t *testing.T, n int, c net.Conn, br *bufio.Reader) {
 		if n == 1 {
 			if !rc.answer(t, c, br) {
 				return
@@ -159,8 +170,7 @@ func TestHTTPTransportResendLimits(t *testing.T) {
 		}
 	})
 	t.Run("resend finds the conductor gone", func(t *testing.T) {
-		var rc *rawConductor
-		rc = startRawConductor(t, func(t *testing.T, n int, c net.Conn, br *bufio.Reader) {
+		rc := startRawConductorSelf(t, func(rc *rawConductor, t *testing.T, n int, c net.Conn, br *bufio.Reader) {
 			if !rc.answer(t, c, br) {
 				return
 			}
