@@ -156,9 +156,9 @@ const calls = 50
 func plain(opts []grpc.ServerOption) *grpc.Server { return grpc.NewServer(opts...) }
 
 // TestNoPingsPerCall: with the options on both ends (NewServer, as
-// plugins.Serve uses it, and DialOptions, as plugins/host does), a call is its request
-// and its response, with no PING in either direction; WINDOW_UPDATEs only
-// open the connection window, not one per call.
+// plugins.Serve uses it, and DialOptions, as plugins/host does), a call is
+// its request and its response, with no PING in either direction;
+// WINDOW_UPDATEs only open the connection window, not one per call.
 func TestNoPingsPerCall(t *testing.T) {
 	client, server := exchange(t, transport.NewServer, transport.DialOptions())
 	for _, end := range []struct {
@@ -188,9 +188,10 @@ func TestDefaultsPingPerCall(t *testing.T) {
 		name string
 		c    *frameCounter
 	}{{"client", client}, {"server", server}} {
-		if _, pings, _ := end.c.counts(); pings < calls/2 {
+		// Usually one per call; a PING whose ACK is late skips a call.
+		if _, pings, _ := end.c.counts(); pings < calls/5 {
 			t.Errorf("%s sent %d PINGs over %d calls with grpc-go's defaults, want at least %d: the frame counter is broken or grpc-go changed",
-				end.name, pings, calls, calls/2)
+				end.name, pings, calls, calls/5)
 		}
 	}
 }
