@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+
+	"github.com/rivetmetal/rivet/plugins/internal/transport"
 )
 
 // DescribeEnv, when set to "1" in a plugin's environment, makes Serve print
@@ -78,7 +80,7 @@ func Serve(cfg ServeConfig) {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: PluginSets(cfg.Driver, protocols),
-		GRPCServer:       plugin.DefaultGRPCServer,
+		GRPCServer:       transport.NewServer,
 		Logger:           hl,
 	})
 	closeDriver(cfg.Driver, cfg.Logger)

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/internal/transport"
 )
 
 // instance is one running plugin process. It is never restarted: a crash or
@@ -45,6 +46,7 @@ func startInstance(ctx context.Context, cfg Config, src Source) (*instance, erro
 		AutoMTLS:         true,
 		Logger:           newHCLog(log),
 		StartTimeout:     cfg.StartTimeout,
+		GRPCDialOptions:  transport.DialOptions(),
 	}
 	if src.Checksum != nil {
 		cc.SecureConfig = &plugin.SecureConfig{Checksum: src.Checksum, Hash: sha256.New()}
