@@ -187,7 +187,8 @@ func (s *Store) Create(ctx context.Context, obj objects.Object) error {
 
 // CreateMany is Create for several objects of one kind at once, with one
 // commit: a multi-row INSERT and a SELECT of the ids the rows got (by
-// uuid), in one transaction. It returns one error per object, nil for
+// uuid), in one transaction (nodes on PostgreSQL: one pipeline of prepared
+// one-row INSERTs, createNodesPG). It returns one error per object, nil for
 // those created. When a statement of that transaction fails (one object a
 // duplicate, say), nothing of it is kept and each object is then created
 // on its own with Create, in order, so that each gets its own result, as
