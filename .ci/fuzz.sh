@@ -22,6 +22,7 @@ targets=(
   "./core/api FuzzVIFAttach"            # VIF attach bodies
   "./core/objects FuzzDeserialize"      # versioned-object wire primitives
   "./core/rpc FuzzJSONRPCHandler"       # JSON-RPC envelopes over HTTP
+  "./core/rpc FuzzJSONRPCHandlerCallID" # Rivet-Call-Id headers and the reply cache
   "./core/jsonlimit FuzzCheck"          # depth/duplicate/UTF-8 checks of every JSON body
   "./core/jsonlimit FuzzCheckFastMatchesTokens" # its one-pass reading agrees with the token one
   "./core/objects FuzzFastPaths"        # typed object fast paths agree with the generic ones

@@ -77,7 +77,10 @@ func (l *jsonRPCListener) serve() error {
 // client that loses the race with a closing connection resends on a fresh
 // one that still reaches this conductor (which answers TemporaryFailure
 // while draining, and the Router moves the call on) rather than on a
-// listener that is already gone.
+// listener that is already gone. When this conductor had already read the
+// call on the closed connection, the resend carries the same call id and
+// gets that call's reply from the JSON-RPC handler's reply cache instead
+// (rpc.CallIDHeader).
 func (l *jsonRPCListener) drain() { l.srv.SetKeepAlivesEnabled(false) }
 
 // lingerUntil keeps the listener accepting, answering every call

@@ -15,4 +15,8 @@
 //     arguments the request's version does not have.
 //   - Errors cross the wire as class + HTTP code + message, so a NodeLocked
 //     raised by a conductor is a NodeLocked in the API.
+//   - Over JSON-RPC a call that the transport resends (a kept-alive
+//     connection closed before its answer) runs at most once on a
+//     conductor that knows its call id (CallIDHeader, replayCache); the
+//     header is additive, so old and new releases mix during an upgrade.
 package rpc

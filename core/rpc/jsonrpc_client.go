@@ -100,9 +100,15 @@ func trimBrackets(h string) string {
 
 // Send implements Transport.
 func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (json.RawMessage, error) {
+	// callID names this call on its resend too (CallIDHeader); a cast
+	// has none.
+	var id callID
+	if !req.Cast {
+		id = newCallID()
+	}
 	if t.lean != nil && leanHeaderValue(req.RequestID) {
 		if h := t.lean.host(host, t.URL); h.ok {
-			return t.sendLean(ctx, h, host, req)
+			return t.sendLean(ctx, h, host, req, id)
 		}
 	}
 	body, err := requestBody(req)
@@ -114,7 +120,7 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (js
 		return nil, fmt.Errorf("rpc %s to %s: %w", req.Method, host, err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
-	markReplayable(hreq, req.RequestID)
+	markReplayable(hreq, req.RequestID, id)
 	if t.opts.Username != "" {
 		hreq.SetBasicAuth(t.opts.Username, t.opts.Password)
 	}
@@ -152,7 +158,7 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (js
 }
 
 // sendLean is Send on the lean path: the same request, errors and reply.
-func (t *HTTPTransport) sendLean(ctx context.Context, h *leanHost, host string, req *Request) (json.RawMessage, error) {
+func (t *HTTPTransport) sendLean(ctx context.Context, h *leanHost, host string, req *Request, id callID) (json.RawMessage, error) {
 	buf := t.lean.getBuf()
 	defer t.lean.putBuf(buf)
 	// The body goes at the end of buf first, then the request is built
@@ -168,7 +174,7 @@ func (t *HTTPTransport) sendLean(ctx context.Context, h *leanHost, host string, 
 		*buf = body
 	}
 	wireStart := len(*buf)
-	*buf = t.lean.buildRequest(*buf, h, req.RequestID, body)
+	*buf = t.lean.buildRequest(*buf, h, req.RequestID, id, body)
 	wire := (*buf)[wireStart:]
 	resp, err := t.lean.send(ctx, h, host, wire)
 	if err != nil {
@@ -373,23 +379,31 @@ func splitResponse(data []byte) (response, bool) {
 // Not quite never dispatched: http.Server's closeIdleConns (run by
 // SetKeepAlivesEnabled(false) as a conductor drains, and by Shutdown) can
 // close a connection whose next request it has read but not yet marked
-// active; the handler runs, its answer is lost, and the call is resent.
-// TestLeanAgainstDrainingConductor sees this for about 1 call in 300 when
-// keep-alives go off under load, on net/http's path and the lean one
-// alike.
+// active; the handler runs, its answer is lost, and the call is resent
+// (about 1 call in 300 when keep-alives go off under load, on net/http's
+// path and the lean one alike). So a call also carries its call id
+// (CallIDHeader, made once per Send, the same on the resend), and a
+// conductor that knows the header runs each call id once: the resend
+// waits for the first copy's reply, or gets it from the conductor's reply
+// cache (replayCache; TestLeanAgainstDrainingConductor). A conductor
+// that predates the header ignores it and may run such a call twice, as
+// before. Casts carry no call id: a resent cast may run twice.
 //
-// The lean path (jsonrpc_lean.go) sends the same header and resends by
+// The lean path (jsonrpc_lean.go) sends the same headers and resends by
 // the same rule, once, on a fresh connection.
 //
 // The key is the request id when there is one (it names the call in the
-// conductor's log); otherwise a nil value marks the request without
-// sending the header.
-func markReplayable(r *http.Request, requestID string) {
+// conductor's log, and is shared by every RPC of one REST request);
+// otherwise a nil value marks the request without sending the header.
+func markReplayable(r *http.Request, requestID string, id callID) {
 	if requestID != "" {
 		r.Header.Set("Idempotency-Key", requestID)
-		return
+	} else {
+		r.Header["Idempotency-Key"] = nil
 	}
-	r.Header["Idempotency-Key"] = nil
+	if id != (callID{}) {
+		r.Header[CallIDHeader] = []string{id.String()}
+	}
 }
 
 // LocalTransport calls a Server in the same process (all-in-one). Requests

@@ -40,3 +40,45 @@ func FuzzJSONRPCHandler(f *testing.F) {
 		}
 	})
 }
+
+// FuzzJSONRPCHandlerCallID feeds arbitrary call ids (CallIDHeader) with
+// arbitrary bodies, each request twice: never a panic or a 5xx, always a
+// JSON-RPC answer, and with an id the handler keys on, the second answer
+// is the first's.
+func FuzzJSONRPCHandlerCallID(f *testing.F) {
+	h := NewHTTPHandler(testServer(f, nil), HTTPHandlerOptions{MaxBodyBytes: 64 << 10})
+	call := `{"jsonrpc":"2.0","method":"power","params":{"node_id":"n1","rpc.version":"1.0"},"id":1}`
+	for _, seed := range []struct{ id, body string }{
+		{"0123456789abcdef0123456789abcdef", call},
+		{"7d0c3f4e-0b5c-4a43-9a59-2d8a1e9b6c11", `{"jsonrpc":"2.0","method":"power","params":{"node_id":"locked","rpc.version":"1.0"},"id":"x"}`},
+		{"short", call}, {"", call}, {"0123456789abcdef\r\n", call},
+		{"0123456789abcdef0123456789abcdef", `{"jsonrpc":"2.0","method":"clean","params":{"rpc.version":"1.0"}}`},
+		{"0123456789abcdef0123456789abcdef", `{"jsonrpc":`},
+	} {
+		f.Add(seed.id, []byte(seed.body))
+	}
+	f.Fuzz(func(t *testing.T, id string, body []byte) {
+		var answers []*httptest.ResponseRecorder
+		for range 2 {
+			rec := httptest.NewRecorder()
+			r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+			r.Header[CallIDHeader] = []string{id}
+			h.ServeHTTP(rec, r)
+			if rec.Code >= 500 {
+				t.Fatalf("call id %q, body %q → %d %s", id, body, rec.Code, rec.Body)
+			}
+			if rec.Code != http.StatusNoContent {
+				var out struct {
+					JSONRPC string `json:"jsonrpc"`
+				}
+				if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil || out.JSONRPC != "2.0" {
+					t.Fatalf("call id %q, body %q → %d, not a JSON-RPC response: %s", id, body, rec.Code, rec.Body)
+				}
+			}
+			answers = append(answers, rec)
+		}
+		if validCallID(id) && answers[0].Code == http.StatusOK && answers[0].Body.String() != answers[1].Body.String() {
+			t.Fatalf("call id %q, body %q: answers differ:\n%s\n%s", id, body, answers[0].Body, answers[1].Body)
+		}
+	})
+}

@@ -25,7 +25,7 @@ import (
 // otherwise keeps net/http's behaviour as a client of a conductor:
 //
 //   - the same request: method, path, Host, User-Agent, Content-Length,
-//     Authorization, Content-Type and Idempotency-Key (not
+//     Authorization, Content-Type, Idempotency-Key and CallIDHeader (not
 //     Accept-Encoding: net/http asks for gzip and decompresses; nothing
 //     here would, so nothing asks, and conductors do not compress);
 //   - the same limits: [json_rpc] timeout over the whole call, dial
@@ -442,7 +442,7 @@ func (l *leanTransport) closeIdle() {
 
 // buildRequest appends the request bytes net/http would write for a
 // JSON-RPC call to h, less Accept-Encoding.
-func (l *leanTransport) buildRequest(buf []byte, h *leanHost, requestID string, body []byte) []byte {
+func (l *leanTransport) buildRequest(buf []byte, h *leanHost, requestID string, id callID, body []byte) []byte {
 	buf = append(buf, h.head...)
 	buf = append(buf, "Content-Length: "...)
 	buf = strconv.AppendInt(buf, int64(len(body)), 10)
@@ -452,6 +452,11 @@ func (l *leanTransport) buildRequest(buf []byte, h *leanHost, requestID string, 
 	if requestID != "" {
 		buf = append(buf, "Idempotency-Key: "...)
 		buf = append(buf, requestID...)
+		buf = append(buf, "\r\n"...)
+	}
+	if id != (callID{}) {
+		buf = append(buf, CallIDHeader+": "...)
+		buf = id.appendHex(buf)
 		buf = append(buf, "\r\n"...)
 	}
 	buf = append(buf, "\r\n"...)

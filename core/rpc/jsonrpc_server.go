@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,17 +23,21 @@ type HTTPHandlerOptions struct {
 	Log          *slog.Logger
 }
 
-// NewHTTPHandler serves s as JSON-RPC 2.0 over HTTP POST at any path.
+// NewHTTPHandler serves s as JSON-RPC 2.0 over HTTP POST at any path. A
+// call that carries a call id (CallIDHeader) runs at most once however
+// often it arrives (replayCache); one without is served as it always was.
 func NewHTTPHandler(s *Server, opts HTTPHandlerOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
 	}
-	return &httpHandler{s: s, opts: opts}
+	return &httpHandler{s: s, opts: opts, replay: newReplayCache()}
 }
 
 type httpHandler struct {
 	s    *Server
 	opts HTTPHandlerOptions
+	// replay runs each call that carries a call id once (CallIDHeader).
+	replay *replayCache
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -65,45 +70,114 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusOK, id, werr)
 		return
 	}
-	res, err := h.s.Dispatch(r.Context(), req)
 	if req.Cast {
-		if err != nil {
+		if _, err := h.s.Dispatch(r.Context(), req); err != nil {
 			writeError(w, http.StatusOK, id, errorToWireObj(err))
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	if h.replay != nil {
+		if v := r.Header[CallIDHeader]; len(v) == 1 && validCallID(v[0]) {
+			h.serveOnce(w, r, req, id, v[0], body)
+			return
+		}
+	}
+	writeReply(w, h.call(r.Context(), req, id))
+}
+
+// call runs a call (not a cast) and returns its encoded reply.
+func (h *httpHandler) call(ctx context.Context, req *Request, id json.RawMessage) []byte {
+	res, err := h.s.Dispatch(ctx, req)
 	if err != nil {
-		writeError(w, http.StatusOK, id, errorToWireObj(err))
-		return
+		return encodeJSON(response{JSONRPC: "2.0", Error: errorToWireObj(err), ID: orNull(id)})
 	}
 	if res == nil {
 		res = json.RawMessage("null")
 	}
-	writeResult(w, res, id)
+	return encodeResult(res, id)
 }
 
-// writeResult writes a success reply exactly as
-// writeJSON(w, http.StatusOK, response{JSONRPC: "2.0", Result: res, ID: id})
-// does. encoding/json compacts and HTML-escapes the result again, a node
+// serveOnce serves a call that carries a call id (CallIDHeader) through
+// the reply cache: the first copy of the call runs it, a copy that
+// arrives while it runs waits for its reply (or for its own request's
+// end), a later one gets the kept reply. The call runs under a context
+// its connection closing does not end (replayCache.start): that is how
+// the first copy is lost, and its resend is on its way.
+func (h *httpHandler) serveOnce(w http.ResponseWriter, r *http.Request, req *Request, id json.RawMessage, callID string, body []byte) {
+	e, owner := h.replay.join(callID, body)
+	switch {
+	case e == nil:
+		if h.opts.Log != nil {
+			h.opts.Log.Warn("rpc call id reused for another request; served without the reply cache",
+				"call_id", callID, "rpc_method", req.Method, "request_id", req.RequestID)
+		}
+		writeReply(w, h.call(r.Context(), req, id))
+	case owner:
+		finished := false
+		defer func() {
+			if !finished { // a panic: no reply, and the entry goes
+				h.replay.finish(e, nil)
+			}
+		}()
+		ctx, cancel := h.replay.start(e, r.Context())
+		defer cancel()
+		stop := context.AfterFunc(r.Context(), func() { h.replay.leave(e) })
+		reply := h.call(ctx, req, id)
+		stop()
+		h.replay.finish(e, reply)
+		finished = true
+		writeReply(w, reply)
+	default:
+		select {
+		case <-e.ready:
+		case <-r.Context().Done():
+			h.replay.leave(e)
+			return
+		}
+		if e.reply == nil {
+			// The first copy ended without a reply (a panic net/http
+			// recovered); so does this one: the connection closes.
+			panic(http.ErrAbortHandler)
+		}
+		if h.opts.Log != nil {
+			h.opts.Log.Info("rpc call received again; answered with the first copy's reply",
+				"call_id", callID, "rpc_method", req.Method, "request_id", req.RequestID)
+		}
+		writeReply(w, e.reply)
+	}
+}
+
+// writeReply writes an encoded call reply: JSON-RPC answers a call's
+// success and its failure alike with HTTP 200.
+func writeReply(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// writeResult writes a success reply (encodeResult).
+func writeResult(w http.ResponseWriter, res, id json.RawMessage) {
+	writeReply(w, encodeResult(res, id))
+}
+
+// encodeResult encodes a success reply exactly as
+// encodeJSON(response{JSONRPC: "2.0", Result: res, ID: id}) does.
+// encoding/json compacts and HTML-escapes the result again, a node
 // included, although what Dispatch returns is already compact JSON; so
 // when json.Marshal would copy res and id as they are
 // (jsonlimit.MarshalsVerbatim), the reply is written by hand.
-func writeResult(w http.ResponseWriter, res, id json.RawMessage) {
+func encodeResult(res, id json.RawMessage) []byte {
 	if len(res) == 0 || !jsonlimit.MarshalsVerbatim(res) || !jsonlimit.MarshalsVerbatim(id) {
-		writeJSON(w, http.StatusOK, response{JSONRPC: "2.0", Result: res, ID: id})
-		return
+		return encodeJSON(response{JSONRPC: "2.0", Result: res, ID: id})
 	}
 	body := make([]byte, 0, len(res)+len(id)+40)
 	body = append(body, `{"jsonrpc":"2.0","result":`...)
 	body = append(body, res...)
 	body = append(body, `,"id":`...)
 	body = append(body, id...)
-	body = append(body, "}\n"...) // json.Encoder ends each value with a newline
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	return append(body, "}\n"...) // json.Encoder ends each value with a newline
 }
 
 // parseEnvelope validates a JSON-RPC request body. Errors come back in
@@ -288,6 +362,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// encodeJSON is what writeJSON writes for v.
+func encodeJSON(v any) []byte {
+	var b bytes.Buffer
+	_ = json.NewEncoder(&b).Encode(v)
+	return b.Bytes()
 }
 
 func orNull(id json.RawMessage) json.RawMessage {
