@@ -109,6 +109,7 @@ func startInstance(ctx context.Context, cfg Config, src Source) (*instance, erro
 		HardwareTypes: info.HardwareTypes,
 		Interfaces:    ifaces,
 		Capabilities:  info.Capabilities,
+		DirectChannel: direct,
 		StartedAt:     started,
 	}}
 	if rc := client.ReattachConfig(); rc != nil {
