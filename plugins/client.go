@@ -19,7 +19,8 @@ import (
 // The host (plugins/host) and plugintest obtain one from GRPCPlugin; a
 // driver author never needs it.
 type Client struct {
-	rpc      driverv1.DriverClient
+	rpc      driverv1.DriverClient // over router
+	router   *router
 	power    driverv2.PowerClient // nil below protocol 2
 	protocol int
 	// powerVersion is the power interface version sent with Configure

@@ -14,11 +14,12 @@ type server struct {
 	driverv1.UnimplementedDriverServer
 	driver   Driver
 	info     Info
-	protocol int // the protocol major this connection serves
+	protocol int           // the protocol major this connection serves
+	direct   *directServer // nil: OpenDirect answers Unimplemented
 }
 
-func newServer(d Driver, info Info, protocol int) *server {
-	return &server{driver: d, info: info, protocol: protocol}
+func newServer(d Driver, info Info, protocol int, direct *directServer) *server {
+	return &server{driver: d, info: info, protocol: protocol, direct: direct}
 }
 
 // capability returns the driver as T, or ErrNotSupported naming the method.

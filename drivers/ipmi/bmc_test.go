@@ -37,6 +37,17 @@ type chassisSim struct {
 	// softDelay is how long the simulated OS takes to act on a soft
 	// shutdown; negative: it ignores the request.
 	softDelay time.Duration
+	// pollDelay, when set, delays the answer to the n-th power state
+	// read (from 1), as a BMC slow to answer does.
+	pollDelay func(n int) time.Duration
+	polls     atomic.Int32
+}
+
+func (c *chassisSim) PowerState(ctx context.Context) (bool, error) {
+	if c.pollDelay != nil {
+		time.Sleep(c.pollDelay(int(c.polls.Add(1))))
+	}
+	return c.Chassis.PowerState(ctx)
 }
 
 // softShutdown plays the OS answering an ACPI power button press.

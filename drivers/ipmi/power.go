@@ -49,12 +49,18 @@ func (d *Driver) waitPower(ctx context.Context, p params, op string, target plug
 	wctx, cancel := context.WithTimeout(ctx, p.powerTimeout)
 	defer cancel()
 	delay := pollFirst
-	var last plugins.PowerState
+	deadline, _ := wctx.Deadline()
+	var last, known plugins.PowerState // known: what the last answered poll said
 	var lastErr error
+	cutShort := false // the last poll failed because this wait's time was up
 	for {
 		last, lastErr = d.powerState(wctx, p)
-		if lastErr == nil && last == target {
-			return nil
+		cutShort = lastErr != nil && !time.Now().Before(deadline)
+		if lastErr == nil {
+			known = last
+			if last == target {
+				return nil
+			}
 		}
 		if lastErr != nil && !plugins.IsRetryable(lastErr) {
 			return lastErr
@@ -67,10 +73,12 @@ func (d *Driver) waitPower(ctx context.Context, p params, op string, target plug
 			if ctx.Err() != nil {
 				return classify(ctx, p, op, ctx.Err())
 			}
-			if lastErr != nil {
+			// A poll cut short by this wait's own deadline says nothing
+			// about the BMC: report the state the BMC last gave, if any.
+			if lastErr != nil && (known == "" || !cutShort) {
 				return fmt.Errorf("ipmi %s: %s: node did not reach %q within %s: %w", p.addr(), op, target, p.powerTimeout, lastErr)
 			}
-			return fmt.Errorf("ipmi %s: %s: node still %q after %s, want %q", p.addr(), op, last, p.powerTimeout, target)
+			return fmt.Errorf("ipmi %s: %s: node still %q after %s, want %q", p.addr(), op, known, p.powerTimeout, target)
 		}
 		delay = min(delay*3/2, pollMax)
 	}

@@ -170,3 +170,29 @@ func TestSetPowerRejectsOtherTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerTimeoutDuringPoll: when the wait's time runs out while a poll is
+// still waiting for the BMC, the error is the state the BMC last reported,
+// not the cut-short poll's "BMC unreachable" (which would make it look
+// retryable and hide the state).
+func TestPowerTimeoutDuringPoll(t *testing.T) {
+	ch := &chassisSim{Chassis: &mock.Chassis{On: true, SetPowerHook: func(bool) error { return nil }}, // accepted, never done
+		pollDelay: func(n int) time.Duration {
+			if n == 1 {
+				return 0
+			}
+			return 2 * time.Second // outlasts the 0.5 s wait
+		}}
+	bmc := startBMC(t, bmcConfig{chasis: ch})
+	d := newDriver(t, Options{})
+	err := d.SetPowerState(testCtx(t), bmc.node(plugins.DriverInfo{KeyPowerStateChangeTimeout: 0.5}), plugins.PowerOff)
+	if err == nil {
+		t.Fatal("SetPowerState succeeded on a chassis that stays on")
+	}
+	if plugins.IsRetryable(err) || errors.Is(err, plugins.ErrBMCUnreachable) {
+		t.Errorf("error %v: want a plain failure", err)
+	}
+	if want := `node still "power on" after 500ms, want "power off"`; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q lacks %q", err, want)
+	}
+}
