@@ -175,8 +175,14 @@ func (kd *kind) fromDataSorted(p Primitive) (Object, error) {
 	return obj, nil
 }
 
-// Encode is Serialize followed by JSON encoding.
+// Encode is Serialize followed by JSON encoding. At the latest version the
+// primitive is written straight from obj (appendLatest).
 func (r *Registry) Encode(obj Object, target version.Version) ([]byte, error) {
+	if kd, err := r.kindOf(obj); err == nil && target == kd.latest() {
+		if b, ok := kd.appendLatest(make([]byte, 0, 2048), obj, target); ok {
+			return b, nil
+		}
+	}
 	p, err := r.Serialize(obj, target)
 	if err != nil {
 		return nil, err
