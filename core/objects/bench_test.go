@@ -147,7 +147,8 @@ func BenchmarkParsePrimitive(b *testing.B) {
 // with a driver, a name, a UUID and a provision state, so every field is
 // a change and most hold their defaults. "api" builds it, encodes it for
 // create_node and decodes the reply; "conductor" decodes the argument,
-// converts a copy for the row, takes the snapshot after the write and
+// converts a copy for the row (ForInsert, as the DB layer does for a
+// create), takes the snapshot after the write and
 // encodes the reply. Run with
 //
 //	go test -run '^$' -bench NodeCreate -benchmem ./core/objects
@@ -197,7 +198,7 @@ func BenchmarkNodeCreate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, _, err := r.ForDB(obj, latest); err != nil {
+			if _, err := r.ForInsert(obj, latest); err != nil {
 				b.Fatal(err)
 			}
 			if err := r.ResetChanges(obj); err != nil {
