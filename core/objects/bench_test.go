@@ -130,7 +130,14 @@ func BenchmarkParsePrimitive(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		fn   func([]byte) (Primitive, error)
-	}{{"fast", ParsePrimitive}, {"std", parsePrimitiveStd}} {
+	}{
+		{"fast", ParsePrimitive},
+		{"std", parsePrimitiveStd},
+		// What Decode reads (names from the registry), and DecodeValid
+		// for a primitive out of an envelope checked whole.
+		{"registry", func(b []byte) (Primitive, error) { return parsePrimitive(b, parseRegistry, false) }},
+		{"registry-checked", func(b []byte) (Primitive, error) { return parsePrimitive(b, parseRegistry, true) }},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

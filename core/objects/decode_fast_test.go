@@ -2,6 +2,7 @@ package objects
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -10,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Decode's own reading of a primitive (names taken from the registry,
+// Decode's own reading of a primitive (and DecodeValid's, for well-formed JSON) (names taken from the registry,
 // fields walked in table order, snapshots sharing empty maps) must build
 // exactly the object the code before it built: decodeStd is Decode as it
 // was, ParsePrimitive's std reading followed by Deserialize's loop over
@@ -80,16 +81,22 @@ func resetChangesStd(kd *kind, obj Object) {
 // changes, or changes that move differently once every field is modified.
 func checkDecodeStd(t *testing.T, r *Registry, b []byte) {
 	t.Helper()
-	for _, server := range []bool{true, false} {
-		got, gotErr := r.Decode(bytes.Clone(b), server)
-		want, wantErr := decodeStd(r, bytes.Clone(b), server)
-		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && fmt.Sprintf("%T %v", gotErr, gotErr) != fmt.Sprintf("%T %v", wantErr, wantErr) {
-			t.Fatalf("Decode(%q, %v): error %v, want %v", b, server, gotErr, wantErr)
+	decoders := map[string]func([]byte, bool) (Object, error){"Decode": r.Decode}
+	if json.Valid(b) {
+		decoders["DecodeValid"] = r.DecodeValid
+	}
+	for name, decode := range decoders {
+		for _, server := range []bool{true, false} {
+			got, gotErr := decode(bytes.Clone(b), server)
+			want, wantErr := decodeStd(r, bytes.Clone(b), server)
+			if (gotErr == nil) != (wantErr == nil) || gotErr != nil && fmt.Sprintf("%T %v", gotErr, gotErr) != fmt.Sprintf("%T %v", wantErr, wantErr) {
+				t.Fatalf("%s(%q, %v): error %v, want %v", name, b, server, gotErr, wantErr)
+			}
+			if gotErr != nil {
+				continue
+			}
+			compareObjects(t, r, got, want, fmt.Sprintf("%s(%q, %v)", name, b, server))
 		}
-		if gotErr != nil {
-			continue
-		}
-		compareObjects(t, r, got, want, fmt.Sprintf("Decode(%q, %v)", b, server))
 	}
 }
 
