@@ -405,7 +405,9 @@ func splitStrings(v []byte, kd *kind) ([]string, bool) {
 			return nil, false
 		}
 		if out == nil {
-			out = make([]string, 0, 8)
+			// One allocation for a node's changes (its 40 field names);
+			// capped, as commas inside strings count too.
+			out = make([]string, 0, min(bytes.Count(v, []byte{','})+1, 64))
 		}
 		out = append(out, s)
 		for i += j + 2; i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r'); i++ {
