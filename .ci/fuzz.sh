@@ -32,6 +32,7 @@ targets=(
   "./core/api FuzzIsUUID"               # the UUID check agrees with the UUID form
   "./core/jsonlimit FuzzMembers"        # Valid, Members, Unquote, MarshalsVerbatim agree with encoding/json
   "./core/objects FuzzParsePrimitiveFast" # ParsePrimitive's split agrees with json.Unmarshal
+  "./core/objects FuzzDecodeMatchesStd"  # Decode builds the object the sorted, deep-copying code built
   "./core/rpc FuzzParseEnvelopeFast"    # parseEnvelope's split agrees with the encoding/json reading
   "./core/rpc FuzzRequestBodyFast"      # the hand-written request body is json.Marshal's, byte for byte
   "./core/rpc FuzzDecodeResponseFast"   # the client's reply split agrees with json.Unmarshal

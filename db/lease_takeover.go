@@ -135,7 +135,7 @@ func (s *Store) SaveFenced(ctx context.Context, obj objects.Object, holder strin
 	if obj.Kind() != "Node" {
 		return fmt.Errorf("db: SaveFenced: %s has no lease", obj.Kind())
 	}
-	row, changed, target, err := s.forDB(obj)
+	row, changed, target, err := s.forDB(obj, true)
 	if err != nil {
 		return err
 	}

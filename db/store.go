@@ -171,7 +171,7 @@ func parseRowVersion(table, s string) (version.Version, error) {
 // Create inserts obj at the effective version and fills in its id and
 // created_at. Every field is written (a new object has no snapshot).
 func (s *Store) Create(ctx context.Context, obj objects.Object) error {
-	row, _, target, err := s.forDB(obj)
+	row, _, target, err := s.forDB(obj, false)
 	if err != nil {
 		return err
 	}
@@ -237,7 +237,7 @@ func (s *Store) createNodesPG(ctx context.Context, objs []objects.Object, errs [
 		if obj.Kind() != "Node" {
 			return false
 		}
-		row, _, target, err := s.forDB(obj)
+		row, _, target, err := s.forDB(obj, false)
 		if err != nil {
 			return false // bun's path reports it, for this object alone
 		}
@@ -278,7 +278,7 @@ func (s *Store) createTogether(ctx context.Context, objs []objects.Object) (rows
 		if obj.Kind() != kind {
 			return nil, nil, false, fmt.Errorf("db: create many: a %s among %ss", obj.Kind(), kind)
 		}
-		row, _, target, err := s.forDB(obj)
+		row, _, target, err := s.forDB(obj, false)
 		if err != nil {
 			return nil, nil, false, err
 		}
@@ -341,7 +341,7 @@ func (s *Store) createTogether(ctx context.Context, objs []objects.Object) (rows
 // Save writes obj's changed fields (plus the conversion's, version and
 // updated_at) at the effective version. A vanished row is ErrNotFound.
 func (s *Store) Save(ctx context.Context, obj objects.Object) error {
-	row, changed, target, err := s.forDB(obj)
+	row, changed, target, err := s.forDB(obj, true)
 	if err != nil {
 		return err
 	}
@@ -361,7 +361,7 @@ func (s *Store) Save(ctx context.Context, obj objects.Object) error {
 
 // Delete removes obj's row.
 func (s *Store) Delete(ctx context.Context, obj objects.Object) error {
-	row, _, _, err := s.forDB(obj)
+	row, _, _, err := s.forDB(obj, false)
 	if err != nil {
 		return err
 	}
@@ -375,13 +375,20 @@ func (s *Store) Delete(ctx context.Context, obj objects.Object) error {
 	return nil
 }
 
-// forDB converts obj to the effective version and fills a row from it.
-func (s *Store) forDB(obj objects.Object) (row any, changed []string, target version.Version, err error) {
+// forDB converts obj to the effective version and fills a row from it;
+// with wantChanged it also lists the fields to write (an UPDATE's), which
+// a row written whole does without (objects.Registry.ForInsert).
+func (s *Store) forDB(obj objects.Object, wantChanged bool) (row any, changed []string, target version.Version, err error) {
 	target, err = s.reg.Target(obj.Kind(), s.pinner.Effective())
 	if err != nil {
 		return nil, nil, target, err
 	}
-	out, changed, err := s.reg.ForDB(obj, target)
+	var out objects.Object
+	if wantChanged {
+		out, changed, err = s.reg.ForDB(obj, target)
+	} else {
+		out, err = s.reg.ForInsert(obj, target)
+	}
 	if err != nil {
 		return nil, nil, target, err
 	}

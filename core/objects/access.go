@@ -231,9 +231,27 @@ func (kd *kind) resetChanges(obj Object) {
 	snap := kd.New()
 	dst, src := reflect.ValueOf(snap).Elem(), reflect.ValueOf(obj).Elem()
 	for _, fi := range kd.fields {
-		fi.copyInto(fi.in(dst), fi.in(src))
+		fi.snapshotInto(fi.in(dst), fi.in(src))
 	}
 	*obj.Changes() = ChangeSet{snapshot: snap}
+}
+
+// emptySnapshotMap stands for every empty map[string]any of a snapshot.
+// Snapshots are only ever compared against (ChangeSet), never written to
+// or handed out, so they can share it; a node has a dozen such fields,
+// most of them empty, and a map each was a third of a snapshot's
+// allocations.
+var emptySnapshotMap = map[string]any{}
+
+// snapshotInto sets dst, a field of a snapshot, to what copyInto would
+// give for comparing: an empty (not nil) map[string]any is the shared
+// emptySnapshotMap, which equal finds equal to any other empty map.
+func (fi *fieldInfo) snapshotInto(dst, src reflect.Value) {
+	if fi.class == clsMapAny && !src.IsNil() && src.Len() == 0 {
+		dst.Set(reflect.ValueOf(emptySnapshotMap))
+		return
+	}
+	fi.copyInto(dst, src)
 }
 
 // MarkChanged marks fields of obj as changed, checking their names.

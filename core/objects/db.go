@@ -2,6 +2,7 @@ package objects
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/version"
@@ -56,6 +57,30 @@ func (r *Registry) ForDB(obj Object, target version.Version) (out Object, change
 	}
 	out.Changes().mark(marked)
 	return out, kd.changed(out), nil
+}
+
+// ForInsert is ForDB for a row written whole (an INSERT, or a DELETE by
+// primary key): the same converted copy, without the fields to write,
+// which cost a copy of obj's marks and a comparison of every field with
+// its snapshot. The copy has no change set (it would count every field
+// as changed); read its values, not its changes.
+func (r *Registry) ForInsert(obj Object, target version.Version) (Object, error) {
+	kd, err := r.kindOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	if err := kd.check(target); err != nil {
+		return nil, err
+	}
+	out := kd.New()
+	dst, src := reflect.ValueOf(out).Elem(), reflect.ValueOf(obj).Elem()
+	for _, fi := range kd.fields {
+		fi.copyInto(fi.in(dst), fi.normalized(src))
+	}
+	if _, err := kd.convert(out, kd.latest(), target, false); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Target returns the version to write or send kind at under the effective

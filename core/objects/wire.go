@@ -97,23 +97,14 @@ func (r *Registry) Deserialize(p Primitive, server bool) (Object, error) {
 	if err := kd.check(p.Version); err != nil {
 		return nil, err
 	}
-	obj := kd.newDefault()
-	base := reflect.ValueOf(obj).Elem()
-	keys := make([]string, 0, len(p.Data))
-	for k := range p.Data {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // deterministic errors
-	for _, k := range keys {
-		fi, ok := kd.byName[k]
-		if !ok || !fi.availableAt(p.Version) {
-			return nil, &UnknownFieldError{Kind: kd.Name, Version: p.Version, Field: k}
-		}
-		if err := decodeValue(fi, fi.in(base), p.Data[k]); err != nil {
-			return nil, &MalformedError{Kind: kd.Name, Field: k, Err: err}
-		}
+	obj, err := kd.fromData(p)
+	if err != nil {
+		return nil, err
 	}
 	kd.resetChanges(obj)
+	if len(p.Changes) > 0 {
+		obj.Changes().marked = make(map[string]bool, len(p.Changes))
+	}
 	for _, f := range p.Changes {
 		fi, ok := kd.byName[f]
 		if !ok || !fi.availableAt(p.Version) {
@@ -134,8 +125,64 @@ func (r *Registry) Deserialize(p Primitive, server bool) (Object, error) {
 	return obj, nil
 }
 
-// Encode is Serialize followed by JSON encoding.
+// fromData builds an object of kd from p's data: each field p carries
+// decoded, the others at their defaults. It walks kd's fields, so no
+// field is set to its default only to be replaced, and nothing is sorted;
+// data it cannot take whole (a key that is not a field at p.Version, a
+// value that does not decode) goes to fromDataSorted, which names the
+// first problem in key order, as Deserialize always has.
+func (kd *kind) fromData(p Primitive) (Object, error) {
+	obj := kd.New()
+	base := reflect.ValueOf(obj).Elem()
+	taken := 0
+	for _, fi := range kd.fields {
+		raw, ok := p.Data[fi.Name]
+		if !ok {
+			fi.copyInto(fi.in(base), fi.def) // fi.reset(obj)
+			continue
+		}
+		if !fi.availableAt(p.Version) || decodeValue(fi, fi.in(base), raw) != nil {
+			return kd.fromDataSorted(p)
+		}
+		taken++
+	}
+	if taken != len(p.Data) {
+		return kd.fromDataSorted(p)
+	}
+	return obj, nil
+}
+
+// fromDataSorted is fromData as Deserialize did it before: defaults, then
+// p's data in key order, failing on the first key that is not a field at
+// p.Version or whose value does not decode (deterministic errors).
+func (kd *kind) fromDataSorted(p Primitive) (Object, error) {
+	obj := kd.newDefault()
+	base := reflect.ValueOf(obj).Elem()
+	keys := make([]string, 0, len(p.Data))
+	for k := range p.Data {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fi, ok := kd.byName[k]
+		if !ok || !fi.availableAt(p.Version) {
+			return nil, &UnknownFieldError{Kind: kd.Name, Version: p.Version, Field: k}
+		}
+		if err := decodeValue(fi, fi.in(base), p.Data[k]); err != nil {
+			return nil, &MalformedError{Kind: kd.Name, Field: k, Err: err}
+		}
+	}
+	return obj, nil
+}
+
+// Encode is Serialize followed by JSON encoding. At the latest version the
+// primitive is written straight from obj (appendLatest).
 func (r *Registry) Encode(obj Object, target version.Version) ([]byte, error) {
+	if kd, err := r.kindOf(obj); err == nil && target == kd.latest() {
+		if b, ok := kd.appendLatest(make([]byte, 0, 2048), obj, target); ok {
+			return b, nil
+		}
+	}
 	p, err := r.Serialize(obj, target)
 	if err != nil {
 		return nil, err
@@ -148,7 +195,19 @@ func (r *Registry) Encode(obj Object, target version.Version) ([]byte, error) {
 
 // Decode is ParsePrimitive followed by Deserialize.
 func (r *Registry) Decode(b []byte, server bool) (Object, error) {
-	p, err := ParsePrimitive(b)
+	p, err := parsePrimitive(b, r, false)
+	if err != nil {
+		return nil, err
+	}
+	return r.Deserialize(p, server)
+}
+
+// DecodeValid is Decode for b known to be well-formed JSON (json.Valid
+// holds), such as a value taken from a JSON-RPC envelope or reply that was
+// checked whole: the fast reading does not check it again. It must not be
+// given bytes nothing checked; those go to Decode.
+func (r *Registry) DecodeValid(b []byte, server bool) (Object, error) {
+	p, err := parsePrimitive(b, r, true)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +224,17 @@ func (r *Registry) Decode(b []byte, server bool) (Object, error) {
 // data values in b's memory (json.Unmarshal copied them): b must not change
 // while the primitive is in use. Decode's objects keep nothing of b.
 func ParsePrimitive(b []byte) (Primitive, error) {
-	if raw, ok := splitPrimitive(b); ok {
+	return parsePrimitive(b, nil, false)
+}
+
+// parsePrimitive is ParsePrimitive. With a registry, the fast path
+// returns the kind's own strings for the kind name and for data keys and
+// changes that are field names of it (equal strings, not copies of b's
+// bytes): a node primitive carries some 40 of each, and a string per key
+// was most of its decoding's allocations. valid says b is known to be
+// well-formed JSON (DecodeValid).
+func parsePrimitive(b []byte, r *Registry, valid bool) (Primitive, error) {
+	if raw, ok := splitPrimitive(b, r, valid); ok {
 		return raw.check()
 	}
 	// A fresh value: nothing splitPrimitive read before giving up may
@@ -225,9 +294,13 @@ func (raw rawPrimitive) check() (Primitive, error) {
 // b must not change while the primitive is in use. Its callers decode
 // bodies read whole for the one call (io.ReadAll of a JSON-RPC request or
 // reply, a parameter of one) and never write to them.
-func splitPrimitive(b []byte) (rawPrimitive, bool) {
+//
+// r, when not nil, only supplies the strings of known names (internKey).
+// valid skips checking that b is well-formed JSON, for a caller that knows
+// (DecodeValid): everything after that check assumes it.
+func splitPrimitive(b []byte, r *Registry, valid bool) (rawPrimitive, bool) {
 	var raw rawPrimitive
-	if !jsonlimit.Valid(b) {
+	if !valid && !jsonlimit.Valid(b) {
 		return raw, false
 	}
 	var buf [8]jsonlimit.Member
@@ -235,6 +308,7 @@ func splitPrimitive(b []byte) (rawPrimitive, bool) {
 	if !ok {
 		return raw, false
 	}
+	kd := r.kindNamed(members)
 	var seen [4]bool // name, version, data, changes
 	for _, m := range members {
 		var at int
@@ -257,6 +331,9 @@ func splitPrimitive(b []byte) (rawPrimitive, bool) {
 		switch at {
 		case 0:
 			s, ok := jsonlimit.Unquote(m.Value)
+			if kd != nil {
+				s, ok = kd.Name, true // kindNamed matched the literal's bytes
+			}
 			if !ok {
 				return raw, false
 			}
@@ -275,7 +352,7 @@ func splitPrimitive(b []byte) (rawPrimitive, bool) {
 			}
 			raw.Data = make(map[string]json.RawMessage, len(data))
 			for _, f := range data {
-				k, ok := jsonlimit.Unquote(f.Key)
+				k, ok := kd.internKey(f.Key)
 				if !ok {
 					return raw, false
 				}
@@ -285,7 +362,7 @@ func splitPrimitive(b []byte) (rawPrimitive, bool) {
 				raw.Data[k] = json.RawMessage(f.Value)
 			}
 		case 3:
-			changes, ok := splitStrings(m.Value)
+			changes, ok := splitStrings(m.Value, kd)
 			if !ok {
 				return raw, false
 			}
@@ -298,21 +375,23 @@ func splitPrimitive(b []byte) (rawPrimitive, bool) {
 // splitStrings reads valid JSON, null or an array of plain strings, as
 // json.Unmarshal would into a []string (nil for null, empty but not nil for
 // []); false for anything else.
-func splitStrings(v []byte) ([]string, bool) {
+//
+// Field names of kd (when not nil) are kd's own strings (internKey).
+func splitStrings(v []byte, kd *kind) ([]string, bool) {
 	if string(v) == "null" {
 		return nil, true
 	}
 	if len(v) < 2 || v[0] != '[' {
 		return nil, false
 	}
-	out := []string{}
+	var out []string
 	i := 1
 	for {
 		for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
 			i++
 		}
 		if i < len(v) && v[i] == ']' && len(out) == 0 {
-			return out, i == len(v)-1
+			return []string{}, i == len(v)-1
 		}
 		if i >= len(v) || v[i] != '"' {
 			return nil, false
@@ -321,9 +400,14 @@ func splitStrings(v []byte) ([]string, bool) {
 		if j < 0 {
 			return nil, false
 		}
-		s, ok := jsonlimit.Unquote(v[i : i+j+2])
+		s, ok := kd.internKey(v[i : i+j+2])
 		if !ok {
 			return nil, false
+		}
+		if out == nil {
+			// One allocation for a node's changes (its 40 field names);
+			// capped, as commas inside strings count too.
+			out = make([]string, 0, min(bytes.Count(v, []byte{','})+1, 64))
 		}
 		out = append(out, s)
 		for i += j + 2; i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r'); i++ {
@@ -337,6 +421,53 @@ func splitStrings(v []byte) ([]string, bool) {
 			return nil, false
 		}
 	}
+}
+
+// kindNamed returns the kind of r whose name a primitive's members carry
+// as a plain string literal ("rivet_object.name": "Node"), nil when r is
+// nil or there is none.
+func (r *Registry) kindNamed(members []jsonlimit.Member) *kind {
+	if r == nil {
+		return nil
+	}
+	for _, m := range members {
+		if string(m.Key) == `"rivet_object.name"` {
+			if lit := m.Value; len(lit) >= 2 && lit[0] == '"' && lit[len(lit)-1] == '"' {
+				// A map lookup, no copy. Kind names are not checked at
+				// Register; only a plain one (what Unquote gives back
+				// unchanged) may stand for the literal.
+				inner := lit[1 : len(lit)-1]
+				if kd := r.kinds[string(inner)]; kd != nil && kd.Name == string(inner) && plainASCII(kd.Name) {
+					return kd
+				}
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// plainASCII reports whether s is printable ASCII without '"' or '\\'.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// internKey is jsonlimit.Unquote(lit), returning kd's own string when lit
+// is a field name of kd between quotes. That is exact: field names are
+// plain (no escape, printable ASCII), so such a literal holds exactly the
+// bytes between its quotes.
+func (kd *kind) internKey(lit []byte) (string, bool) {
+	if kd != nil && len(lit) >= 2 && lit[0] == '"' && lit[len(lit)-1] == '"' {
+		if fi, ok := kd.byName[string(lit[1:len(lit)-1])]; ok {
+			return fi.Name, true
+		}
+	}
+	return jsonlimit.Unquote(lit)
 }
 
 var timeType = reflect.TypeFor[time.Time]()

@@ -106,7 +106,15 @@ func (c *Client) Call(ctx context.Context, host, method string, args map[string]
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{raw: raw, codec: c.codec}, nil
+	_, checked := c.tr.(checkedReplies)
+	return Reply{raw: raw, codec: c.codec, checked: checked}, nil
+}
+
+// checkedReplies is a Transport whose results are always well-formed JSON,
+// having been read out of a reply it checked whole.
+type checkedReplies interface {
+	Transport
+	repliesChecked()
 }
 
 // Cast sends method to host without waiting for it to run.
@@ -122,8 +130,9 @@ func (c *Client) Cast(ctx context.Context, host, method string, args map[string]
 
 // Reply is a call's result.
 type Reply struct {
-	raw   json.RawMessage
-	codec ObjectCodec
+	raw     json.RawMessage
+	codec   ObjectCodec
+	checked bool // raw is well-formed JSON (checkedReplies)
 }
 
 // Raw returns the encoded result.
@@ -143,7 +152,7 @@ func (r Reply) Object() (any, error) {
 	if !r.codec.IsObject(r.raw) {
 		return nil, fmt.Errorf("rpc: reply is not an object: %.80s", r.raw)
 	}
-	return r.codec.Decode(r.raw, false)
+	return decodeObject(r.codec, r.raw, false, r.checked)
 }
 
 func isNil(v any) bool {

@@ -218,7 +218,10 @@ func parseEnvelope(body []byte) (*Request, json.RawMessage, *wireError) {
 			return nil, id, &wireError{Code: codeInvalidRequest, Message: "Params must be an object"}
 		}
 	}
-	req := &Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null"}
+	// Both readings checked body whole with jsonlimit.Check (splitEnvelope,
+	// decodeEnvelope), so each parameter is well-formed JSON: a sub-slice
+	// of it, or a json.RawMessage encoding/json copied out of it.
+	req := &Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null", checked: true}
 	if raw, ok := params[versionKey]; ok {
 		if s, plain := jsonlimit.Unquote(raw); plain {
 			req.Version = s

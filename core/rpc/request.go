@@ -22,6 +22,11 @@ type Request struct {
 	RequestID string
 	// Cast marks a fire-and-forget call: the server answers before running it.
 	Cast bool
+
+	// checked says every value of Params is well-formed JSON, taken from an
+	// envelope jsonlimit checked whole (parseEnvelope), so object arguments
+	// need not be checked again (validDecoder).
+	checked bool
 }
 
 // ObjectCodec converts versioned objects at the RPC boundary. The versioned
@@ -36,6 +41,22 @@ type ObjectCodec interface {
 	IsObject(raw json.RawMessage) bool
 	// Decode hydrates an object primitive at latest.
 	Decode(raw json.RawMessage, server bool) (any, error)
+}
+
+// validDecoder is an ObjectCodec that can decode a primitive known to be
+// well-formed JSON without checking it again. Only values whose bytes
+// were checked (Request.checked, Reply.checked) go to it.
+type validDecoder interface {
+	DecodeValid(raw json.RawMessage, server bool) (any, error)
+}
+
+// decodeObject decodes raw with codec, without checking its JSON again
+// when checked says it was and codec can skip that.
+func decodeObject(codec ObjectCodec, raw json.RawMessage, server, checked bool) (any, error) {
+	if vd, ok := codec.(validDecoder); ok && checked {
+		return vd.DecodeValid(raw, server)
+	}
+	return codec.Decode(raw, server)
 }
 
 // PlainCodec is an ObjectCodec for tables without versioned objects.
