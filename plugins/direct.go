@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
@@ -56,7 +57,7 @@ import (
 // method indexes OpenDirectResponse.methods; timeout_ns is the caller's
 // remaining deadline (0: none), which the plugin's handler context gets,
 // as gRPC's grpc-timeout header does. Messages are bounded like gRPC's
-// default (DirectMaxMessage); a larger request goes over gRPC.
+// default (directMaxMessage); a larger request goes over gRPC.
 //
 // Only calls that read are sent over it (directMethods): a call the host
 // stops waiting for (its context ended) is abandoned, not cancelled in the
@@ -67,9 +68,9 @@ import (
 // directVersion is the framing version this SDK speaks.
 const directVersion = 1
 
-// DirectMaxMessage bounds a message on the direct channel, as gRPC's
+// directMaxMessage bounds a message on the direct channel, as gRPC's
 // default receive limit bounds it on the gRPC connection.
-const DirectMaxMessage = 4 << 20
+const directMaxMessage = 4 << 20
 
 const (
 	directRequestHeader = 4 + 2 + 8
@@ -419,7 +420,7 @@ func (dc *directConn) roundTrip(ctx context.Context, method uint16, req, reply p
 	if err != nil {
 		return nil, err
 	}
-	if len(buf)-directRequestHeader > DirectMaxMessage {
+	if len(buf)-directRequestHeader > directMaxMessage {
 		return nil, errTooLarge
 	}
 	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
@@ -471,15 +472,15 @@ func (dc *directConn) roundTrip(ctx context.Context, method uint16, req, reply p
 // readAnswer reads one answer into buf's storage and returns its body.
 func readAnswer(conn net.Conn, buf []byte) ([]byte, byte, error) {
 	var hdr [directAnswerHeader]byte
-	if _, err := readFull(conn, hdr[:]); err != nil {
+	if _, err := io.ReadFull(conn, hdr[:]); err != nil {
 		return nil, 0, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
-	if n < 1 || n-1 > DirectMaxMessage {
+	if n < 1 || n-1 > directMaxMessage {
 		return nil, 0, fmt.Errorf("direct channel: answer of %d bytes", n)
 	}
 	body := grow(buf, int(n-1))
-	if _, err := readFull(conn, body); err != nil {
+	if _, err := io.ReadFull(conn, body); err != nil {
 		return nil, 0, err
 	}
 	return body, hdr[4], nil
@@ -491,22 +492,6 @@ func grow(buf []byte, n int) []byte {
 		return make([]byte, n)
 	}
 	return buf[:n]
-}
-
-// readFull is io.ReadFull without its interface conversion.
-func readFull(conn net.Conn, p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		k, err := conn.Read(p[n:])
-		n += k
-		if err != nil {
-			if n == len(p) {
-				return n, nil
-			}
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // newDirectCert makes a fresh self-signed ECDSA P-256 certificate for one

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -182,15 +183,15 @@ func (d *directServer) serve(raw net.Conn, conf *tls.Config) {
 	var in, out []byte
 	for {
 		var hdr [directRequestHeader]byte
-		if _, err := readFull(conn, hdr[:4]); err != nil {
+		if _, err := io.ReadFull(conn, hdr[:4]); err != nil {
 			return
 		}
 		n := binary.BigEndian.Uint32(hdr[:4])
-		if n < directRequestHeader-4 || n-(directRequestHeader-4) > DirectMaxMessage {
+		if n < directRequestHeader-4 || n-(directRequestHeader-4) > directMaxMessage {
 			return
 		}
 		in = grow(in, int(n))
-		if _, err := readFull(conn, in); err != nil {
+		if _, err := io.ReadFull(conn, in); err != nil {
 			return
 		}
 		idx := binary.BigEndian.Uint16(in)
@@ -227,8 +228,8 @@ func (d *directServer) call(m directMethod, timeout int64, body, out []byte) []b
 		msg, ok := resp.(proto.Message)
 		if !ok {
 			err = status.Errorf(codes.Internal, "direct channel: answer %T is not a protobuf message", resp)
-		} else if out, err = (proto.MarshalOptions{}).MarshalAppend(out, msg); err == nil && len(out)-directAnswerHeader > DirectMaxMessage {
-			err = status.Errorf(codes.ResourceExhausted, "plugin %s: answer of %d bytes is larger than %d", d.plugin, len(out)-directAnswerHeader, DirectMaxMessage)
+		} else if out, err = (proto.MarshalOptions{}).MarshalAppend(out, msg); err == nil && len(out)-directAnswerHeader > directMaxMessage {
+			err = status.Errorf(codes.ResourceExhausted, "plugin %s: answer of %d bytes is larger than %d", d.plugin, len(out)-directAnswerHeader, directMaxMessage)
 		}
 	}
 	if err != nil {
