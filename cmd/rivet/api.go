@@ -41,7 +41,7 @@ func apiCommand() *cli.Command {
 }
 
 func runAPI(c *cli.Context) error {
-	cfg, err := loadConfig(c)
+	cfg, err := loadServiceConfig(c, config.ServiceAPI)
 	if err != nil {
 		return err
 	}
@@ -50,6 +50,7 @@ func runAPI(c *cli.Context) error {
 		return cli.Exit("api: "+err.Error(), 2)
 	}
 	log = log.With("service", "api", "host", cfg.Default.Host)
+	logNotices(log, cfg, config.ServiceAPI)
 	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -174,7 +175,8 @@ func buildAPIWith(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *obje
 // jsonRPCTransport is the JSON-RPC client per [json_rpc].
 func jsonRPCTransport(cfg *config.Config) (*rpc.HTTPTransport, error) {
 	j := cfg.JSONRPC
-	opts := rpc.HTTPTransportOptions{Timeout: j.Timeout, Port: j.Port}
+	opts := rpc.HTTPTransportOptions{Timeout: j.Timeout, Port: j.Port,
+		LocalHost: cfg.Default.Host, LocalAddr: rpc.LocalDialAddr(j.HostIP)}
 	strategy := j.AuthStrategy
 	if strategy == "" {
 		strategy = cfg.Default.AuthStrategy

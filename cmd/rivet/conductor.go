@@ -41,7 +41,7 @@ func conductorCommand() *cli.Command {
 }
 
 func runConductor(c *cli.Context) error {
-	cfg, err := loadConfig(c)
+	cfg, err := loadServiceConfig(c, config.ServiceConductor)
 	if err != nil {
 		return err
 	}
@@ -54,6 +54,7 @@ func runConductor(c *cli.Context) error {
 		return fail(2, err)
 	}
 	log = log.With("service", "conductor", "host", cfg.Default.Host)
+	logNotices(log, cfg, config.ServiceConductor)
 	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

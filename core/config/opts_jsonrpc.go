@@ -23,8 +23,14 @@ type JSONRPCOpts struct {
 func jsonRPCSection() section {
 	return section{name: "json_rpc", help: "Options of the JSON-RPC transport between the API and conductors " +
 		"([DEFAULT] rpc_transport = json-rpc).", options: []*Option{
-		strOpt("host_ip", "0.0.0.0", func(c *Config) *string { return &c.JSONRPC.HostIP },
-			"IP address on which the conductor's JSON-RPC server listens.").check(checkIP),
+		strOpt("host_ip", "127.0.0.1", func(c *Config) *string { return &c.JSONRPC.HostIP },
+			"IP address on which the conductor's JSON-RPC server listens; 0.0.0.0 or :: listen on "+
+				"every address. The default serves API services on this host only (Ironic's is ::). "+
+				"A non-loopback address needs auth_strategy = http_basic (the conductor refuses to "+
+				"start otherwise), and use_ssl so credentials do not cross the network in clear. "+
+				"The API service also reads this option: it reaches a conductor registered under its "+
+				"own [DEFAULT] host at this address (its loopback counterpart when 0.0.0.0 or ::), "+
+				"since that conductor runs on the same host.").check(checkIP),
 		intOpt("port", 8089, func(c *Config) *int { return &c.JSONRPC.Port },
 			"TCP port on which the conductor's JSON-RPC server listens. A conductor whose port "+
 				"is not 8089 registers itself as host:port.").between(1, 65535),

@@ -67,6 +67,9 @@ type leanTransport struct {
 	timeout time.Duration
 	limit   int64
 	auth    string // the Authorization line with its CRLF, or empty
+	// dialAddr maps a conductor's host:port to where it is dialed
+	// (HTTPTransportOptions.LocalHost); nil dials it as it is.
+	dialAddr func(string) string
 
 	mu        sync.Mutex
 	hosts     map[string]*leanHost
@@ -112,6 +115,9 @@ func (l *leanTransport) host(host string, rawURL func(string) string) *leanHost 
 		return h
 	}
 	h = newLeanHost(rawURL(host))
+	if h.ok && l.dialAddr != nil {
+		h.addr = l.dialAddr(h.addr)
+	}
 	l.mu.Lock()
 	if prev := l.hosts[host]; prev != nil {
 		h = prev
