@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,9 +57,17 @@ type cluster struct {
 	store *db.Store
 	api   rpc.ConductorAPI
 	route *rpc.Router
+	auth  *rpcAuth // JSON-RPC http_basic of every conductor; nil: noauth
 }
 
 func newCluster(t *testing.T) *cluster {
+	t.Helper()
+	return newClusterAuth(t, nil)
+}
+
+// newClusterAuth is newCluster with JSON-RPC http_basic (auth non-nil) on
+// every conductor and in the test's own client.
+func newClusterAuth(t *testing.T, auth *rpcAuth) *cluster {
 	t.Helper()
 	url := testenv.RequirePostgres(t)
 	cfg := writeConfig(t, "schema", url, 0)
@@ -87,11 +96,15 @@ func newCluster(t *testing.T) *cluster {
 		}
 		return out, nil
 	}
+	opts := rpc.HTTPTransportOptions{Timeout: 10 * time.Second}
+	if auth != nil {
+		opts.Username, opts.Password = auth.user, auth.password
+	}
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
-		rpc.ObjectCodecFor(reg, pinner), rpc.NewHTTPTransport(rpc.HTTPTransportOptions{Timeout: 10 * time.Second}))
+		rpc.ObjectCodecFor(reg, pinner), rpc.NewHTTPTransport(opts))
 	router := rpc.NewRouter(lister, 5, time.Second)
 	return &cluster{t: t, dbURL: url, dbh: dbh, store: db.NewStore(dbh, reg, pinner),
-		api: rpc.ConductorAPI{Client: client, Router: router}, route: router}
+		api: rpc.ConductorAPI{Client: client, Router: router}, route: router, auth: auth}
 }
 
 // writeConfig writes a configuration for a conductor listening on port.
@@ -115,7 +128,6 @@ graceful_shutdown_timeout = 20
 [database]
 connection = %s
 [json_rpc]
-host_ip = 127.0.0.1
 port = %d
 `, int(heartbeatTimeout/time.Second), int(checkInterval/time.Second), dir, dbURL, max(port, 1))
 	path := filepath.Join(dir, name+".conf")
@@ -159,6 +171,9 @@ func (c *cluster) startEnv(label string, env ...string) *proc {
 	conf := writeConfig(t, label, c.dbURL, port)
 	cmd := exec.Command(rivetBin, "--config-file", conf, "conductor")
 	cmd.Env = append(os.Environ(), env...)
+	if c.auth != nil {
+		cmd.Env = append(cmd.Env, c.auth.env()...)
+	}
 	p := &proc{name: "127.0.0.1:" + strconv.Itoa(port), conf: conf, cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
@@ -179,6 +194,44 @@ func (c *cluster) startEnv(label string, env ...string) *proc {
 		default:
 		}
 		return slices.Contains(c.live(), p.name)
+	})
+	return p
+}
+
+// startAPI runs `rivet api` on 127.0.0.1:port over the cluster's database,
+// with env added to its environment, and waits until it answers GET /.
+func (c *cluster) startAPI(port int, env ...string) *proc {
+	t := c.t
+	t.Helper()
+	conf := writeConfig(t, "api", c.dbURL, 1)
+	cmd := exec.Command(rivetBin, "--config-file", conf, "api")
+	cmd.Env = append(append(os.Environ(), "RIVET_API_PORT="+strconv.Itoa(port), "RIVET_DEFAULT_HOST=rivet-api"), env...)
+	p := &proc{name: "api", conf: conf, cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.log, p.log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.done
+		if t.Failed() {
+			t.Logf("api output:\n%s", p.log.String())
+		}
+	})
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
+	c.waitUntil(15*time.Second, "api serving", func() bool {
+		select {
+		case <-p.done:
+			t.Fatalf("api exited at start: %v\n%s", p.err, p.log.String())
+		default:
+		}
+		res, err := http.Get(url)
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
 	})
 	return p
 }
