@@ -276,7 +276,7 @@ func TestRollingRestartWithJSONRPCAuth(t *testing.T) {
 	}
 	restUser, restPassword := "admin", "rest-s3cret"
 	apiPort := freePort(t)
-	api := c.startAPI(apiPort, append(auth.env(), ring, "RIVET_DEFAULT_AUTH_STRATEGY=http_basic",
+	api := c.startAPI(apiPort, append(auth.env(), ring, "RIVET_DEFAULT_HOST=rivet-api", "RIVET_DEFAULT_AUTH_STRATEGY=http_basic",
 		"RIVET_DEFAULT_HTTP_BASIC_AUTH_USER_FILE="+writeHtpasswd(t, restUser, restPassword))...)
 	base := "http://127.0.0.1:" + strconv.Itoa(apiPort)
 	rest := func(method, path, body, user string) (int, string, error) {
@@ -372,4 +372,42 @@ func TestRollingRestartWithJSONRPCAuth(t *testing.T) {
 		t.Fatalf("%d requests failed through the rolling restart, first ones:\n%s", len(total.failures),
 			strings.Join(total.failures[:min(len(total.failures), 10)], "\n"))
 	}
+}
+
+// `rivet api` and `rivet conductor` on one host with the default listeners
+// (127.0.0.1) and no other network option work together, even when the
+// host's name, under which the conductor registers, does not resolve to
+// 127.0.0.1 (Debian maps it to 127.0.1.1, containers to their address;
+// here it does not resolve at all): the API dials the conductor that shares
+// its [DEFAULT] host at its [json_rpc] host_ip.
+func TestSingleHostWithDefaultListeners(t *testing.T) {
+	c := newCluster(t)
+	host := "RIVET_DEFAULT_HOST=rivet-single-host.invalid" // both default to the machine's hostname
+	c.startEnv("a", host)
+	apiPort := freePort(t)
+	c.startAPI(apiPort, host)
+	base := "http://127.0.0.1:" + strconv.Itoa(apiPort)
+	do := func(method, path, body string) (int, string) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-OpenStack-Ironic-API-Version", "1.31")
+		res, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer res.Body.Close()
+		out, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(out)
+	}
+	// Creating a node is an RPC to the conductor (create_node).
+	if status, body := do(http.MethodPost, "/v1/nodes", `{"driver":"fake-hardware","name":"single"}`); status != http.StatusCreated {
+		t.Fatalf("POST /v1/nodes: %d %s", status, body)
+	}
+	if status, body := do(http.MethodPut, "/v1/nodes/single/states/power", `{"target":"power on"}`); status != http.StatusAccepted {
+		t.Fatalf("power on: %d %s", status, body)
+	}
+	c.waitUntil(20*time.Second, "node powered on through the conductor", func() bool {
+		_, body := do(http.MethodGet, "/v1/nodes/single", "")
+		return strings.Contains(body, `"power_state":"power on"`)
+	})
 }

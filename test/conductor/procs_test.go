@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -174,7 +175,13 @@ func (c *cluster) startEnv(label string, env ...string) *proc {
 	if c.auth != nil {
 		cmd.Env = append(cmd.Env, c.auth.env()...)
 	}
-	p := &proc{name: "127.0.0.1:" + strconv.Itoa(port), conf: conf, cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
+	host := "127.0.0.1"
+	for _, kv := range env {
+		if h, ok := strings.CutPrefix(kv, "RIVET_DEFAULT_HOST="); ok {
+			host = h
+		}
+	}
+	p := &proc{name: net.JoinHostPort(host, strconv.Itoa(port)), conf: conf, cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -205,7 +212,7 @@ func (c *cluster) startAPI(port int, env ...string) *proc {
 	t.Helper()
 	conf := writeConfig(t, "api", c.dbURL, 1)
 	cmd := exec.Command(rivetBin, "--config-file", conf, "api")
-	cmd.Env = append(append(os.Environ(), "RIVET_API_PORT="+strconv.Itoa(port), "RIVET_DEFAULT_HOST=rivet-api"), env...)
+	cmd.Env = append(append(os.Environ(), "RIVET_API_PORT="+strconv.Itoa(port)), env...)
 	p := &proc{name: "api", conf: conf, cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
