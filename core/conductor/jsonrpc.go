@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/config"
 	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/rpc"
 )
@@ -40,6 +41,11 @@ type jsonRPCListener struct {
 // with a clear message before the conductor registers.
 func newJSONRPCListener(server *rpc.Server, o JSONRPCOptions, log *slog.Logger) (*jsonRPCListener, error) {
 	addr := net.JoinHostPort(o.HostIP, strconv.Itoa(o.Port))
+	// config.ValidateService stops `rivet conductor` before this with the
+	// options to set; this guards every other caller.
+	if o.Users == nil && !config.Loopback(o.HostIP) {
+		return nil, fmt.Errorf("conductor: JSON-RPC on %s without authentication: refused, set [json_rpc] auth_strategy = http_basic or a loopback [json_rpc] host_ip", addr)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("conductor: JSON-RPC listen on %s: %w", addr, err)
