@@ -187,19 +187,37 @@ func jsonRPCTransport(cfg *config.Config) (*rpc.HTTPTransport, error) {
 	if j.UseSSL {
 		tc := &tls.Config{MinVersion: tls.VersionTLS12}
 		if j.CAFile != "" {
-			pem, err := os.ReadFile(j.CAFile)
+			pool, err := loadCAFile(j.CAFile)
 			if err != nil {
-				return nil, fmt.Errorf("[json_rpc] cafile: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("[json_rpc] cafile %s holds no PEM certificate", j.CAFile)
+				return nil, err
 			}
 			tc.RootCAs = pool
+		}
+		// Presented only to a conductor that asks for a client
+		// certificate ([json_rpc] require_client_certificate).
+		if j.CertFile != "" && j.KeyFile != "" {
+			cert, err := tls.LoadX509KeyPair(j.CertFile, j.KeyFile)
+			if err != nil {
+				return nil, fmt.Errorf("[json_rpc] cert_file/key_file: %w", err)
+			}
+			tc.Certificates = []tls.Certificate{cert}
 		}
 		opts.TLS = tc
 	}
 	return rpc.NewHTTPTransport(opts), nil
+}
+
+// loadCAFile reads [json_rpc] cafile.
+func loadCAFile(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("[json_rpc] cafile: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("[json_rpc] cafile %s holds no PEM certificate", path)
+	}
+	return pool, nil
 }
 
 // apiTLS loads [api] cert_file and key_file when enable_ssl_api is set.

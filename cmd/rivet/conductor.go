@@ -185,6 +185,13 @@ func conductorJSONRPC(ctx context.Context, cfg *config.Config, log *slog.Logger)
 			return nil, errors.New("[json_rpc] use_ssl needs cert_file and key_file")
 		}
 		o.CertFile, o.KeyFile = j.CertFile, j.KeyFile
+		if j.RequireClientCert {
+			pool, err := loadCAFile(j.CAFile)
+			if err != nil {
+				return nil, err
+			}
+			o.ClientCAs = pool
+		}
 	}
 	strategy := j.AuthStrategy
 	if strategy == "" {

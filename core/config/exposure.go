@@ -66,7 +66,7 @@ func (c *Config) apiExposure() error {
 // authentication on a non-loopback address: it has no override, since
 // JSON-RPC skips the REST API's checks and answers with node secrets.
 func (c *Config) jsonRPCExposure() error {
-	if c.JSONRPCAuthStrategy() != "noauth" || Loopback(c.JSONRPC.HostIP) {
+	if c.JSONRPCAuthStrategy() != "noauth" || Loopback(c.JSONRPC.HostIP) || c.MutualTLS() {
 		return nil
 	}
 	from := "[json_rpc] auth_strategy is noauth"
@@ -79,8 +79,16 @@ func (c *Config) jsonRPCExposure() error {
 			"auth_strategy = http_basic with [json_rpc] http_basic_auth_user_file on the conductor and "+
 			"[json_rpc] username and password on the API services (and [json_rpc] use_ssl, cert_file, "+
 			"key_file on the conductor with cafile on the API services, so the credentials are not sent "+
-			"in clear), or [json_rpc] host_ip = 127.0.0.1 when the API runs on this host only",
+			"in clear), or mutual TLS ([json_rpc] use_ssl = true, require_client_certificate = true, "+
+			"cafile, cert_file and key_file on every service; `rivet tls init` makes a CA), or "+
+			"[json_rpc] host_ip = 127.0.0.1 when the API runs on this host only",
 		c.JSONRPC.HostIP, from, c.JSONRPC.Port))
+}
+
+// MutualTLS reports whether the JSON-RPC server only accepts clients with a
+// certificate signed by [json_rpc] cafile.
+func (c *Config) MutualTLS() bool {
+	return c.JSONRPC.UseSSL && c.JSONRPC.RequireClientCert && c.JSONRPC.CAFile != ""
 }
 
 // Notice is something a service logs at start about its configuration.

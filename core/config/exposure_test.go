@@ -58,6 +58,14 @@ func TestValidateService(t *testing.T) {
 			remote(c)
 			c.API.AllowUnauthenticatedRemote = true
 		}, want: map[Service][]string{ServiceConductor: {"[json_rpc] host_ip"}}, fix: map[Service][]string{ServiceConductor: jsonRPCFix}},
+		"mutual TLS authenticates JSON-RPC callers": {mut: func(c *Config) {
+			c.JSONRPC.HostIP, c.JSONRPC.UseSSL, c.JSONRPC.RequireClientCert = "0.0.0.0", true, true
+			c.JSONRPC.CertFile, c.JSONRPC.KeyFile, c.JSONRPC.CAFile = "c.pem", "k.pem", "ca.pem"
+		}},
+		"TLS without client certificates is not authentication": {mut: func(c *Config) {
+			c.JSONRPC.HostIP, c.JSONRPC.UseSSL = "0.0.0.0", true
+			c.JSONRPC.CertFile, c.JSONRPC.KeyFile, c.JSONRPC.CAFile = "c.pem", "k.pem", "ca.pem"
+		}, want: map[Service][]string{ServiceConductor: {"[json_rpc] host_ip"}}, fix: map[Service][]string{ServiceConductor: append(jsonRPCFix, "require_client_certificate = true")}},
 		"local transport opens no JSON-RPC port": {mut: func(c *Config) {
 			c.JSONRPC.HostIP, c.Default.RPCTransport = "0.0.0.0", "local"
 		}},
