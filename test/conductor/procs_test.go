@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,7 +107,9 @@ func newClusterAuth(t *testing.T, auth *rpcAuth) *cluster {
 		api: rpc.ConductorAPI{Client: client, Router: router}, route: router, auth: auth}
 }
 
-// writeConfig writes a configuration for a conductor listening on port.
+// writeConfig writes a configuration for a conductor listening on port;
+// [json_rpc] host_ip stays at its default (127.0.0.1), which the tests
+// thereby rely on.
 func writeConfig(t *testing.T, name, dbURL string, port int) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -201,44 +202,6 @@ func (c *cluster) startEnv(label string, env ...string) *proc {
 		default:
 		}
 		return slices.Contains(c.live(), p.name)
-	})
-	return p
-}
-
-// startAPI runs `rivet api` on 127.0.0.1:port over the cluster's database,
-// with env added to its environment, and waits until it answers GET /.
-func (c *cluster) startAPI(port int, env ...string) *proc {
-	t := c.t
-	t.Helper()
-	conf := writeConfig(t, "api", c.dbURL, 1)
-	cmd := exec.Command(rivetBin, "--config-file", conf, "api")
-	cmd.Env = append(append(os.Environ(), "RIVET_API_PORT="+strconv.Itoa(port)), env...)
-	p := &proc{name: "api", conf: conf, cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = p.log, p.log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.err = cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-p.done
-		if t.Failed() {
-			t.Logf("api output:\n%s", p.log.String())
-		}
-	})
-	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
-	c.waitUntil(15*time.Second, "api serving", func() bool {
-		select {
-		case <-p.done:
-			t.Fatalf("api exited at start: %v\n%s", p.err, p.log.String())
-		default:
-		}
-		res, err := http.Get(url)
-		if err != nil {
-			return false
-		}
-		res.Body.Close()
-		return res.StatusCode == http.StatusOK
 	})
 	return p
 }
