@@ -31,7 +31,8 @@ func jsonRPCSection() section {
 				"start otherwise), and use_ssl so credentials do not cross the network in clear. "+
 				"The API service also reads this option: it reaches a conductor registered under its "+
 				"own [DEFAULT] host at this address (its loopback counterpart when 0.0.0.0 or ::), "+
-				"since that conductor runs on the same host.").check(checkIP),
+				"since that conductor runs on the same host, and at the name only if nothing "+
+				"listens there.").check(checkIP),
 		intOpt("port", 8089, func(c *Config) *int { return &c.JSONRPC.Port },
 			"TCP port on which the conductor's JSON-RPC server listens. A conductor whose port "+
 				"is not 8089 registers itself as host:port.").between(1, 65535),

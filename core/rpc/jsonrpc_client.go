@@ -52,10 +52,11 @@ type HTTPTransportOptions struct {
 	MaxResponseBytes int64
 	// LocalHost is this service's [DEFAULT] host. A conductor registered
 	// under the same name runs on this host (both default to the machine's
-	// hostname), so it is dialed at LocalAddr rather than at whatever the
-	// name resolves to: a conductor listening on loopback only (the
-	// default) is then reachable even where the hostname resolves to a
-	// non-loopback address or to 127.0.1.1. Empty disables this.
+	// hostname), so it is dialed at LocalAddr first, then, if nothing
+	// listens there, at whatever the name resolves to: a conductor
+	// listening on loopback only (the default) is then reachable even where
+	// the hostname resolves to a non-loopback address or to 127.0.1.1.
+	// Empty disables this.
 	LocalHost string
 	// LocalAddr is the IP address a conductor on this host listens on
 	// ([json_rpc] host_ip, its loopback counterpart when unspecified).
@@ -116,7 +117,12 @@ func NewHTTPTransport(opts HTTPTransportOptions) *HTTPTransport {
 		// conductor's certificate against it; only the dial moves.
 		dial := tr.DialContext
 		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return dial(ctx, network, opts.dialAddr(addr))
+			local := opts.dialAddr(addr)
+			conn, err := dial(ctx, network, local)
+			if err != nil && local != addr && ctx.Err() == nil {
+				return dial(ctx, network, addr)
+			}
+			return conn, err
 		}
 	}
 	tr.MaxIdleConnsPerHost = 32
