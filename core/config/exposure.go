@@ -120,9 +120,9 @@ func (c *Config) ServiceNotices(s Service) []Notice {
 	}
 	switch {
 	case Loopback(c.JSONRPC.HostIP):
-		ns = append(ns, Notice{Message: fmt.Sprintf("JSON-RPC listens on %s: only API services on this host can reach "+
-			"this conductor; set [json_rpc] host_ip (with [json_rpc] auth_strategy = http_basic) for API services on "+
-			"other hosts", c.JSONRPC.HostIP)})
+		ns = append(ns, Notice{Message: fmt.Sprintf("JSON-RPC listens on %s (auth_strategy %s): only API services on "+
+			"this host can reach this conductor; set [json_rpc] host_ip (with [json_rpc] auth_strategy = http_basic) for "+
+			"API services on other hosts", c.JSONRPC.HostIP, c.JSONRPCAuthStrategy())})
 	case c.JSONRPCAuthStrategy() == "http_basic" && !c.JSONRPC.UseSSL:
 		ns = append(ns, Notice{Warn: true, Message: fmt.Sprintf("JSON-RPC on %s uses http_basic without TLS: "+
 			"the API services' credentials and node credentials cross the network in clear; set [json_rpc] "+
