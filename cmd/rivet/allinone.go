@@ -32,7 +32,7 @@ func allInOneCommand() *cli.Command {
 			"and call each other directly, so [json_rpc] is not used. Everything else (database, " +
 			"plugins, SIGHUP reload, graceful SIGTERM) behaves as in rivet api and rivet conductor.",
 		Action: func(c *cli.Context) error {
-			cfg, err := loadConfig(c)
+			cfg, err := loadServiceConfig(c, config.ServiceAllInOne)
 			if err != nil {
 				return err
 			}
@@ -81,6 +81,10 @@ type allInOne struct {
 // stops the rest.
 func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log *slog.Logger, level *slog.LevelVar, ln net.Listener) (_ *allInOne, err error) {
 	cfg.Default.RPCTransport = "local" // the conductor serves RPC in process only
+	if err := cfg.ValidateService(config.ServiceAllInOne); err != nil {
+		return nil, err
+	}
+	logNotices(log.With("service", "api"), cfg, config.ServiceAllInOne)
 	table := releaseTable()
 	pin, err := cfg.Pin(table)
 	if err != nil {

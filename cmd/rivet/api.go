@@ -41,7 +41,7 @@ func apiCommand() *cli.Command {
 }
 
 func runAPI(c *cli.Context) error {
-	cfg, err := loadConfig(c)
+	cfg, err := loadServiceConfig(c, config.ServiceAPI)
 	if err != nil {
 		return err
 	}
@@ -50,6 +50,7 @@ func runAPI(c *cli.Context) error {
 		return cli.Exit("api: "+err.Error(), 2)
 	}
 	log = log.With("service", "api", "host", cfg.Default.Host)
+	logNotices(log, cfg, config.ServiceAPI)
 	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -174,7 +175,8 @@ func buildAPIWith(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *obje
 // jsonRPCTransport is the JSON-RPC client per [json_rpc].
 func jsonRPCTransport(cfg *config.Config) (*rpc.HTTPTransport, error) {
 	j := cfg.JSONRPC
-	opts := rpc.HTTPTransportOptions{Timeout: j.Timeout, Port: j.Port}
+	opts := rpc.HTTPTransportOptions{Timeout: j.Timeout, Port: j.Port,
+		LocalHost: cfg.Default.Host, LocalAddr: rpc.LocalDialAddr(j.HostIP)}
 	strategy := j.AuthStrategy
 	if strategy == "" {
 		strategy = cfg.Default.AuthStrategy
@@ -185,19 +187,37 @@ func jsonRPCTransport(cfg *config.Config) (*rpc.HTTPTransport, error) {
 	if j.UseSSL {
 		tc := &tls.Config{MinVersion: tls.VersionTLS12}
 		if j.CAFile != "" {
-			pem, err := os.ReadFile(j.CAFile)
+			pool, err := loadCAFile(j.CAFile)
 			if err != nil {
-				return nil, fmt.Errorf("[json_rpc] cafile: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("[json_rpc] cafile %s holds no PEM certificate", j.CAFile)
+				return nil, err
 			}
 			tc.RootCAs = pool
+		}
+		// Presented only to a conductor that asks for a client
+		// certificate ([json_rpc] require_client_certificate).
+		if j.CertFile != "" && j.KeyFile != "" {
+			cert, err := tls.LoadX509KeyPair(j.CertFile, j.KeyFile)
+			if err != nil {
+				return nil, fmt.Errorf("[json_rpc] cert_file/key_file: %w", err)
+			}
+			tc.Certificates = []tls.Certificate{cert}
 		}
 		opts.TLS = tc
 	}
 	return rpc.NewHTTPTransport(opts), nil
+}
+
+// loadCAFile reads [json_rpc] cafile.
+func loadCAFile(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("[json_rpc] cafile: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("[json_rpc] cafile %s holds no PEM certificate", path)
+	}
+	return pool, nil
 }
 
 // apiTLS loads [api] cert_file and key_file when enable_ssl_api is set.

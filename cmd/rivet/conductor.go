@@ -41,7 +41,7 @@ func conductorCommand() *cli.Command {
 }
 
 func runConductor(c *cli.Context) error {
-	cfg, err := loadConfig(c)
+	cfg, err := loadServiceConfig(c, config.ServiceConductor)
 	if err != nil {
 		return err
 	}
@@ -54,6 +54,7 @@ func runConductor(c *cli.Context) error {
 		return fail(2, err)
 	}
 	log = log.With("service", "conductor", "host", cfg.Default.Host)
+	logNotices(log, cfg, config.ServiceConductor)
 	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -184,6 +185,13 @@ func conductorJSONRPC(ctx context.Context, cfg *config.Config, log *slog.Logger)
 			return nil, errors.New("[json_rpc] use_ssl needs cert_file and key_file")
 		}
 		o.CertFile, o.KeyFile = j.CertFile, j.KeyFile
+		if j.RequireClientCert {
+			pool, err := loadCAFile(j.CAFile)
+			if err != nil {
+				return nil, err
+			}
+			o.ClientCAs = pool
+		}
 	}
 	strategy := j.AuthStrategy
 	if strategy == "" {

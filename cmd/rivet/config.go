@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -19,6 +20,31 @@ func loadConfig(c *cli.Context) (*config.Config, error) {
 		return nil, cli.Exit("invalid configuration: "+strings.Join(problemLines(err), "; "), 2)
 	}
 	return cfg, nil
+}
+
+// loadServiceConfig is loadConfig plus what service s would expose
+// (config.ValidateService): an unauthenticated listener off loopback stops
+// the service at start, exit code 2, naming the options to set.
+func loadServiceConfig(c *cli.Context, s config.Service) (*config.Config, error) {
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.ValidateService(s); err != nil {
+		return nil, cli.Exit(fmt.Sprintf("%s: invalid configuration: %s", s, strings.Join(problemLines(err), "; ")), 2)
+	}
+	return cfg, nil
+}
+
+// logNotices logs what service s exposes with cfg (config.ServiceNotices).
+func logNotices(log *slog.Logger, cfg *config.Config, s config.Service) {
+	for _, n := range cfg.ServiceNotices(s) {
+		if n.Warn {
+			log.Warn(n.Message)
+		} else {
+			log.Info(n.Message)
+		}
+	}
 }
 
 // configFiles collects --config-file from the global flag and from any
@@ -71,23 +97,54 @@ func configCommand() *cli.Command {
 			{
 				Name: "check",
 				Usage: "load and validate the --config-file files and the RIVET_<SECTION>_<OPTION> " +
-					"environment; print \"configuration OK\" or every problem and exit 1",
+					"environment for the --service servers; print \"configuration OK\" or every problem and exit 1",
 				Flags: []cli.Flag{&cli.StringSliceFlag{
 					Name:  flagConfigFile,
 					Usage: "INI configuration `FILE` (repeatable; appended to the global --config-file files)",
+				}, &cli.StringSliceFlag{
+					Name: "service",
+					Usage: "check what `SERVICE` would expose with this configuration: api, conductor or all-in-one " +
+						"(repeatable; default api and conductor, as on a host running both)",
 				}},
-				Action: func(c *cli.Context) error {
-					if _, err := config.Load(configFiles(c), os.Environ()); err != nil {
-						lines := problemLines(err)
-						if len(lines) == 1 {
-							return cli.Exit(lines[0], 1)
-						}
-						return cli.Exit(fmt.Sprintf("%d configuration problems:\n  %s", len(lines), strings.Join(lines, "\n  ")), 1)
-					}
-					_, err := fmt.Fprintln(c.App.Writer, "configuration OK")
-					return err
-				},
+				Action: checkConfig,
 			},
 		},
 	}
+}
+
+// checkConfig is `rivet config check`: Load's problems, then those of each
+// --service (an unauthenticated listener off loopback).
+func checkConfig(c *cli.Context) error {
+	services := []config.Service{config.ServiceAPI, config.ServiceConductor}
+	if names := c.StringSlice("service"); len(names) > 0 {
+		services = nil
+		for _, name := range names {
+			s := config.Service(name)
+			if !slices.Contains(config.Services, s) {
+				return cli.Exit(fmt.Sprintf("config check: unknown --service %q: valid values are api, conductor, all-in-one", name), 2)
+			}
+			services = append(services, s)
+		}
+	}
+	cfg, err := config.Load(configFiles(c), os.Environ())
+	var lines []string
+	if err != nil {
+		lines = problemLines(err)
+	} else {
+		for _, s := range services {
+			for _, l := range problemLines(cfg.ValidateService(s)) {
+				if !slices.Contains(lines, l) {
+					lines = append(lines, l)
+				}
+			}
+		}
+	}
+	switch len(lines) {
+	case 0:
+		_, err := fmt.Fprintln(c.App.Writer, "configuration OK")
+		return err
+	case 1:
+		return cli.Exit(lines[0], 1)
+	}
+	return cli.Exit(fmt.Sprintf("%d configuration problems:\n  %s", len(lines), strings.Join(lines, "\n  ")), 1)
 }

@@ -26,6 +26,8 @@ func TestConfigCheck(t *testing.T) {
 	unknown := writeConf(t, "bad.conf", "[api]\nprot = 7000\n")
 	twoBad := writeConf(t, "two.conf", "[api]\nport = 0\n[DEFAULT]\nlog_level = loud\n")
 	secret := writeConf(t, "secret.conf", "[database]\nconnection = oracle://u:s3cr3t@db/rivet\n")
+	openRPC := writeConf(t, "open-rpc.conf", "[json_rpc]\nhost_ip = 0.0.0.0\n")
+	openBoth := writeConf(t, "open.conf", "[api]\nhost_ip = ::\n[json_rpc]\nhost_ip = 0.0.0.0\n")
 	tests := map[string]struct {
 		args   []string
 		env    map[string]string
@@ -44,6 +46,16 @@ func TestConfigCheck(t *testing.T) {
 		"environment": {args: []string{"config", "check"}, env: map[string]string{"RIVET_JSON_RPC_PORT": "x", "RIVET_URL": "http://x"}, code: 1, nLines: 1,
 			stderr: []string{"environment variable RIVET_JSON_RPC_PORT: [json_rpc] port"}},
 		"secret masked": {args: []string{"config", "check", "--config-file", secret}, code: 1, stderr: []string{"u:******@db"}},
+		"open JSON-RPC": {args: []string{"config", "check", "--config-file", openRPC}, code: 1, nLines: 1,
+			stderr: []string{"[json_rpc] host_ip: 0.0.0.0 is not a loopback address", "[json_rpc] auth_strategy = http_basic"}},
+		"open JSON-RPC, API host": {args: []string{"config", "check", "--config-file", openRPC, "--service", "api"}, stdout: "configuration OK\n"},
+		"open REST and JSON-RPC": {args: []string{"config", "check", "--config-file", openBoth}, code: 1, nLines: 3,
+			stderr: []string{"2 configuration problems", "[api] host_ip: :: is not", "[json_rpc] host_ip: 0.0.0.0 is not"}},
+		"open REST, conductor host": {args: []string{"config", "check", "--config-file", openBoth, "--service", "conductor",
+			"--service", "all-in-one"}, code: 1, nLines: 3, stderr: []string{"[api] host_ip: :: is not", "[json_rpc] host_ip"}},
+		"open REST, allowed": {args: []string{"config", "check", "--config-file", openBoth, "--service", "api"},
+			env: map[string]string{"RIVET_API_ALLOW_UNAUTHENTICATED_REMOTE": "true"}, stdout: "configuration OK\n"},
+		"unknown service": {args: []string{"config", "check", "--service", "web"}, code: 2, stderr: []string{`unknown --service "web"`}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

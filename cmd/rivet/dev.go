@@ -101,7 +101,13 @@ func (o devOptions) apply(cfg *config.Config) error {
 	cfg.Default.RPCTransport = "local"
 	cfg.Default.Host = "rivet-dev"
 	cfg.Conductor.EnabledHardwareTypes = []string{"fake-hardware", "ipmi", "redfish"}
-	return cfg.Validate()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := cfg.ValidateService(config.ServiceAllInOne); err != nil {
+		return fmt.Errorf("--listen %s: %w", o.listen, err)
+	}
+	return nil
 }
 
 // devRun migrates the database, starts the simulator and the all-in-one,

@@ -57,6 +57,7 @@ func commands() []*cli.Command {
 		versionCommand(),
 		pluginCommand(),
 		configCommand(),
+		tlsCommand(),
 		dbsyncCommand(),
 		upgradeCommand(),
 		conductorCommand(),

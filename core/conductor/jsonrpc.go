@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/config"
 	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/rpc"
 )
@@ -23,6 +25,9 @@ type JSONRPCOptions struct {
 	CertFile, KeyFile string
 	// Users enables http_basic authentication when non-nil.
 	Users *htpasswd.File
+	// ClientCAs, with CertFile and KeyFile, enables mutual TLS: only
+	// clients presenting a certificate signed by one of them connect.
+	ClientCAs *x509.CertPool
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
 	// MaxHeaderBytes bounds the request line and headers ([json_rpc]
@@ -40,6 +45,12 @@ type jsonRPCListener struct {
 // with a clear message before the conductor registers.
 func newJSONRPCListener(server *rpc.Server, o JSONRPCOptions, log *slog.Logger) (*jsonRPCListener, error) {
 	addr := net.JoinHostPort(o.HostIP, strconv.Itoa(o.Port))
+	// config.ValidateService stops `rivet conductor` before this with the
+	// options to set; this guards every other caller.
+	mutualTLS := o.ClientCAs != nil && o.CertFile != "" && o.KeyFile != ""
+	if o.Users == nil && !mutualTLS && !config.Loopback(o.HostIP) {
+		return nil, fmt.Errorf("conductor: JSON-RPC on %s without authentication: refused, set [json_rpc] auth_strategy = http_basic or a loopback [json_rpc] host_ip", addr)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("conductor: JSON-RPC listen on %s: %w", addr, err)
@@ -58,6 +69,10 @@ func newJSONRPCListener(server *rpc.Server, o JSONRPCOptions, log *slog.Logger) 
 			return nil, fmt.Errorf("conductor: JSON-RPC TLS certificate %s / key %s: %w", o.CertFile, o.KeyFile, err)
 		}
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if o.ClientCAs != nil {
+			srv.TLSConfig.ClientCAs = o.ClientCAs
+			srv.TLSConfig.ClientAuth = tls.RequireAndVerifyClientCert
+		}
 		l.tls = true
 	}
 	return l, nil

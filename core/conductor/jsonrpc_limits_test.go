@@ -36,3 +36,22 @@ func TestJSONRPCHeaderLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONRPCRefusesUnauthenticatedNonLoopback: whoever builds a
+// conductor, its JSON-RPC listener never opens off loopback without
+// users; it does not even bind.
+func TestJSONRPCRefusesUnauthenticatedNonLoopback(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	server := rpc.NewServer(rpc.ConductorMethods(), nil, log, context.Background())
+	for _, ip := range []string{"0.0.0.0", "::", "", "192.0.2.1"} {
+		l, err := newJSONRPCListener(server, JSONRPCOptions{HostIP: ip}, log)
+		if err == nil {
+			_ = l.shutdown(context.Background())
+			t.Errorf("host_ip %q without users: listener opened on %s", ip, l.addr())
+			continue
+		}
+		if !strings.Contains(err.Error(), "without authentication") || !strings.Contains(err.Error(), "auth_strategy = http_basic") {
+			t.Errorf("host_ip %q: %v", ip, err)
+		}
+	}
+}

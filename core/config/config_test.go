@@ -23,7 +23,7 @@ func TestDefaults(t *testing.T) {
 			HashRingResetInterval: 15 * time.Second, ServiceHeartbeatInterval: 10 * time.Second,
 		},
 		API: APIOpts{
-			HostIP: "0.0.0.0", Port: 6385, MaxLimit: 1000, TLSMinimumVersion: "1.2",
+			HostIP: "127.0.0.1", Port: 6385, MaxLimit: 1000, TLSMinimumVersion: "1.2",
 			MaxRequestBodySize: 1 << 20, MaxHeaderSize: 64 << 10, RateLimitBurst: 100,
 			GracefulShutdownTimeout: 30 * time.Second,
 		},
@@ -43,7 +43,7 @@ func TestDefaults(t *testing.T) {
 			ConnectTimeout: 10 * time.Second, SQLiteBusyTimeout: 5 * time.Second,
 		},
 		JSONRPC: JSONRPCOpts{
-			HostIP: "0.0.0.0", Port: 8089, HTTPBasicAuthUserFile: "/etc/rivet/htpasswd-json-rpc",
+			HostIP: "127.0.0.1", Port: 8089, HTTPBasicAuthUserFile: "/etc/rivet/htpasswd-json-rpc",
 			Timeout: 120 * time.Second, MaxRequestBodySize: 4 << 20, MaxHeaderSize: 64 << 10,
 		},
 		Redfish: RedfishOpts{

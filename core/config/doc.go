@@ -13,6 +13,10 @@
 //     an unknown section or option in a file is an error.
 //   - Invalid values stop the service at start: Validate returns one error per
 //     problem, naming "[section] option", the value and what is valid.
+//   - What a server exposes is checked per service (ValidateService): a REST
+//     API or a conductor JSON-RPC listener that would serve node data
+//     without authentication off loopback stops that service at start,
+//     naming the options that fix it; ServiceNotices are what it logs.
 //   - Secret values never appear in an error, a log line or the sample; a
 //     database connection URL is shown with its password masked.
 //   - Only options declared reloadable change on SIGHUP (Reloader); a change to

@@ -5,27 +5,37 @@ import "time"
 // APIOpts holds the [api] section. Each field is declared, with its default,
 // rules and help, in apiSection.
 type APIOpts struct {
-	HostIP                  string
-	Port                    int
-	MaxLimit                int
-	EnableSSLAPI            bool
-	CertFile                string
-	KeyFile                 string
-	TLSMinimumVersion       string
-	MaxRequestBodySize      int
-	MaxHeaderSize           int
-	RateLimit               int
-	RateLimitBurst          int
-	GracefulShutdownTimeout time.Duration
-	ShutdownDelay           time.Duration
+	HostIP                     string
+	Port                       int
+	AllowUnauthenticatedRemote bool
+	MaxLimit                   int
+	EnableSSLAPI               bool
+	CertFile                   string
+	KeyFile                    string
+	TLSMinimumVersion          string
+	MaxRequestBodySize         int
+	MaxHeaderSize              int
+	RateLimit                  int
+	RateLimitBurst             int
+	GracefulShutdownTimeout    time.Duration
+	ShutdownDelay              time.Duration
 }
 
 func apiSection() section {
 	return section{name: "api", help: "Options of the REST API service.", options: []*Option{
-		strOpt("host_ip", "0.0.0.0", func(c *Config) *string { return &c.API.HostIP },
-			"IP address on which the REST API listens; 0.0.0.0 or :: listen on every address.").check(checkIP),
+		strOpt("host_ip", "127.0.0.1", func(c *Config) *string { return &c.API.HostIP },
+			"IP address on which the REST API listens; 0.0.0.0 or :: listen on every address. "+
+				"The default serves this host only (Ironic's is 0.0.0.0): set the address clients "+
+				"reach, with [DEFAULT] auth_strategy = http_basic. A non-loopback address with "+
+				"auth_strategy = noauth stops the API at start unless allow_unauthenticated_remote "+
+				"is true.").check(checkIP),
 		intOpt("port", 6385, func(c *Config) *int { return &c.API.Port },
 			"TCP port on which the REST API listens.").between(1, 65535),
+		boolOpt("allow_unauthenticated_remote", false, func(c *Config) *bool { return &c.API.AllowUnauthenticatedRemote },
+			"Let the REST API serve a non-loopback host_ip with [DEFAULT] auth_strategy = noauth. "+
+				"Only for an API behind a proxy that authenticates every request itself; every start "+
+				"then logs a warning. Rivet's own option (Ironic has none): without it such a "+
+				"configuration stops the API at start."),
 		intOpt("max_limit", 1000, func(c *Config) *int { return &c.API.MaxLimit },
 			"Maximum number of items returned in a single response from a collection "+
 				"resource; larger limit query parameters are reduced to it.").atLeast(1),

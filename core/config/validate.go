@@ -130,6 +130,18 @@ var rules = []func(c *Config, t *release.Table) []error{
 			optionValue{opt("json_rpc", "key_file"), c.JSONRPC.KeyFile})
 	},
 	func(c *Config, _ *release.Table) []error {
+		if !c.JSONRPC.RequireClientCert {
+			return nil
+		}
+		errs := requireSet("when [json_rpc] require_client_certificate is true",
+			optionValue{opt("json_rpc", "cafile"), c.JSONRPC.CAFile})
+		if !c.JSONRPC.UseSSL {
+			errs = append(errs, optionError("", opt("json_rpc", "use_ssl"),
+				"must be true when [json_rpc] require_client_certificate is true"))
+		}
+		return errs
+	},
+	func(c *Config, _ *release.Table) []error {
 		if c.Default.RPCTransport != "json-rpc" || c.JSONRPCAuthStrategy() != "http_basic" {
 			return nil
 		}

@@ -59,6 +59,10 @@ func TestValidate(t *testing.T) {
 		}},
 		"json-rpc noauth overrides DEFAULT http_basic":  {mut: func(c *Config) { c.Default.AuthStrategy, c.JSONRPC.AuthStrategy = "http_basic", "noauth" }},
 		"local transport needs no json-rpc credentials": {mut: func(c *Config) { c.Default.AuthStrategy, c.Default.RPCTransport = "http_basic", "local" }},
+		"client certificates need TLS and a CA": {mut: func(c *Config) { c.JSONRPC.RequireClientCert = true }, want: []string{
+			"[json_rpc] cafile: must be set when [json_rpc] require_client_certificate is true",
+			"[json_rpc] use_ssl: must be true when [json_rpc] require_client_certificate is true",
+		}},
 		"unknown pin": {mut: func(c *Config) { c.Default.PinReleaseVersion = "ocata" },
 			want: []string{`[DEFAULT] pin_release_version: unknown release "ocata": valid values are "" (latest), auto, 0.1, anvil`}},
 		"several problems, one error each": {mut: func(c *Config) {

@@ -13,6 +13,7 @@ import (
 	"net/http/httptrace"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +50,46 @@ type HTTPTransportOptions struct {
 	Port int
 	// MaxResponseBytes bounds a reply body (default 64 MiB).
 	MaxResponseBytes int64
+	// LocalHost is this service's [DEFAULT] host. A conductor registered
+	// under the same name runs on this host (both default to the machine's
+	// hostname), so it is dialed at LocalAddr first, then, if nothing
+	// listens there, at whatever the name resolves to: a conductor
+	// listening on loopback only (the default) is then reachable even where
+	// the hostname resolves to a non-loopback address or to 127.0.1.1.
+	// Empty disables this.
+	LocalHost string
+	// LocalAddr is the IP address a conductor on this host listens on
+	// ([json_rpc] host_ip, its loopback counterpart when unspecified).
+	LocalAddr string
+}
+
+// LocalDialAddr is the address at which a service whose [json_rpc] host_ip
+// is hostIP reaches a conductor on its own host: hostIP itself, or the
+// loopback address of its family when hostIP listens on every address.
+func LocalDialAddr(hostIP string) string {
+	ip := net.ParseIP(hostIP)
+	switch {
+	case ip == nil:
+		return hostIP
+	case ip.IsUnspecified() && ip.To4() != nil:
+		return "127.0.0.1"
+	case ip.IsUnspecified():
+		return "::1"
+	}
+	return hostIP
+}
+
+// dialAddr is where addr (host:port of a registered conductor name) is
+// dialed: LocalAddr when its host is LocalHost, else addr itself.
+func (o *HTTPTransportOptions) dialAddr(addr string) string {
+	if o.LocalHost == "" || o.LocalAddr == "" {
+		return addr
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || !strings.EqualFold(host, o.LocalHost) {
+		return addr
+	}
+	return net.JoinHostPort(o.LocalAddr, port)
 }
 
 // HTTPTransport sends requests as JSON-RPC 2.0 over HTTP(S).
@@ -71,6 +112,19 @@ func NewHTTPTransport(opts HTTPTransportOptions) *HTTPTransport {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = opts.TLS
+	if opts.LocalHost != "" {
+		// The URL keeps the registered name, so TLS still verifies the
+		// conductor's certificate against it; only the dial moves.
+		dial := tr.DialContext
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			local := opts.dialAddr(addr)
+			conn, err := dial(ctx, network, local)
+			if err != nil && local != addr && ctx.Err() == nil {
+				return dial(ctx, network, addr)
+			}
+			return conn, err
+		}
+	}
 	tr.MaxIdleConnsPerHost = 32
 	scheme := "http"
 	if opts.TLS != nil {
@@ -79,6 +133,7 @@ func NewHTTPTransport(opts HTTPTransportOptions) *HTTPTransport {
 	t := &HTTPTransport{client: &http.Client{Transport: tr, Timeout: opts.Timeout}, opts: opts, scheme: scheme}
 	if opts.TLS == nil {
 		t.lean = newLeanTransport(opts)
+		t.lean.dialAddr = opts.dialAddr
 	}
 	return t
 }

@@ -67,6 +67,9 @@ type leanTransport struct {
 	timeout time.Duration
 	limit   int64
 	auth    string // the Authorization line with its CRLF, or empty
+	// dialAddr maps a conductor's host:port to where it is dialed
+	// (HTTPTransportOptions.LocalHost); nil dials it as it is.
+	dialAddr func(string) string
 
 	mu        sync.Mutex
 	hosts     map[string]*leanHost
@@ -81,6 +84,9 @@ type leanHost struct {
 	ok   bool   // false: net/http serves this host
 	url  string // for errors, as net/http names the request
 	addr string // where to dial
+	// fallback is dialed when nothing answers at addr: the conductor's
+	// own address when addr is the local one (HTTPTransportOptions.LocalHost).
+	fallback string
 	// head is the request line, Host and User-Agent, each with its CRLF.
 	head []byte
 	idle []*leanConn // most recently used last; guarded by leanTransport.mu
@@ -112,6 +118,11 @@ func (l *leanTransport) host(host string, rawURL func(string) string) *leanHost 
 		return h
 	}
 	h = newLeanHost(rawURL(host))
+	if h.ok && l.dialAddr != nil {
+		if local := l.dialAddr(h.addr); local != h.addr {
+			h.addr, h.fallback = local, h.addr
+		}
+	}
 	l.mu.Lock()
 	if prev := l.hosts[host]; prev != nil {
 		h = prev
@@ -363,6 +374,9 @@ func (l *leanTransport) get(ctx context.Context, h *leanHost, deadline time.Time
 func (l *leanTransport) dial(ctx context.Context, h *leanHost, deadline time.Time) (*leanConn, error) {
 	d := net.Dialer{Timeout: leanDialTimeout, KeepAlive: leanDialKeepAlive, Deadline: deadline}
 	conn, err := d.DialContext(ctx, "tcp", h.addr)
+	if err != nil && h.fallback != "" && ctx.Err() == nil {
+		conn, err = d.DialContext(ctx, "tcp", h.fallback)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -56,9 +57,17 @@ type cluster struct {
 	store *db.Store
 	api   rpc.ConductorAPI
 	route *rpc.Router
+	auth  *rpcAuth // JSON-RPC http_basic of every conductor; nil: noauth
 }
 
 func newCluster(t *testing.T) *cluster {
+	t.Helper()
+	return newClusterAuth(t, nil)
+}
+
+// newClusterAuth is newCluster with JSON-RPC http_basic (auth non-nil) on
+// every conductor and in the test's own client.
+func newClusterAuth(t *testing.T, auth *rpcAuth) *cluster {
 	t.Helper()
 	url := testenv.RequirePostgres(t)
 	cfg := writeConfig(t, "schema", url, 0)
@@ -87,14 +96,20 @@ func newCluster(t *testing.T) *cluster {
 		}
 		return out, nil
 	}
+	opts := rpc.HTTPTransportOptions{Timeout: 10 * time.Second}
+	if auth != nil {
+		opts.Username, opts.Password = auth.user, auth.password
+	}
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
-		rpc.ObjectCodecFor(reg, pinner), rpc.NewHTTPTransport(rpc.HTTPTransportOptions{Timeout: 10 * time.Second}))
+		rpc.ObjectCodecFor(reg, pinner), rpc.NewHTTPTransport(opts))
 	router := rpc.NewRouter(lister, 5, time.Second)
 	return &cluster{t: t, dbURL: url, dbh: dbh, store: db.NewStore(dbh, reg, pinner),
-		api: rpc.ConductorAPI{Client: client, Router: router}, route: router}
+		api: rpc.ConductorAPI{Client: client, Router: router}, route: router, auth: auth}
 }
 
-// writeConfig writes a configuration for a conductor listening on port.
+// writeConfig writes a configuration for a conductor listening on port;
+// [json_rpc] host_ip stays at its default (127.0.0.1), which the tests
+// thereby rely on.
 func writeConfig(t *testing.T, name, dbURL string, port int) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -115,7 +130,6 @@ graceful_shutdown_timeout = 20
 [database]
 connection = %s
 [json_rpc]
-host_ip = 127.0.0.1
 port = %d
 `, int(heartbeatTimeout/time.Second), int(checkInterval/time.Second), dir, dbURL, max(port, 1))
 	path := filepath.Join(dir, name+".conf")
@@ -159,7 +173,16 @@ func (c *cluster) startEnv(label string, env ...string) *proc {
 	conf := writeConfig(t, label, c.dbURL, port)
 	cmd := exec.Command(rivetBin, "--config-file", conf, "conductor")
 	cmd.Env = append(os.Environ(), env...)
-	p := &proc{name: "127.0.0.1:" + strconv.Itoa(port), conf: conf, cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
+	if c.auth != nil {
+		cmd.Env = append(cmd.Env, c.auth.env()...)
+	}
+	host := "127.0.0.1"
+	for _, kv := range env {
+		if h, ok := strings.CutPrefix(kv, "RIVET_DEFAULT_HOST="); ok {
+			host = h
+		}
+	}
+	p := &proc{name: net.JoinHostPort(host, strconv.Itoa(port)), conf: conf, cmd: cmd, log: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

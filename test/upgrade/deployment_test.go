@@ -16,6 +16,7 @@ import (
 
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/test/testenv"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Timings of every service: heartbeats every second, so an automatic pin
@@ -53,7 +54,17 @@ type deployment struct {
 
 	procs   []*proc  // every process started, to check they all ended
 	plugins []procID // every driver plugin process seen under a conductor
+
+	rpcUsers string // the conductors' JSON-RPC htpasswd file
 }
+
+// JSON-RPC runs with http_basic, as a deployment whose conductors other
+// hosts reach must (issue 22): every release's API sends the credentials,
+// every release's conductor checks them.
+const (
+	rpcUser     = "rpc"
+	rpcPassword = "rpc-upgrade-pw"
+)
 
 // service is one rivet api or conductor: its place in the deployment
 // (name, ports) stays while its binary and pin change.
@@ -94,6 +105,14 @@ func newDeployment(t *testing.T, dialect string, old, cur *build) *deployment {
 	}
 	t.Cleanup(func() { dbh.Close() })
 	d.dbh = dbh
+	hash, err := bcrypt.GenerateFromPassword([]byte(rpcPassword), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.rpcUsers = filepath.Join(d.dir, "htpasswd-json-rpc")
+	if err := os.WriteFile(d.rpcUsers, []byte(rpcUser+":"+string(hash)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	return d
 }
 
@@ -221,6 +240,10 @@ func (s *service) writeConfig() {
 		{"json_rpc", "host_ip", "127.0.0.1"},
 		{"json_rpc", "port", rpcPort},
 		{"json_rpc", "timeout", "60"},
+		{"json_rpc", "auth_strategy", "http_basic"},
+		{"json_rpc", "http_basic_auth_user_file", s.d.rpcUsers},
+		{"json_rpc", "username", rpcUser},
+		{"json_rpc", "password", rpcPassword},
 		{"ipmi", "min_command_interval", "0.2"},
 	}
 	if err := os.WriteFile(s.conf, []byte(renderConfig(s.b, opts)), 0o600); err != nil {
