@@ -49,7 +49,11 @@ func TestLookupIssuesAgentTokenOnce(t *testing.T) {
 			if agenttoken.Stored(stored.DriverInternalInfo) != token {
 				t.Fatal("the token answered is not the one stored")
 			}
+			before := len(e.cond.calls)
 			again := e.must(http.StatusOK, "GET", "/v1/lookup?node_uuid="+id, ver, nil).JSON(t)
+			if slices.Contains(e.cond.calls[before:], "get_node_with_token") {
+				t.Error("a lookup of a node with a token went to the conductor (and its lease)")
+			}
 			if tok := again["config"].(map[string]any)["agent_token"]; tok != agenttoken.Masked {
 				t.Errorf("second lookup answered agent_token %v, want it masked", tok)
 			}

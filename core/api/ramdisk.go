@@ -80,6 +80,11 @@ func (s *server) lookup(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusNotFound, msgNotFound)
 	}
 	var token any // null: none issued
+	if agenttoken.Present(n.DriverInternalInfo) {
+		// Issued before: answered masked, without taking the node's lease
+		// (a flood of lookups must not lock the node).
+		return s.writeLookup(w, r, n, agenttoken.Masked)
+	}
 	switch withToken, err := s.Conductor.GetNodeWithToken(r.Context(), n); {
 	case errors.As(err, new(*rpc.CapError)):
 		// Conductors pinned below RPC 1.4 cannot issue tokens: the agent
@@ -96,6 +101,12 @@ func (s *server) lookup(w http.ResponseWriter, r *http.Request) error {
 			token = t
 		}
 	}
+	return s.writeLookup(w, r, n, token)
+}
+
+// writeLookup answers a lookup: n's fields (masked) and the agent's
+// configuration with token (a string, or nil for none).
+func (s *server) writeLookup(w http.ResponseWriter, r *http.Request, n *objects.Node, token any) error {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"node": map[string]any{
 			"uuid": n.UUID, "properties": orEmpty(n.Properties), "instance_info": maskInstanceInfo(n.InstanceInfo),
