@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +101,7 @@ func TestServicesRefuseToStartBelowTheFinalizedRelease(t *testing.T) {
 // A new binary started unpinned beside a live service of the previous
 // release is refused and told which pin to set.
 func TestAPIRefusesAnUnpinnedStartBesideAnOlderService(t *testing.T) {
-	tb := dbtest.Releases(t) // 0.1 "anvil" at service version 1, HEAD at 2
+	tb := dbtest.Releases(t) // 0.1 "anvil" at service version 1, HEAD above
 	releaseTable = func() *release.Table { return tb }
 	t.Cleanup(func() { releaseTable = release.Default })
 	conf, dbh := finalizeEnv(t)
@@ -109,7 +110,7 @@ func TestAPIRefusesAnUnpinnedStartBesideAnOlderService(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runCLI(t, "--config-file", conf, "api")
-	want := "api: this rivet-api would use release " + release.Current + " (service version 2) but rivet-conductor on node-b runs release 0.1.0 " +
+	want := "api: this rivet-api would use release " + release.Current + " (service version " + strconv.Itoa(tb.Head().ServiceVersion) + ") but rivet-conductor on node-b runs release 0.1.0 " +
 		"(service version 1), which cannot read what " + release.Current + " writes: set [DEFAULT] pin_release_version = 0.1 (or auto)"
 	if code != 1 || !strings.Contains(errOut, want) {
 		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and %q", code, errOut, want)

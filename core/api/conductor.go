@@ -31,7 +31,8 @@ type Conductor interface {
 	DestroyPort(ctx context.Context, n *objects.Node, p *objects.Port) error
 	UpdatePortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) (*objects.Portgroup, error)
 	DestroyPortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) error
-	Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion string) error
+	Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion, tokenDigest string) error
+	GetNodeWithToken(ctx context.Context, n *objects.Node) (*objects.Node, error)
 	GetDriverProperties(ctx context.Context, driver string) (map[string]string, error)
 	VIFList(ctx context.Context, n *objects.Node) ([]rpc.VIF, error)
 	VIFAttach(ctx context.Context, n *objects.Node, info map[string]any) error

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/agenttoken"
 	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
@@ -30,6 +31,9 @@ type fakeConductor struct {
 	vifInfo map[string]any
 	// noNMI makes InjectNMI answer as for a driver without NMI.
 	noNMI bool
+	// tokenCapped makes GetNodeWithToken answer as a client capped below
+	// RPC 1.4.
+	tokenCapped bool
 }
 
 func newFakeConductor(store *db.Store) *fakeConductor {
@@ -268,9 +272,46 @@ func (f *fakeConductor) DestroyPortgroup(ctx context.Context, _ *objects.Node, p
 	return f.store.Delete(ctx, pg)
 }
 
-func (f *fakeConductor) Heartbeat(_ context.Context, _ *objects.Node, cb, _ string) error {
+// Heartbeat checks the token digest as the conductor does (against the
+// stored node) and records the call; a bad digest changes nothing.
+func (f *fakeConductor) Heartbeat(ctx context.Context, n *objects.Node, cb, _, digest string) error {
+	cur, err := f.store.GetNode(ctx, n.UUID)
+	if err != nil {
+		return err
+	}
+	if !agenttoken.ValidDigest(cur.DriverInternalInfo, digest) {
+		return &rpc.RemoteError{Class: "InvalidParameterValue", Code: http.StatusBadRequest, Message: "Invalid or missing agent token received."}
+	}
 	f.record("heartbeat " + cb)
 	return nil
+}
+
+// GetNodeWithToken issues a token as the conductor does; capped makes it
+// answer as a client capped below RPC 1.4.
+func (f *fakeConductor) GetNodeWithToken(ctx context.Context, n *objects.Node) (*objects.Node, error) {
+	f.record("get_node_with_token")
+	if f.tokenCapped {
+		return nil, &rpc.CapError{Method: "get_node_with_token"}
+	}
+	cur, err := f.store.GetNode(ctx, n.UUID)
+	if err != nil {
+		return nil, err
+	}
+	dii := map[string]any{}
+	for k, v := range cur.DriverInternalInfo {
+		dii[k] = v
+	}
+	switch {
+	case !states.ExpectsAgent(states.State(cur.ProvisionState)):
+		return cur, nil
+	case agenttoken.Present(dii):
+		dii[agenttoken.Key] = agenttoken.Masked
+		cur.DriverInternalInfo = dii
+		return cur, nil
+	}
+	dii[agenttoken.Key] = agenttoken.New()
+	cur.DriverInternalInfo = dii
+	return cur, f.store.Save(ctx, cur)
 }
 
 func (f *fakeConductor) GetDriverProperties(_ context.Context, driver string) (map[string]string, error) {

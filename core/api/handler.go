@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rivetmetal/rivet/core/catalog"
+	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
@@ -47,7 +48,8 @@ type Deps struct {
 	MaxBodyBytes int64
 	// RateLimit limits requests per client IP; the zero value disables it.
 	RateLimit RateLimit
-	// Now is the clock of the rate limiter; nil means time.Now.
+	// Now is the clock of the rate limiter and of the failed-login
+	// back-off; nil means time.Now.
 	Now func() time.Time
 	// Metrics, when set, receives the request metrics and is served at
 	// /metrics.
@@ -67,6 +69,8 @@ type server struct {
 	reg     *objects.Registry
 	rg      Range
 	limiter *limiter // nil: no rate limit
+	// logins counts failed logins per client (http_basic).
+	logins *htpasswd.Backoff
 	// unpinned caches unpinnedFields (unpinnedKey → []string).
 	unpinned sync.Map
 }
@@ -93,7 +97,7 @@ func New(d Deps) (http.Handler, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	s := &server{Deps: d, reg: d.Store.Registry(), limiter: newLimiter(d.RateLimit, d.Now),
+	s := &server{Deps: d, reg: d.Store.Registry(), limiter: newLimiter(d.RateLimit, d.Now), logins: htpasswd.NewBackoff(d.Now),
 		rg: Range{Min: release.MinAPI, Max: func() version.Version { return d.Pinner.Effective().API }}}
 	if s.Catalog == nil {
 		s.Catalog = &catalog.Cache{Load: s.liveCatalog, TTL: d.CatalogTTL}

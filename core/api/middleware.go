@@ -22,6 +22,8 @@ type requestInfoKey struct{}
 type requestInfo struct {
 	id    string
 	route string
+	// user is the HTTP basic user name the request presented, if any.
+	user string
 }
 
 // RequestIDFrom returns the request id of the REST request ctx serves.
@@ -126,7 +128,14 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 		}
 		// LogAttrs: typed attributes, not key-value pairs boxed into any
 		// and sorted out again for every request.
-		s.Logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("request_id", ri.id), slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Int64("duration_ms", elapsed.Milliseconds()))
+		// The client and the user tried name who failed a login (401,
+		// 429) as well as who did what.
+		attrs := []slog.Attr{slog.String("request_id", ri.id), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Int64("duration_ms", elapsed.Milliseconds()),
+			slog.String("client", clientIP(r))}
+		if ri.user != "" {
+			attrs = append(attrs, slog.String("user", ri.user))
+		}
+		s.Logger.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rivetmetal/rivet/core/agenttoken"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 )
@@ -274,12 +275,17 @@ func TestAgentHeartbeatResumesDeploy(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitState(n.UUID, "wait call-back")
-	if err := h.api.Heartbeat(ctx, n, "http://10.0.0.5:9999", "9.1.0"); err != nil {
+	token := h.lookupToken(n)
+	if err := h.api.Heartbeat(ctx, n, "http://10.0.0.5:9999", "9.1.0", agenttoken.Digest(token)); err != nil {
 		t.Fatal(err)
 	}
 	got := h.waitState(n.UUID, "active")
-	if got.DriverInternalInfo["agent_url"] != "http://10.0.0.5:9999" || got.DriverInternalInfo["agent_version"] != "9.1.0" {
+	// The deploy is over: the token and the callback URL go with it.
+	if got.DriverInternalInfo["agent_version"] != "9.1.0" || got.DriverInternalInfo["agent_last_heartbeat"] == nil {
 		t.Fatalf("driver_internal_info = %v", got.DriverInternalInfo)
+	}
+	if _, ok := got.DriverInternalInfo["agent_url"]; ok || agenttoken.Present(got.DriverInternalInfo) {
+		t.Fatalf("token or agent_url kept after the deploy: %v", got.DriverInternalInfo)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/agenttoken"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/plugins"
@@ -57,6 +58,12 @@ func (s *Service) changeNodePowerState(ctx context.Context, p rpc.Params) (any, 
 	prepare := func() error {
 		t.Node.TargetPowerState = ptr(string(final))
 		t.Node.LastError = nil
+		if target != plugins.PowerOn {
+			// Whatever agent runs on the node does not survive a power
+			// off or a reboot: its token must not outlive it (Ironic's
+			// wipe_internal_info_on_power_off).
+			t.Node.DriverInternalInfo = agenttoken.Wipe(t.Node.DriverInternalInfo)
+		}
 		return t.Save(ctx)
 	}
 	op := "set power state to " + string(target)

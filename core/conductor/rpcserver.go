@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/rivetmetal/rivet/core/agenttoken"
 	"github.com/rivetmetal/rivet/core/clock"
 	"github.com/rivetmetal/rivet/core/conductor/workers"
 	"github.com/rivetmetal/rivet/core/objects"
@@ -38,6 +39,7 @@ func (s *Service) registerHandlers() {
 		"update_portgroup":                 s.updatePortgroup,
 		"destroy_portgroup":                s.destroyPortgroup,
 		"heartbeat":                        s.agentHeartbeat,
+		"get_node_with_token":              s.getNodeWithToken,
 		"vif_list":                         s.vifList,
 		"vif_attach":                       s.vifAttach,
 		"vif_detach":                       s.vifDetach,
@@ -122,8 +124,14 @@ func withLease[T any](ctx context.Context, t *Task, fn func() (T, error)) (T, er
 	return fn()
 }
 
-// setState moves n to st with target (nil for "").
+// setState moves n to st with target (nil for ""). An agent token lives
+// only while the node stays among the states that expect an agent: one
+// issued for a deploy, clean or inspection is wiped when it ends (or
+// fails), and every new one starts without.
 func setState(n *objects.Node, st, target states.State) {
+	if !states.ExpectsAgent(st) || !states.ExpectsAgent(states.State(n.ProvisionState)) {
+		n.DriverInternalInfo = agenttoken.Wipe(n.DriverInternalInfo)
+	}
 	n.ProvisionState = string(st)
 	if target == "" {
 		n.TargetProvisionState = nil

@@ -13,9 +13,18 @@ import (
 
 // File is a loaded htpasswd file. It is safe for concurrent use.
 type File struct {
-	path  string
+	path string
+	// compare checks a password against a bcrypt hash; tests replace it to
+	// see which hash every Check compares against.
+	compare func(hash, password []byte) error
+
 	mu    sync.RWMutex
 	users map[string][]byte
+	// dummy is a bcrypt hash of a random password at the highest cost
+	// among users: Check compares an unknown user's password against it,
+	// so that "no such user" costs the same bcrypt work as "wrong
+	// password" and the answer time does not tell which users exist.
+	dummy []byte
 }
 
 // Load reads path.
@@ -37,10 +46,36 @@ func (f *File) Reload() error {
 	if err != nil {
 		return fmt.Errorf("htpasswd %s: %w", f.path, err)
 	}
+	f.mu.RLock()
+	dummy := f.dummy
+	f.mu.RUnlock()
+	if dummy, err = dummyFor(users, dummy); err != nil {
+		return fmt.Errorf("htpasswd %s: %w", f.path, err)
+	}
 	f.mu.Lock()
-	f.users = users
+	f.users, f.dummy = users, dummy
 	f.mu.Unlock()
 	return nil
+}
+
+// dummyFor returns a bcrypt hash at the highest cost among users (bcrypt's
+// default cost when there are none), reusing old when its cost already is
+// that one: generating a hash costs as much as checking one.
+func dummyFor(users map[string][]byte, old []byte) ([]byte, error) {
+	cost := 0
+	for _, h := range users {
+		if c, err := bcrypt.Cost(h); err == nil && c > cost {
+			cost = c
+		}
+	}
+	if cost == 0 {
+		cost = bcrypt.DefaultCost
+	}
+	if c, err := bcrypt.Cost(old); err == nil && c == cost {
+		return old, nil
+	}
+	// The password is never used to log in: it only has to exist.
+	return bcrypt.GenerateFromPassword([]byte("rivet unknown-user dummy"), cost)
 }
 
 // Parse reads htpasswd content: "user:hash" lines, blank lines and # comments.
@@ -67,10 +102,6 @@ func Parse(data []byte) (map[string][]byte, error) {
 	return users, sc.Err()
 }
 
-// dummy is compared against for unknown users so that a miss costs the same
-// time as a wrong password.
-var dummy, _ = bcrypt.GenerateFromPassword([]byte("rivet-dummy"), bcrypt.MinCost)
-
 // Len is the number of users loaded.
 func (f *File) Len() int {
 	f.mu.RLock()
@@ -78,14 +109,22 @@ func (f *File) Len() int {
 	return len(f.users)
 }
 
-// Check reports whether user and password match an entry.
+// Check reports whether user and password match an entry. An unknown user
+// costs one bcrypt comparison too, at the file's highest cost: with every
+// user at the same cost (htpasswd -B writes one), an unknown user and a
+// wrong password take the same time.
 func (f *File) Check(user, password string) bool {
 	f.mu.RLock()
 	hash, ok := f.users[user]
+	dummy := f.dummy
 	f.mu.RUnlock()
+	compare := f.compare
+	if compare == nil {
+		compare = bcrypt.CompareHashAndPassword
+	}
 	if !ok {
-		_ = bcrypt.CompareHashAndPassword(dummy, []byte(password))
+		_ = compare(dummy, []byte(password))
 		return false
 	}
-	return bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil
+	return compare(hash, []byte(password)) == nil
 }

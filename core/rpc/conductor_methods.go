@@ -8,6 +8,7 @@ var (
 	v1_1 = version.Version{Major: 1, Minor: 1} // change_node_power_state: soft targets and timeout (REST API 1.27)
 	v1_2 = version.Version{Major: 1, Minor: 2} // vif_list, vif_attach, vif_detach (REST API 1.28)
 	v1_3 = version.Version{Major: 1, Minor: 3} // inject_nmi (REST API 1.29)
+	v1_4 = version.Version{Major: 1, Minor: 4} // agent tokens: get_node_with_token, heartbeat(agent_token_sha256)
 )
 
 // ConductorMethods is the conductor RPC API at APIVersion, named as Ironic's
@@ -43,11 +44,16 @@ func ConductorMethods() *Methods {
 		Method{Name: "destroy_port", Since: v1_0, Args: []Arg{req("port")}},
 		Method{Name: "update_portgroup", Since: v1_0, Args: []Arg{req("portgroup")}},
 		Method{Name: "destroy_portgroup", Since: v1_0, Args: []Arg{req("portgroup")}},
-		Method{Name: "heartbeat", Since: v1_0, Args: []Arg{req("node_id"), req("callback_url"), opt("agent_version")}},
+		// agent_token_sha256 is the digest of the agent's token: the REST API
+		// checks the token itself too, so an older conductor that cannot
+		// check it is sent the heartbeat without (OmitAboveCap).
+		Method{Name: "heartbeat", Since: v1_0, Args: []Arg{req("node_id"), req("callback_url"), opt("agent_version"),
+			{Name: "agent_token_sha256", Since: v1_4}}},
 		Method{Name: "vif_list", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id")}},
 		Method{Name: "vif_attach", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id"), reqAt(v1_2, "vif_info")}},
 		Method{Name: "vif_detach", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id"), reqAt(v1_2, "vif_id")}},
 		Method{Name: "inject_nmi", Since: v1_3, Args: []Arg{reqAt(v1_3, "node_id")}},
+		Method{Name: "get_node_with_token", Since: v1_4, Args: []Arg{reqAt(v1_4, "node_id")}},
 	)
 	if err != nil {
 		panic(err) // the table is code; TestConductorMethodsValid catches this

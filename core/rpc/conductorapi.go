@@ -190,10 +190,26 @@ func (c ConductorAPI) DestroyPortgroup(ctx context.Context, n *objects.Node, pg 
 	return err
 }
 
-// Heartbeat passes a ramdisk agent's heartbeat to the node's conductor.
-func (c ConductorAPI) Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion string) error {
-	_, err := c.call(ctx, n, "heartbeat", map[string]any{"node_id": n.UUID, "callback_url": callbackURL, "agent_version": agentVersion})
+// Heartbeat passes a ramdisk agent's heartbeat to the node's conductor
+// with the digest of the token the agent presented (agenttoken.Digest; RPC
+// 1.4, omitted below): the token itself does not travel. A conductor at
+// 1.4 refuses, with InvalidParameterValue (400) and no change, a digest
+// that is not its node's token's; the caller checks the token as well, for
+// conductors capped below.
+func (c ConductorAPI) Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion, tokenDigest string) error {
+	_, err := c.call(ctx, n, "heartbeat", map[string]any{"node_id": n.UUID, "callback_url": callbackURL,
+		"agent_version": agentVersion, "agent_token_sha256": tokenDigest})
 	return err
+}
+
+// GetNodeWithToken issues the node's agent token (RPC 1.4, Ironic's
+// get_node_with_token): a node in a state that expects an agent and
+// without a token gets one, and is returned with it in
+// driver_internal_info; one that has a token is returned with it masked;
+// one in another state without. Capped below 1.4, *CapError before
+// anything is sent: no token can be issued.
+func (c ConductorAPI) GetNodeWithToken(ctx context.Context, n *objects.Node) (*objects.Node, error) {
+	return objectReply[*objects.Node](c.call(ctx, n, "get_node_with_token", map[string]any{"node_id": n.UUID}))
 }
 
 // VIF is one virtual network interface attached to a node (an entry of

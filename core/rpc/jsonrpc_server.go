@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
@@ -21,6 +24,8 @@ type HTTPHandlerOptions struct {
 	// MaxBodyBytes bounds a request body ([json_rpc] max_request_body_size).
 	MaxBodyBytes int64
 	Log          *slog.Logger
+	// Now is the clock of the failed-login back-off; nil means time.Now.
+	Now func() time.Time
 }
 
 // NewHTTPHandler serves s as JSON-RPC 2.0 over HTTP POST at any path. A
@@ -30,7 +35,10 @@ func NewHTTPHandler(s *Server, opts HTTPHandlerOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
 	}
-	return &httpHandler{s: s, opts: opts, replay: newReplayCache()}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	return &httpHandler{s: s, opts: opts, replay: newReplayCache(), logins: htpasswd.NewBackoff(opts.Now)}
 }
 
 type httpHandler struct {
@@ -38,6 +46,9 @@ type httpHandler struct {
 	opts HTTPHandlerOptions
 	// replay runs each call that carries a call id once (CallIDHeader).
 	replay *replayCache
+	// logins counts failed logins per client (http_basic), as the REST
+	// API does.
+	logins *htpasswd.Backoff
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -46,13 +57,8 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, nil, &wireError{Code: http.StatusMethodNotAllowed, Message: "Only POST is allowed"})
 		return
 	}
-	if h.opts.Users != nil {
-		user, pw, ok := r.BasicAuth()
-		if !ok || !h.opts.Users.Check(user, pw) {
-			w.Header().Set("WWW-Authenticate", `Basic realm="rivet-json-rpc"`)
-			writeError(w, http.StatusUnauthorized, nil, &wireError{Code: http.StatusUnauthorized, Message: "Unauthorized"})
-			return
-		}
+	if h.opts.Users != nil && !h.authenticate(w, r) {
+		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if err != nil {
@@ -85,6 +91,38 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeReply(w, h.call(r.Context(), req, id))
+}
+
+// authenticate checks r's basic credentials, answering 401 (or 429 with
+// Retry-After to a client locked out after failed logins, before any
+// password check) and logging the client and the user tried, never the
+// password, when they do not pass.
+func (h *httpHandler) authenticate(w http.ResponseWriter, r *http.Request) bool {
+	client := htpasswd.ClientKey(r.RemoteAddr)
+	user, pw, ok := r.BasicAuth()
+	logged := user // whatever the client sent: bounded in the log
+	if len(logged) > 64 {
+		logged = logged[:64] + "…"
+	}
+	if wait := h.logins.Wait(client); wait > 0 {
+		secs := max(1, int(math.Ceil(wait.Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		h.opts.Log.Warn("json-rpc login refused: too many failed logins", "client", client, "user", logged, "retry_after_s", secs)
+		writeError(w, http.StatusTooManyRequests, nil, &wireError{Code: http.StatusTooManyRequests,
+			Message: fmt.Sprintf("Too many failed logins from this client; retry in %d seconds", secs)})
+		return false
+	}
+	if !ok || !h.opts.Users.Check(user, pw) {
+		if ok {
+			h.logins.Failed(client)
+		}
+		h.opts.Log.Warn("json-rpc login failed", "client", client, "user", logged, "credentials_sent", ok)
+		w.Header().Set("WWW-Authenticate", `Basic realm="rivet-json-rpc"`)
+		writeError(w, http.StatusUnauthorized, nil, &wireError{Code: http.StatusUnauthorized, Message: "Unauthorized"})
+		return false
+	}
+	h.logins.Succeeded(client)
+	return true
 }
 
 // call runs a call (not a cast) and returns its encoded reply.

@@ -96,3 +96,14 @@ var UpdateAllowed = map[State]bool{
 	DeployFailed: true, Inspecting: true, InspectFailed: true, InspectWait: true,
 	CleanFailed: true, Error: true, Verifying: true, AdoptFailed: true,
 }
+
+// expectsAgent are the states in which a ramdisk agent may run on the node
+// and look it up (Ironic's LOOKUP_ALLOWED_STATES, less rescue and
+// service): an agent token is issued and honoured only in them.
+var expectsAgent = map[State]bool{
+	Deploying: true, DeployWait: true, Cleaning: true, CleanWait: true, Inspecting: true, InspectWait: true,
+}
+
+// ExpectsAgent reports whether s is a state in which a ramdisk agent may
+// look its node up and heartbeat.
+func ExpectsAgent(s State) bool { return expectsAgent[s] }
