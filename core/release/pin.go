@@ -180,6 +180,13 @@ func (pn *Pinner) Set(p Pin, liveServiceVersions []int) Entry {
 	return e
 }
 
+// SetTo changes the pin to p with effective release e, resolved by the
+// caller (an API capped to what its conductors store). It returns e.
+func (pn *Pinner) SetTo(p Pin, e Entry) Entry {
+	pn.state.Store(&pinState{pin: p, effective: e})
+	return e
+}
+
 // Pin returns the configured pin.
 func (pn *Pinner) Pin() Pin { return pn.state.Load().pin }
 
