@@ -132,11 +132,34 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 			!strings.Contains(got, "Conductors are unpinned first, then APIs") {
 			t.Fatalf("API unpinned before the conductor: %+v", rs)
 		}
+		// Status shows what each service uses: the API is held at what
+		// the pinned conductors store.
+		uses := func() map[string]string {
+			t.Helper()
+			st, err := Collect(ctx, dbh, tb, mreg, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]string{}
+			for _, s := range st.Services {
+				if s.Live {
+					out[s.Name()] = s.Uses
+				}
+			}
+			return out
+		}
+		r01, _ := tb.Lookup("0.1")
+		if got := uses(); got["rivet-api on api-1"] != r01.Label() || got["rivet-conductor on cond-1"] != r01.Label() {
+			t.Fatalf("status uses, API unpinned before the conductors: %v", got)
+		}
 		// In order: both unpinned, nothing to say.
 		register("cond-1", db.BinaryConductor, "")
 		register("cond-2", db.BinaryConductor, "")
 		if rs = check(dbh); codes(rs)["Release pins"] != Success {
 			t.Fatalf("conductor then API unpinned: %+v", rs)
+		}
+		if got := uses(); got["rivet-api on api-1"] != release.HeadKey || got["rivet-conductor on cond-1"] != release.HeadKey {
+			t.Fatalf("status uses, all unpinned: %v", got)
 		}
 
 		// Finalized above a live service: it is reported as blocked.
