@@ -187,3 +187,30 @@ func TestAPIFollowsAConductorPinnedBelowIt(t *testing.T) {
 	a.waitStatus(t, newest, http.StatusOK, 20*time.Second, "after the conductor was unpinned")
 	a.stop(t)
 }
+
+// The other way round: a conductor pinned below what a live API serves
+// refuses to start (going back, APIs are pinned first), naming the API.
+func TestConductorRefusesToStartBelowALiveAPI(t *testing.T) {
+	conf, dbh := finalizeEnv(t)
+	head := release.Default().Head()
+	if _, err := dbh.RegisterService(t.Context(), db.ServiceRegistration{Hostname: "node-b", Binary: db.BinaryAPI,
+		Release: release.Current, ServiceVersion: head.ServiceVersion}); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(conf, []byte(strings.Replace(string(text), "[DEFAULT]\n", "[DEFAULT]\npin_release_version = 0.1.1\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, "--config-file", conf, "conductor")
+	want := fmt.Sprintf("conductor: this rivet-conductor would store objects at release 0.1 (\"anvil\") (API 1.26) but rivet-api on node-b "+
+		"(unpinned) serves release %s (API %s): it would accept requests whose data this conductor drops. "+
+		"Conductors are unpinned before APIs and pinned after them: set [DEFAULT] pin_release_version = 0.1 on rivet-api on node-b and send it SIGHUP first",
+		release.Current, head.API)
+	if code != 1 || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and %q", code, errOut, want)
+	}
+	assertNothingOnline(t, dbh)
+}
