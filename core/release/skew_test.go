@@ -46,7 +46,7 @@ func TestPeerEffective(t *testing.T) {
 		"pinned by key":              {peer: Peer{ServiceVersion: 3, Pin: "0.1"}, want: "0.1"},
 		"pinned by name":             {peer: Peer{ServiceVersion: 3, Pin: "bellows"}, want: "0.2"},
 		"pinned by a point release":  {peer: Peer{ServiceVersion: 3, Pin: "0.1.1"}, want: "0.1"},
-		"pin above its own code":     {peer: Peer{ServiceVersion: 2, Pin: "0.2"}, want: "0.2"},
+		"pin above its own code":     {peer: Peer{ServiceVersion: 1, Pin: "0.2"}, want: "0.1"},
 		"pin unknown here":           {peer: Peer{ServiceVersion: 3, Pin: "0.7"}, want: HeadKey},
 		"auto, all HEAD":             {peer: Peer{ServiceVersion: 3, Pin: "auto"}, live: []int{3, 3}, want: HeadKey},
 		"auto beside a 0.1 service":  {peer: Peer{ServiceVersion: 3, Pin: "auto"}, live: []int{3, 1}, want: "0.1"},
