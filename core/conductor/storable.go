@@ -23,6 +23,9 @@ func (s *Service) unstorable(kind string, obj objects.Object, fields []string) e
 	if err != nil {
 		return err
 	}
+	if latest, err := reg.Latest(kind); err != nil || latest == target {
+		return err // unpinned (the common case): every field is stored
+	}
 	table, err := reg.FieldTable(kind)
 	if err != nil {
 		return err
