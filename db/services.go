@@ -148,6 +148,29 @@ func (d *DB) touchService(ctx context.Context, hostname, binary string, online b
 	return nil
 }
 
+// SetServicePin records the pin_release_version a registered service uses
+// now ("" unpinned), as soon as a SIGHUP reload applied it, so peers that
+// check the skew rules (db/upgrade.Guard) see it before the next heartbeat.
+func (d *DB) SetServicePin(ctx context.Context, hostname, binary, pin string) error {
+	action := "record the pin of service " + binary + " on " + hostname
+	s := &Service{}
+	if pin != "" {
+		s.Pin = &pin
+	}
+	res, err := d.bun.NewUpdate().Model(s).Column("pin").
+		Where("? = ? AND ? = ?", bun.Ident("hostname"), hostname, bun.Ident("binary"), binary).
+		Exec(ctx)
+	if err != nil {
+		return d.wrap(err, action)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return d.wrap(err, action)
+	} else if n == 0 {
+		return fmt.Errorf("%s: service is not registered: %w", action, ErrNotFound)
+	}
+	return nil
+}
+
 // Services lists every registered service, live or not, by binary then
 // hostname.
 func (d *DB) Services(ctx context.Context) ([]Service, error) {

@@ -105,3 +105,58 @@ func TestIsUniqueViolation(t *testing.T) {
 		}
 	})
 }
+
+// SetServicePin changes only the pin of one registered service (a SIGHUP
+// reload recorded at once) and says when the service is not registered.
+func TestSetServicePin(t *testing.T) {
+	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
+		ctx := context.Background()
+		dbh := dbtest.Open(t, d)
+		for _, r := range []db.ServiceRegistration{
+			{Hostname: "h1", Binary: db.BinaryConductor, Release: "0.2.0", ServiceVersion: 2, Pin: "0.1"},
+			{Hostname: "h1", Binary: db.BinaryAPI, Release: "0.2.0", ServiceVersion: 2, Pin: "0.1"},
+		} {
+			if _, err := dbh.RegisterService(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pins := func() map[string]string {
+			t.Helper()
+			svcs, err := dbh.Services(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]string{}
+			for _, s := range svcs {
+				out[s.Binary] = "<nil>"
+				if s.Pin != nil {
+					out[s.Binary] = *s.Pin
+				}
+				if s.Release != "0.2.0" || s.ServiceVersion != 2 || !s.Online {
+					t.Errorf("SetServicePin changed more than the pin: %+v", s)
+				}
+			}
+			return out
+		}
+		if err := dbh.SetServicePin(ctx, "h1", db.BinaryConductor, ""); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(map[string]string{db.BinaryConductor: "<nil>", db.BinaryAPI: "0.1"}, pins()); diff != "" {
+			t.Errorf("after unpinning the conductor (-want +got):\n%s", diff)
+		}
+		if err := dbh.SetServicePin(ctx, "h1", db.BinaryAPI, "auto"); err != nil {
+			t.Fatal(err)
+		}
+		// The same pin again (a SIGHUP that changed another option) is
+		// no error on any database, MySQL's affected-rows count included.
+		if err := dbh.SetServicePin(ctx, "h1", db.BinaryAPI, "auto"); err != nil {
+			t.Fatalf("same pin again: %v", err)
+		}
+		if diff := cmp.Diff(map[string]string{db.BinaryConductor: "<nil>", db.BinaryAPI: "auto"}, pins()); diff != "" {
+			t.Errorf("after the API's auto (-want +got):\n%s", diff)
+		}
+		if err := dbh.SetServicePin(ctx, "h9", db.BinaryAPI, ""); !errors.Is(err, db.ErrNotFound) {
+			t.Fatalf("unregistered service: %v, want ErrNotFound", err)
+		}
+	})
+}

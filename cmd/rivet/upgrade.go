@@ -105,14 +105,17 @@ func printStatus(out io.Writer, st *upgrade.Status) {
 	}
 	fmt.Fprint(out, "\nServices:\n")
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "  BINARY\tHOST\tRELEASE\tSERVICE VERSION\tSPEAKS\tPIN\tLIVE\tLAST HEARTBEAT")
+	fmt.Fprintln(w, "  BINARY\tHOST\tRELEASE\tSERVICE VERSION\tSPEAKS\tPIN\tUSES\tLIVE\tLAST HEARTBEAT")
 	for _, s := range st.Services {
-		pin := "-"
+		pin, uses := "-", "-"
 		if s.Pin != nil && *s.Pin != "" {
 			pin = *s.Pin
 		}
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%d\t%s\t%s\t%v\t%s\n", s.Binary, s.Hostname, s.Release, s.ServiceVersion,
-			noneIfEmpty(s.Speaks), pin, s.Live, s.UpdatedAt.UTC().Format(time.RFC3339))
+		if s.Uses != "" {
+			uses = s.Uses
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%d\t%s\t%s\t%s\t%v\t%s\n", s.Binary, s.Hostname, s.Release, s.ServiceVersion,
+			noneIfEmpty(s.Speaks), pin, uses, s.Live, s.UpdatedAt.UTC().Format(time.RFC3339))
 	}
 	w.Flush()
 	fmt.Fprintln(out, "\nObject versions in the database:")

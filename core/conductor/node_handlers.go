@@ -48,6 +48,13 @@ func (s *Service) createNode(ctx context.Context, p rpc.Params) (any, error) {
 	if _, err := s.hardware(n); err != nil {
 		return nil, err
 	}
+	set, err := s.store.Registry().Changed(n)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.unstorable("Node", n, set); err != nil {
+		return nil, err
+	}
 	if err := s.checkInterfaces(n); err != nil {
 		return nil, err
 	}
@@ -142,6 +149,9 @@ func (s *Service) updateNode(ctx context.Context, p rpc.Params) (any, error) {
 				return nil, errInvalidParameter("node %s: field %s: %v", n.UUID, f, err)
 			}
 			applied = append(applied, f)
+		}
+		if err := s.unstorable("Node", n, applied); err != nil {
+			return nil, err
 		}
 		n.ConductorGroup = strings.ToLower(n.ConductorGroup)
 		if _, err := s.hardware(n); err != nil {

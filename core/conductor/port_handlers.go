@@ -53,6 +53,13 @@ func (s *Service) createPort(ctx context.Context, p rpc.Params) (any, error) {
 	if port.Address, err = normalizeMAC(port.Address); err != nil {
 		return nil, err
 	}
+	set, err := s.store.Registry().Changed(port)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.unstorable(port.Kind(), port, set); err != nil {
+		return nil, err
+	}
 	nodeUUID, err := s.nodeByID(ctx, port.NodeID)
 	if err != nil {
 		return nil, err
@@ -108,6 +115,9 @@ func (s *Service) updateChild(ctx context.Context, in objects.Object, uuid strin
 		if err != nil {
 			return nil, errInvalidParameter("%s %s: field %s: %v", in.Kind(), uuid, f, err)
 		}
+	}
+	if err := s.unstorable(in.Kind(), cur, changed); err != nil {
+		return nil, err
 	}
 	if port, ok := cur.(*objects.Port); ok {
 		if port.Address, err = normalizeMAC(port.Address); err != nil {

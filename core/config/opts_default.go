@@ -58,7 +58,9 @@ func defaultSection() section {
 				"RPC API version and the versions of objects written to the database to those of "+
 				"a release, so that services of that release keep working. Empty means the latest "+
 				"versions of this code; \"auto\" follows the oldest release among live services. "+
-				"Valid values: "+strings.Join(release.Default().PinValues(), ", ")+".").
+				"Valid values: "+strings.Join(release.Default().PinValues(), ", ")+
+				", or a release string of one as `rivet version` prints it (e.g. 0.1.1: a "+
+				"point release pins its series).").
 			reloadable(),
 		strOpt("auth_strategy", "noauth", func(c *Config) *string { return &c.Default.AuthStrategy },
 			"Authentication strategy of the REST API, and of JSON-RPC unless [json_rpc] "+

@@ -64,7 +64,7 @@ func TestValidate(t *testing.T) {
 			"[json_rpc] use_ssl: must be true when [json_rpc] require_client_certificate is true",
 		}},
 		"unknown pin": {mut: func(c *Config) { c.Default.PinReleaseVersion = "ocata" },
-			want: []string{`[DEFAULT] pin_release_version: unknown release "ocata": valid values are "" (latest), auto, 0.1, anvil`}},
+			want: []string{`[DEFAULT] pin_release_version: unknown release "ocata": valid values are "" (latest), auto, 0.1, anvil, or a point release of one (e.g. 0.1.1)`}},
 		"several problems, one error each": {mut: func(c *Config) {
 			c.API.Port, c.Default.LogLevel, c.Conductor.HeartbeatInterval = 70000, "trace", 2*time.Minute
 		}, want: []string{
@@ -95,7 +95,8 @@ func TestPinAgainstTable(t *testing.T) {
 		"auto":    {pin: "auto", release: "HEAD"},
 		"semver":  {pin: "0.1", release: "0.1"},
 		"name":    {pin: "anvil", release: "0.1"},
-		"unknown": {pin: "ocata", wantErr: `[DEFAULT] pin_release_version: unknown release "ocata": valid values are "" (latest), auto, 0.1, anvil`},
+		"point":   {pin: "0.1.1", release: "0.1"},
+		"unknown": {pin: "ocata", wantErr: `[DEFAULT] pin_release_version: unknown release "ocata": valid values are "" (latest), auto, 0.1, anvil, or a point release of one (e.g. 0.1.0)`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

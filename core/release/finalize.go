@@ -28,6 +28,8 @@ type Peer struct {
 	Name           string
 	Release        string
 	ServiceVersion int
+	// Pin is its registered pin_release_version ("" unpinned).
+	Pin string
 }
 
 // Oldest returns the peer with the lowest service version; ok is false for

@@ -36,8 +36,12 @@ func (p Pin) String() string {
 	return ""
 }
 
-// ParsePin parses a pin_release_version value. Unknown values are an error
-// that lists every valid value, so a typo stops the service at start.
+// ParsePin parses a pin_release_version value: "" (latest), "auto", a cut
+// release's key ("0.1") or name ("anvil"), or any release string of that
+// release as `rivet version` prints it ("0.1.0", "0.1.1"; a leading "v", as
+// in a git tag, is accepted too). Point releases of a series speak exactly
+// what its cut does, so "0.1.1" pins release 0.1. Unknown values are an
+// error that lists every valid value, so a typo stops the service at start.
 func (t *Table) ParsePin(value string) (Pin, error) {
 	v := strings.TrimSpace(value)
 	switch {
@@ -51,7 +55,72 @@ func (t *Table) ParsePin(value string) (Pin, error) {
 			return Pin{Mode: PinRelease, Release: e}, nil
 		}
 	}
-	return Pin{}, fmt.Errorf("unknown release %q: valid values are %s", value, strings.Join(t.PinValues(), ", "))
+	key, point, dev := releaseKey(v)
+	if key != "" && !dev {
+		for _, e := range t.releases {
+			if e.Version == key {
+				return Pin{Mode: PinRelease, Release: e}, nil
+			}
+		}
+	}
+	hint := ""
+	if key != "" {
+		switch {
+		case dev:
+			hint = fmt.Sprintf(" (%s is a development build, not a cut release: pin the release the fleet upgrades from)", v)
+		case point:
+			hint = fmt.Sprintf(" (release %s was never cut)", key)
+		}
+	}
+	return Pin{}, fmt.Errorf("unknown release %q%s: valid values are %s, or a point release of one (e.g. %s)",
+		value, hint, strings.Join(t.PinValues(), ", "), t.pointExample())
+}
+
+// releaseKey reads a release string as `rivet version` prints it:
+// [v]MAJOR.MINOR[.PATCH[.dev]]. key is "MAJOR.MINOR" ("" when s is not of
+// that form), point reports a PATCH, dev a ".dev" suffix.
+func releaseKey(s string) (key string, point, dev bool) {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "v"), "V")
+	parts := strings.Split(s, ".")
+	if len(parts) == 4 && strings.EqualFold(parts[3], "dev") {
+		parts, dev = parts[:3], true
+	}
+	if len(parts) != 2 && len(parts) != 3 {
+		return "", false, false
+	}
+	for _, c := range parts {
+		if !decimal(c) {
+			return "", false, false
+		}
+	}
+	return parts[0] + "." + parts[1], len(parts) == 3, dev
+}
+
+// decimal reports whether s is a non-negative integer without sign or
+// leading zero, as a semver component.
+func decimal(s string) bool {
+	if s == "" || len(s) > 9 || (len(s) > 1 && s[0] == '0') {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// pointExample is a point-release spelling of the newest cut release, for
+// messages: "0.1.1".
+func (t *Table) pointExample() string {
+	if len(t.releases) == 0 {
+		return "0.1.0"
+	}
+	e := t.releases[len(t.releases)-1]
+	if e.Point != "" {
+		return e.Point
+	}
+	return e.Version + ".0"
 }
 
 // Resolve returns the entry whose versions a service must use under p.
@@ -107,6 +176,13 @@ func NewPinner(t *Table, p Pin) *Pinner {
 // new effective entry.
 func (pn *Pinner) Set(p Pin, liveServiceVersions []int) Entry {
 	e := pn.table.Resolve(p, liveServiceVersions)
+	pn.state.Store(&pinState{pin: p, effective: e})
+	return e
+}
+
+// SetTo changes the pin to p with effective release e, resolved by the
+// caller (an API capped to what its conductors store). It returns e.
+func (pn *Pinner) SetTo(p Pin, e Entry) Entry {
 	pn.state.Store(&pinState{pin: p, effective: e})
 	return e
 }

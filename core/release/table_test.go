@@ -108,6 +108,22 @@ func TestParsePin(t *testing.T) {
 		"HEAD is not a pin": {in: "HEAD", wantErr: true},
 		"unknown":           {in: "0.9", wantErr: true},
 		"garbage":           {in: "spam", wantErr: true},
+		// Every spelling `rivet version` prints for a cut release or
+		// one of its point releases, and a git tag's.
+		"cut release string":        {in: "0.1.0", mode: PinRelease, release: "0.1"},
+		"point release string":      {in: "0.1.1", mode: PinRelease, release: "0.1"},
+		"later point release":       {in: "0.2.13", mode: PinRelease, release: "0.2"},
+		"tag spelling":              {in: "v0.1.1", mode: PinRelease, release: "0.1"},
+		"tag spelling of a key":     {in: "v0.2", mode: PinRelease, release: "0.2"},
+		"padded":                    {in: " 0.1.1 ", mode: PinRelease, release: "0.1"},
+		"point of an uncut release": {in: "0.3.0", wantErr: true},
+		"development build":         {in: "0.2.0.dev", wantErr: true},
+		"development build of HEAD": {in: "0.3.0.dev", wantErr: true},
+		"leading zero":              {in: "0.01.1", wantErr: true},
+		"negative patch":            {in: "0.1.-1", wantErr: true},
+		"four components":           {in: "0.1.1.1", wantErr: true},
+		"trailing dot":              {in: "0.1.", wantErr: true},
+		"only a v":                  {in: "v", wantErr: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -130,6 +146,21 @@ func TestParsePin(t *testing.T) {
 				t.Fatalf("ParsePin(%q) = mode %d release %q", tc.in, p.Mode, p.Release.Version)
 			}
 		})
+	}
+	for in, want := range map[string]string{
+		"0.2.0.dev": "0.2.0.dev is a development build",
+		"0.3.0":     "release 0.3 was never cut",
+		"spam":      "or a point release of one (e.g. 0.2.0)",
+	} {
+		if _, err := tb.ParsePin(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParsePin(%q) error %v, want it to say %q", in, err, want)
+		}
+	}
+	// A point-release pin is the release's pin: it registers and reloads
+	// as the key.
+	point, _ := tb.ParsePin("0.1.1")
+	if point.String() != "0.1" {
+		t.Errorf("pin 0.1.1 renders as %q, want 0.1", point.String())
 	}
 	named, _ := tb.ParsePin("anvil")
 	semver, _ := tb.ParsePin("0.1")

@@ -34,13 +34,18 @@ func (c ConductorAPI) call(ctx context.Context, n *objects.Node, method string, 
 }
 
 // CreateNode validates the driver and interfaces on a conductor that has the
-// node's hardware type and stores the node; it returns the stored node.
+// node's hardware type and stores the node; it returns the stored node. A
+// field set that the conductor's effective release cannot store (an API
+// ahead of a pinned conductor) is refused with 406 before anything is
+// written.
 func (c ConductorAPI) CreateNode(ctx context.Context, n *objects.Node) (*objects.Node, error) {
 	return objectReply[*objects.Node](c.call(ctx, n, "create_node", map[string]any{"node": n}))
 }
 
 // UpdateNode saves the node's changed fields under its lease, validating a
-// driver or interface change; it returns the stored node.
+// driver or interface change; it returns the stored node. A change the
+// conductor's effective release cannot store is refused with 406, as in
+// CreateNode.
 func (c ConductorAPI) UpdateNode(ctx context.Context, n *objects.Node) (*objects.Node, error) {
 	return objectReply[*objects.Node](c.call(ctx, n, "update_node", map[string]any{"node": n}))
 }

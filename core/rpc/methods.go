@@ -24,10 +24,34 @@ const (
 	RefuseAboveCap
 )
 
+// ArgType is the JSON type of an argument on the wire: a JSON type, or the
+// kind of a versioned object (sent as a rivet_object primitive). Within a
+// major it never changes (seeds/000: existing arguments cannot be changed
+// in incompatible ways); the golden files under testdata/<release>/ record it.
+type ArgType string
+
+// Argument types.
+const (
+	TypeString    ArgType = "string"
+	TypeBoolean   ArgType = "boolean"
+	TypeInteger   ArgType = "integer"
+	TypeObject    ArgType = "object" // a JSON object
+	TypeArray     ArgType = "array"
+	TypeAny       ArgType = "any" // more than one JSON type (configdrive: a string or an object)
+	TypeNode      ArgType = "Node"
+	TypePort      ArgType = "Port"
+	TypePortgroup ArgType = "Portgroup"
+)
+
+// argTypes are the types NewMethods accepts ("" leaves a test table's
+// argument untyped; ConductorMethods types every one).
+var argTypes = []ArgType{"", TypeString, TypeBoolean, TypeInteger, TypeObject, TypeArray, TypeAny, TypeNode, TypePort, TypePortgroup}
+
 // Arg describes one argument of a method.
 type Arg struct {
 	Name     string
 	Since    version.Version
+	Type     ArgType
 	Required bool
 	Policy   ArgPolicy
 	// Values lists string values newer than the argument itself, with the
@@ -94,6 +118,9 @@ func NewMethods(ver version.Version, methods ...Method) (*Methods, error) {
 				return nil, fmt.Errorf("rpc: %s: argument %q duplicated or reserved", m.Name, a.Name)
 			}
 			seen[a.Name] = true
+			if !slices.Contains(argTypes, a.Type) {
+				return nil, fmt.Errorf("rpc: %s(%s) has unknown type %q", m.Name, a.Name, a.Type)
+			}
 			if !a.Since.ServedBy(ver) || a.Since.Less(m.Since) {
 				return nil, fmt.Errorf("rpc: %s(%s) since %s outside %s..%s", m.Name, a.Name, a.Since, m.Since, ver)
 			}

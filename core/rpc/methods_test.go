@@ -16,6 +16,15 @@ func TestConductorMethodsValid(t *testing.T) {
 	if len(m.Names()) == 0 {
 		t.Fatal("empty conductor method table")
 	}
+	// Every argument declares its wire type: the golden files record it.
+	for _, name := range m.Names() {
+		meth, _ := m.Lookup(name)
+		for _, a := range meth.Args {
+			if a.Type == "" {
+				t.Errorf("%s(%s) declares no Type", name, a.Name)
+			}
+		}
+	}
 }
 
 // Ironic's test_release_mappings: HEAD's RPC version is the code's.
@@ -39,6 +48,7 @@ func TestNewMethodsRejects(t *testing.T) {
 		"reserved arg":          {Method{Name: "m", Since: v("1.0"), Args: []Arg{{Name: "context", Since: v("1.0")}}}, "reserved"},
 		"value newer than API":  {Method{Name: "m", Since: v("1.0"), Args: []Arg{{Name: "a", Since: v("1.0"), Values: map[string]version.Version{"x": v("1.2")}}}}, "must be newer"},
 		"value as old as arg":   {Method{Name: "m", Since: v("1.0"), Args: []Arg{{Name: "a", Since: v("1.1"), Values: map[string]version.Version{"x": v("1.1")}}}}, "must be newer"},
+		"unknown type":          {Method{Name: "m", Since: v("1.0"), Args: []Arg{{Name: "a", Since: v("1.0"), Type: "str"}}}, `unknown type "str"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -125,10 +125,35 @@ func checkServices(st *Status, table *release.Table) Result {
 	return r
 }
 
-// checkPins warns when every live service runs HEAD but some still pin an
-// older release: the upgrade is done, the pin only hides new features.
+// checkPins fails when a live API's pin asks for more than a live
+// conductor stores (the order of seed 000 step 3 broken: the API serves
+// only what the conductor stores until it is unpinned), and warns when
+// every live service runs HEAD but some still pin an older release: the
+// upgrade is done, the pin only hides new features.
 func checkPins(st *Status, table *release.Table) Result {
 	r := Result{Check: "Release pins"}
+	var live []db.Service
+	var versions []int
+	for _, s := range st.Services {
+		if s.Live {
+			live, versions = append(live, s.Service), append(versions, s.ServiceVersion)
+		}
+	}
+	if c, at, ok := conductorFloor(table, live, versions); ok {
+		var ahead []string
+		for _, s := range live {
+			if e := table.PeerEffective(peerOf(s), versions); s.Binary == db.BinaryAPI && !at.Covers(e) {
+				ahead = append(ahead, fmt.Sprintf("%s (%s)", s.Name(), describePin(s.Pin)))
+			}
+		}
+		if len(ahead) > 0 {
+			r.Code, r.Details = Failure, fmt.Sprintf("%s %s a newer release than %s (%s) stores, release %s: "+
+				"an API serves only what that conductor stores (API %s) until it is unpinned. Conductors are unpinned first, then APIs: "+
+				"clear pin_release_version on the conductors and send them SIGHUP, then on the APIs.",
+				strings.Join(ahead, ", "), verb(len(ahead), "asks for", "ask for"), c.Name(), describePin(c.Pin), at.Label(), at.API)
+			return r
+		}
+	}
 	head := table.Head().ServiceVersion
 	var pinned []string
 	for _, s := range st.Services {
@@ -193,4 +218,19 @@ func checkMigrations(st *Status) Result {
 			". Run `rivet dbsync online-data-migrations` until it exits 0; it must finish before the next upgrade."
 	}
 	return r
+}
+
+// describePin renders a registered pin for messages.
+func describePin(pin *string) string {
+	if pin == nil || *pin == "" {
+		return "unpinned"
+	}
+	return "pin " + *pin
+}
+
+func verb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

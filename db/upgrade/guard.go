@@ -72,7 +72,7 @@ func (g *Guard) Start(ctx context.Context, pn *release.Pinner) error {
 	if err := g.table.CheckSkew(g.opts.Name, g.others(live)); err != nil {
 		return err
 	}
-	_, err = g.use(ctx, pn, pn.Pin(), live, true)
+	_, err = g.use(ctx, pn, pn.Pin(), live, atStart)
 	return err
 }
 
@@ -92,35 +92,89 @@ func (g *Guard) Apply(ctx context.Context, pn *release.Pinner, p release.Pin) (r
 	if err != nil {
 		return pn.Effective(), err
 	}
-	return g.use(ctx, pn, p, live, false)
+	e, err := g.use(ctx, pn, p, live, onReload)
+	if err != nil {
+		return e, err
+	}
+	// Record the pin at once rather than at the next heartbeat, so that
+	// peers checking the skew rules see it (conductors unpinned, then APIs).
+	for _, b := range g.opts.Binaries {
+		if err := g.db.SetServicePin(ctx, g.opts.Hostname, b, p.String()); err != nil {
+			g.opts.Logger.Warn("recording the reloaded pin failed; the next heartbeat records it", "binary", b, "error", err)
+		}
+	}
+	return e, nil
 }
 
 // Follow recomputes an auto pin from the live services (each heartbeat),
-// as Apply does for a new pin. Other pins are left alone.
+// as Apply does for a new pin; an API's effective release, whatever its
+// pin, is also brought down to what its live conductors store and back up
+// once they store more. Other pins are left alone.
 func (g *Guard) Follow(ctx context.Context, pn *release.Pinner) (release.Entry, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	p := pn.Pin()
-	if p.Mode != release.PinAuto {
+	if p.Mode != release.PinAuto && !g.serves(db.BinaryAPI) {
 		return pn.Effective(), nil
 	}
 	live, err := g.db.LiveServices(ctx, g.opts.Timeout)
 	if err != nil {
 		return pn.Effective(), err
 	}
-	return g.use(ctx, pn, p, live, false)
+	return g.use(ctx, pn, p, live, onHeartbeat)
 }
 
-// use resolves p against live, checks and advances when the effective
-// release changes (always at start), then sets pn.
-func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, live []db.Service, start bool) (release.Entry, error) {
+// useMode says why use runs, which decides what it refuses.
+type useMode int
+
+const (
+	atStart     useMode = iota // Start: every check; a refusal stops the process
+	onReload                   // Apply (SIGHUP): a refusal keeps the running pin
+	onHeartbeat                // Follow: never refuses the skew rules, obeys them
+)
+
+// serves reports whether this process registers as binary.
+func (g *Guard) serves(binary string) bool { return slices.Contains(g.opts.Binaries, binary) }
+
+// use resolves p against live, enforces the skew rules (seed 000 step 3:
+// an API never uses a release a live conductor cannot store), checks and
+// advances when the effective release changes (always at start), then
+// sets pn.
+func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, live []db.Service, mode useMode) (release.Entry, error) {
 	versions := []int{g.table.Head().ServiceVersion}
 	for _, s := range live {
 		versions = append(versions, s.ServiceVersion)
 	}
 	cur := pn.Effective()
 	e := g.table.Resolve(p, versions)
-	if start || e.Version != cur.Version {
+	others := g.otherRows(live)
+	if g.serves(db.BinaryAPI) {
+		if c, at, ok := conductorFloor(g.table, others, versions); ok && !at.Covers(e) {
+			ahead := &release.AheadOfConductorError{Binary: g.opts.Name, Effective: e, Conductor: peerOf(c), At: at}
+			switch {
+			case p.Mode == release.PinAuto:
+				// auto means "what the fleet can take": follow the conductor.
+			case mode != onHeartbeat:
+				// A conductor of an older binary gets the refusal that
+				// names the pin to set.
+				if err := g.table.CheckEffective(g.opts.Name, e, g.others(live)); err != nil {
+					return cur, err
+				}
+				return cur, ahead
+			case cur.Version != at.Version:
+				g.opts.Logger.Error("serving only what a live conductor stores until it is unpinned", "error", ahead.Error())
+			}
+			e = at
+		} else if mode == onHeartbeat && p.Mode != release.PinAuto && e.Version != cur.Version {
+			g.opts.Logger.Info("every live conductor stores the pinned release again: serving it", "release", e.Label())
+		}
+	}
+	if g.serves(db.BinaryConductor) && mode != onHeartbeat && (mode == atStart || e.Version != cur.Version) {
+		if err := g.checkAPIs(e, others, versions); err != nil {
+			return cur, err
+		}
+	}
+	if mode == atStart || e.Version != cur.Version {
 		if err := g.table.CheckEffective(g.opts.Name, e, g.others(live)); err != nil {
 			return cur, err
 		}
@@ -133,7 +187,88 @@ func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, live
 				"release", fr.Release, "service_version", fr.ServiceVersion)
 		}
 	}
-	return pn.Set(p, versions), nil
+	return pn.SetTo(p, e), nil
+}
+
+// checkAPIs refuses (*release.BehindAPIError) a conductor release e below
+// what a live API (among others, the live services but this process's
+// rows) serves: APIs are pinned back before conductors.
+func (g *Guard) checkAPIs(e release.Entry, others []db.Service, versions []int) error {
+	for _, s := range others {
+		if s.Binary != db.BinaryAPI {
+			continue
+		}
+		if at := effectiveOf(g.table, s, others, versions); !e.Covers(at) {
+			return &release.BehindAPIError{Binary: g.opts.Name, Effective: e, API: peerOf(s), At: at}
+		}
+	}
+	return nil
+}
+
+// EffectiveOf is the release service s uses now, as the services rows of
+// live tell; see effectiveOf.
+func EffectiveOf(table *release.Table, s db.Service, live []db.Service) release.Entry {
+	versions := make([]int, 0, len(live))
+	for _, l := range live {
+		versions = append(versions, l.ServiceVersion)
+	}
+	return effectiveOf(table, s, live, versions)
+}
+
+// effectiveOf is the one place that reads "a service's effective pin" from
+// its services row (the registered pin column and service version, through
+// release.Table.PeerEffective; versions are the live services' service
+// versions, for an auto pin). An API's is never above what the lowest live
+// conductor among live stores: a running API caps itself so (Guard.use).
+func effectiveOf(table *release.Table, s db.Service, live []db.Service, versions []int) release.Entry {
+	e := table.PeerEffective(peerOf(s), versions)
+	if s.Binary == db.BinaryAPI {
+		if _, at, ok := conductorFloor(table, live, versions); ok && !at.Covers(e) {
+			e = at
+		}
+	}
+	return e
+}
+
+// conductorFloor returns the live conductor among live whose effective
+// release is the oldest, and that release; ok is false for none.
+func conductorFloor(table *release.Table, live []db.Service, versions []int) (c db.Service, at release.Entry, ok bool) {
+	var peers []release.Peer
+	var ats []release.Entry
+	var rows []db.Service
+	for _, s := range live {
+		if s.Binary != db.BinaryConductor {
+			continue
+		}
+		p := peerOf(s)
+		peers, ats, rows = append(peers, p), append(ats, table.PeerEffective(p, versions)), append(rows, s)
+	}
+	p, at, ok := table.Floor(peers, ats)
+	if !ok {
+		return db.Service{}, release.Entry{}, false
+	}
+	return rows[slices.IndexFunc(peers, func(x release.Peer) bool { return x == p })], at, true
+}
+
+// peerOf is s as the release package's checks see it.
+func peerOf(s db.Service) release.Peer {
+	p := release.Peer{Name: s.Name(), Release: s.Release, ServiceVersion: s.ServiceVersion}
+	if s.Pin != nil {
+		p.Pin = *s.Pin
+	}
+	return p
+}
+
+// otherRows are the live services that are not this process's rows.
+func (g *Guard) otherRows(live []db.Service) []db.Service {
+	var out []db.Service
+	for _, s := range live {
+		if s.Hostname == g.opts.Hostname && slices.Contains(g.opts.Binaries, s.Binary) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func (g *Guard) checkFinalized(ctx context.Context) error {
@@ -147,11 +282,8 @@ func (g *Guard) checkFinalized(ctx context.Context) error {
 // others are the live services that are not this process's rows.
 func (g *Guard) others(live []db.Service) []release.Peer {
 	var out []release.Peer
-	for _, s := range live {
-		if s.Hostname == g.opts.Hostname && slices.Contains(g.opts.Binaries, s.Binary) {
-			continue
-		}
-		out = append(out, release.Peer{Name: s.Name(), Release: s.Release, ServiceVersion: s.ServiceVersion})
+	for _, s := range g.otherRows(live) {
+		out = append(out, peerOf(s))
 	}
 	return out
 }

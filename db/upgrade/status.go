@@ -17,6 +17,10 @@ type Service struct {
 	Live bool `json:"live"`
 	// Speaks is the release table entry the service's version maps to.
 	Speaks string `json:"speaks"`
+	// Uses is, for a live service, the release whose versions it uses now
+	// as its services row tells (its pin, auto resolved, an API capped to
+	// its live conductors: EffectiveOf); "" for a service not live.
+	Uses string `json:"uses,omitempty"`
 }
 
 // ObjectCount is how many rows of a table carry one object version.
@@ -130,6 +134,17 @@ func collectServices(ctx context.Context, d *db.DB, table *release.Table, timeou
 		st.Services = append(st.Services, sv)
 	}
 	st.AutoPin = table.Resolve(release.Pin{Mode: release.PinAuto}, live).Label()
+	var liveRows []db.Service
+	for _, s := range st.Services {
+		if s.Live {
+			liveRows = append(liveRows, s.Service)
+		}
+	}
+	for i, s := range st.Services {
+		if s.Live {
+			st.Services[i].Uses = EffectiveOf(table, s.Service, liveRows).Label()
+		}
+	}
 	return nil
 }
 

@@ -117,6 +117,50 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		if codes(rs)["Service versions"] != Success || codes(rs)["Release pins"] != Warning {
 			t.Fatalf("all upgraded, still pinned: %+v", rs)
 		}
+		// The API unpinned before the conductor: out of order, a failure
+		// naming both and the order.
+		register := func(host, binary, pin string) {
+			t.Helper()
+			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: binary, Release: "0.2.0", ServiceVersion: 2, Pin: pin}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		register("api-1", db.BinaryAPI, "")
+		rs = check(dbh)
+		if got := details(rs, "Release pins"); codes(rs)["Release pins"] != Failure ||
+			!strings.Contains(got, "rivet-api on api-1 (unpinned) asks for a newer release than rivet-conductor on cond-1 (pin "+pin+") stores, release 0.1") ||
+			!strings.Contains(got, "Conductors are unpinned first, then APIs") {
+			t.Fatalf("API unpinned before the conductor: %+v", rs)
+		}
+		// Status shows what each service uses: the API is held at what
+		// the pinned conductors store.
+		uses := func() map[string]string {
+			t.Helper()
+			st, err := Collect(ctx, dbh, tb, mreg, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]string{}
+			for _, s := range st.Services {
+				if s.Live {
+					out[s.Name()] = s.Uses
+				}
+			}
+			return out
+		}
+		r01, _ := tb.Lookup("0.1")
+		if got := uses(); got["rivet-api on api-1"] != r01.Label() || got["rivet-conductor on cond-1"] != r01.Label() {
+			t.Fatalf("status uses, API unpinned before the conductors: %v", got)
+		}
+		// In order: both unpinned, nothing to say.
+		register("cond-1", db.BinaryConductor, "")
+		register("cond-2", db.BinaryConductor, "")
+		if rs = check(dbh); codes(rs)["Release pins"] != Success {
+			t.Fatalf("conductor then API unpinned: %+v", rs)
+		}
+		if got := uses(); got["rivet-api on api-1"] != release.HeadKey || got["rivet-conductor on cond-1"] != release.HeadKey {
+			t.Fatalf("status uses, all unpinned: %v", got)
+		}
 
 		// Finalized above a live service: it is reported as blocked.
 		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "0.2.0", 2); err != nil {
