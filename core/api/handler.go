@@ -45,6 +45,9 @@ type Deps struct {
 	MaxLimit int
 	// MaxBodyBytes is [api] max_request_body_size (default 1 MiB).
 	MaxBodyBytes int64
+	// Links say where links, next and Location point: [api]
+	// public_endpoint and trusted_proxies.
+	Links Links
 	// MaxPatchOps is [api] max_patch_operations: the most operations one
 	// JSON-patch body may hold (default DefaultMaxPatchOps).
 	MaxPatchOps int

@@ -22,6 +22,8 @@ type requestInfoKey struct{}
 type requestInfo struct {
 	id    string
 	route string
+	links *Links
+	base  string // BaseURL's, once asked
 }
 
 // RequestIDFrom returns the request id of the REST request ctx serves.
@@ -94,7 +96,7 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: "req-" + uuid.NewString()}
+		ri := &requestInfo{id: "req-" + uuid.NewString(), links: &s.Links}
 		ctx := context.WithValue(r.Context(), requestInfoKey{}, ri)
 		ctx = rpc.WithRequestID(ctx, ri.id)
 		r = r.WithContext(ctx)

@@ -43,7 +43,7 @@ func (s *server) readPatch(r *http.Request) ([]patchOp, error) {
 		return nil, errorf(http.StatusBadRequest, "Invalid JSON body: the body is empty")
 	}
 	if err := jsonlimit.Check(data, jsonlimit.DefaultMaxDepth); err != nil {
-		return nil, errorf(http.StatusBadRequest, "Invalid JSON body: %s", err)
+		return nil, errorf(http.StatusBadRequest, "Invalid JSON body: %s", jsonlimit.Describe(err))
 	}
 	list, ok := jsonlimit.Elements(nil, data)
 	if !ok {

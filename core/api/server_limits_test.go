@@ -1,0 +1,80 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serveEnv runs the env's API with Serve on loopback and returns its
+// address.
+func serveEnv(t *testing.T, e *env, o ServeOptions) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	o.ShutdownTimeout = 5 * time.Second
+	go func() { served <- Serve(ctx, ln, e.h, o) }()
+	t.Cleanup(func() { cancel(); <-served })
+	return ln.Addr().String()
+}
+
+// TestServeClosesTricklingBody: a request body that has not arrived within
+// body_timeout is answered 408 in Ironic's error body and its connection
+// closed; before, only the headers had a deadline and such connections
+// stayed open for good.
+func TestServeClosesTricklingBody(t *testing.T) {
+	e := newEnv(t)
+	addr := serveEnv(t, e, ServeOptions{BodyTimeout: 100 * time.Millisecond})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // a guard against hanging, not a measure
+	fmt.Fprintf(c, "POST /v1/nodes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"driver\":")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "body_timeout") {
+		t.Errorf("status %d %s, want 408 naming body_timeout", resp.StatusCode, body)
+	}
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("connection still open after the body deadline: read gave %v", err)
+	}
+}
+
+// TestServeLinksIgnoreHost: through a real server, links name the address
+// the client reached, whatever Host and X-Forwarded-* say.
+func TestServeLinksIgnoreHost(t *testing.T) {
+	e := newEnv(t, func(d *Deps) { d.Links = Links{} })
+	addr := serveEnv(t, e, ServeOptions{})
+	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/nodes", strings.NewReader(`{"driver":"fake-hardware"}`))
+	req.Host = "evil.example"
+	req.Header.Set("X-Forwarded-Host", "evil.example")
+	req.Header.Set("X-Forwarded-Proto", "https")
+	req.Header.Set(HeaderVersion, "latest")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if loc, want := resp.Header.Get("Location"), "http://"+addr+"/v1/nodes/"; !strings.HasPrefix(loc, want) {
+		t.Errorf("Location %q, want under %s", loc, want)
+	}
+}
