@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -76,5 +77,39 @@ func TestServeLinksIgnoreHost(t *testing.T) {
 	}
 	if loc, want := resp.Header.Get("Location"), "http://"+addr+"/v1/nodes/"; !strings.HasPrefix(loc, want) {
 		t.Errorf("Location %q, want under %s", loc, want)
+	}
+	// A client that follows next as it is (openstacksdk) reaches the
+	// second page on the server it used.
+	e.node(nil)
+	req, _ = http.NewRequest("GET", "http://"+addr+"/v1/nodes?limit=1", nil)
+	req.Host = "evil.example"
+	req.Header.Set(HeaderVersion, "latest")
+	seen := 0
+	for page := 0; req != nil && page < 5; page++ {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Nodes []any  `json:"nodes"`
+			Next  string `json:"next"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("page %d: %d %v", page, resp.StatusCode, err)
+		}
+		seen += len(body.Nodes)
+		req = nil
+		if body.Next != "" {
+			if !strings.HasPrefix(body.Next, "http://"+addr+"/v1/nodes?") {
+				t.Fatalf("next %q is not on %s", body.Next, addr)
+			}
+			req, _ = http.NewRequest("GET", body.Next, nil)
+			req.Header.Set(HeaderVersion, "latest")
+		}
+	}
+	if seen != 2 {
+		t.Errorf("following next gave %d nodes, want 2", seen)
 	}
 }
