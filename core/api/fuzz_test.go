@@ -42,7 +42,7 @@ func checkFuzzReply(t *testing.T, what string, code int, body []byte) {
 	if !fault && !routing {
 		t.Fatalf("%s → %d: error_message is neither a client fault nor a routing error: %q", what, code, inner)
 	}
-	if x := leakcheck.GoInternals(doc.FaultString + doc.Description); x != "" {
+	if x := leakcheck.GoInternalsBeyond(doc.FaultString+doc.Description, what); x != "" {
 		t.Fatalf("%s → %d: the message shows %q: %q", what, code, x, inner)
 	}
 }

@@ -47,7 +47,7 @@ func FuzzJSONRPCHandler(f *testing.F) {
 			t.Fatalf("body %q → %d, not a JSON-RPC response: %s", body, rec.Code, rec.Body)
 		}
 		if out.Error != nil {
-			if x := leakcheck.GoInternals(out.Error.Message); x != "" {
+			if x := leakcheck.GoInternalsBeyond(out.Error.Message, string(body)); x != "" {
 				t.Fatalf("body %q → error message shows %q: %s", body, x, out.Error.Message)
 			}
 		}

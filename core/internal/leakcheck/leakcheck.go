@@ -14,9 +14,14 @@ var internals = []string{
 }
 
 // GoInternals returns the first internal s shows, or "".
-func GoInternals(s string) string {
+func GoInternals(s string) string { return GoInternalsBeyond(s, "") }
+
+// GoInternalsBeyond is GoInternals ignoring what the client sent itself
+// (input), which a message may quote: a member called "json.x" is named
+// in "unknown member \"json.x\"" without the server showing anything.
+func GoInternalsBeyond(s, input string) string {
 	for _, x := range internals {
-		if strings.Contains(s, x) {
+		if strings.Contains(s, x) && !strings.Contains(input, x) {
 			return x
 		}
 	}
