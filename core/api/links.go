@@ -23,7 +23,8 @@ type Links struct {
 	// TrustedProxies is [api] trusted_proxies: requests whose TCP peer is in
 	// one of these networks come from a reverse proxy whose
 	// X-Forwarded-Proto and X-Forwarded-Host (else Host) headers say what
-	// the client used.
+	// the client used, and whose X-Forwarded-For names the client the rate
+	// limit counts.
 	TrustedProxies []netip.Prefix
 }
 
@@ -63,7 +64,12 @@ func (l Links) trusted(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	ip := ap.Addr().Unmap().WithZone("")
+	return l.trustedAddr(ap.Addr())
+}
+
+// trustedAddr reports whether a is in one of the trusted proxies' networks.
+func (l Links) trustedAddr(a netip.Addr) bool {
+	ip := a.Unmap().WithZone("")
 	for _, p := range l.TrustedProxies {
 		if p.Contains(ip) {
 			return true

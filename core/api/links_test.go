@@ -125,3 +125,41 @@ func prefixes(t *testing.T, items ...string) []netip.Prefix {
 	}
 	return out
 }
+
+// TestClientIPBehindTrustedProxies: the rate limit counts the TCP peer,
+// unless it is a trusted proxy: then the nearest X-Forwarded-For hop that
+// is not a trusted proxy. What a client writes into X-Forwarded-For itself
+// is never believed.
+func TestClientIPBehindTrustedProxies(t *testing.T) {
+	trusted := &Links{TrustedProxies: prefixes(t, "10.0.0.0/8")}
+	tests := map[string]struct {
+		links *Links
+		peer  string
+		xff   []string
+		want  string
+	}{
+		"no proxies trusted":          {nil, "203.0.113.5:1", []string{"198.51.100.1"}, "203.0.113.5"},
+		"untrusted peer":              {trusted, "203.0.113.5:1", []string{"198.51.100.1"}, "203.0.113.5"},
+		"trusted peer, one hop":       {trusted, "10.0.0.2:1", []string{"198.51.100.1"}, "198.51.100.1"},
+		"client-written hops ignored": {trusted, "10.0.0.2:1", []string{"1.2.3.4, 198.51.100.1"}, "198.51.100.1"},
+		"through two trusted proxies": {trusted, "10.0.0.2:1", []string{"198.51.100.1, 10.0.0.3"}, "198.51.100.1"},
+		"several header lines":        {trusted, "10.0.0.2:1", []string{"1.2.3.4", "198.51.100.1"}, "198.51.100.1"},
+		"garbage hop: the peer":       {trusted, "10.0.0.2:1", []string{"1.2.3.4, nonsense"}, "10.0.0.2"},
+		"no header: the peer":         {trusted, "10.0.0.2:1", nil, "10.0.0.2"},
+		"only trusted hops: the peer": {trusted, "10.0.0.2:1", []string{"10.0.0.9"}, "10.0.0.2"},
+		"IPv4-mapped hop":             {trusted, "10.0.0.2:1", []string{"::ffff:198.51.100.1"}, "198.51.100.1"},
+		"IPv6 client":                 {trusted, "10.0.0.2:1", []string{"2001:db8::1"}, "2001:db8::1"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.RemoteAddr = tc.peer
+			for _, v := range tc.xff {
+				r.Header.Add("X-Forwarded-For", v)
+			}
+			if got := clientIP(r, tc.links); got != tc.want {
+				t.Errorf("clientIP = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

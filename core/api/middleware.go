@@ -104,7 +104,7 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 		rec := &recorder{ResponseWriter: w}
 		ok, wait := true, time.Duration(0)
 		if s.limiter != nil {
-			ok, wait = s.limiter.allow(clientIP(r))
+			ok, wait = s.limiter.allow(clientIP(r, &s.Links))
 		}
 		switch {
 		case !ok:

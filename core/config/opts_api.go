@@ -59,8 +59,9 @@ func apiSection() section {
 		intOpt("rate_limit", 0, func(c *Config) *int { return &c.API.RateLimit },
 			"Requests per second each client IP address may make to the REST API, sustained "+
 				"(a token bucket of rate_limit_burst tokens refilled at this rate); more get HTTP "+
-				"429 with Retry-After. 0 disables rate limiting. The address is the TCP peer's: "+
-				"behind a reverse proxy every client shares the proxy's, so limit there instead.").atLeast(0),
+				"429 with Retry-After. 0 disables rate limiting. The address is the TCP peer's, or "+
+				"for a trusted_proxies peer the client X-Forwarded-For names: behind a proxy not "+
+				"listed there every client shares the proxy's, so list it or limit there.").atLeast(0),
 		intOpt("rate_limit_burst", 100, func(c *Config) *int { return &c.API.RateLimitBurst },
 			"Requests a client IP address may make at once before rate_limit applies.").atLeast(1),
 		durOpt("graceful_shutdown_timeout", 30*time.Second, func(c *Config) *time.Duration { return &c.API.GracefulShutdownTimeout },
@@ -94,7 +95,8 @@ func apiSection() section {
 		listOpt("trusted_proxies", []string{}, func(c *Config) *[]string { return &c.API.TrustedProxies },
 			"Reverse proxies (CIDR networks or addresses) whose X-Forwarded-Proto and "+
 				"X-Forwarded-Host headers (else Host) say the URL clients used, for links when "+
-				"public_endpoint is empty. Requests from any other peer have these headers ignored.").
+				"public_endpoint is empty, and whose X-Forwarded-For says which client rate_limit "+
+				"counts. Requests from any other peer have these headers ignored.").
 			check(checkTrustedProxies),
 	}}
 }
