@@ -16,12 +16,12 @@ FUZZPARALLEL="${FUZZPARALLEL:-$(nproc)}"
 # package target — what each parses
 targets=(
   "./core/api FuzzVersionHeader"        # X-OpenStack-Ironic-API-Version header
-  "./core/api FuzzNodePatch"            # JSON patch bodies
+  "./core/api FuzzNodePatch"            # JSON patch bodies (and no Go internals in any API error)
   "./core/api FuzzCreateBodies"         # node and port POST bodies
   "./core/api FuzzPowerBody"            # power state bodies (targets, timeout)
   "./core/api FuzzVIFAttach"            # VIF attach bodies
   "./core/objects FuzzDeserialize"      # versioned-object wire primitives
-  "./core/rpc FuzzJSONRPCHandler"       # JSON-RPC envelopes over HTTP
+  "./core/rpc FuzzJSONRPCHandler"       # JSON-RPC envelopes over HTTP (no Go internals in errors)
   "./core/rpc FuzzJSONRPCHandlerCallID" # Rivet-Call-Id headers and the reply cache
   "./core/jsonlimit FuzzCheck"          # depth/duplicate/UTF-8 checks of every JSON body
   "./core/jsonlimit FuzzCheckFastMatchesTokens" # its one-pass reading agrees with the token one
@@ -30,7 +30,7 @@ targets=(
   "./core/api FuzzSplitObject"          # request bodies split as encoding/json reads them
   "./db FuzzDecodeObject"               # JSON columns decoded as encoding/json decodes them
   "./core/api FuzzIsUUID"               # the UUID check agrees with the UUID form
-  "./core/jsonlimit FuzzMembers"        # Valid, Members, Unquote, MarshalsVerbatim agree with encoding/json
+  "./core/jsonlimit FuzzMembers"        # Valid, Members, Elements, Unquote, MarshalsVerbatim agree with encoding/json
   "./core/objects FuzzParsePrimitiveFast" # ParsePrimitive's split agrees with json.Unmarshal
   "./core/objects FuzzDecodeMatchesStd"  # Decode builds the object the sorted, deep-copying code built
   "./core/rpc FuzzParseEnvelopeFast"    # parseEnvelope's split agrees with the encoding/json reading

@@ -156,8 +156,7 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 	}
 	a.URL = "http://" + ln.Addr().String()
 	go func() {
-		a.served <- api.Serve(ctx, ln, h, api.ServeOptions{ShutdownTimeout: cfg.API.GracefulShutdownTimeout,
-			ShutdownDelay: cfg.API.ShutdownDelay, Logger: alog})
+		a.served <- api.Serve(ctx, ln, h, apiServeOptions(cfg, alog))
 	}()
 	return a, nil
 }

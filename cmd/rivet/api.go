@@ -98,8 +98,9 @@ func runAPI(c *cli.Context) error {
 	}
 	log.Info("serving REST API", "address", ln.Addr().String(), "tls", tlsCfg != nil,
 		"api_max", pinner.Effective().API.String())
-	if err := api.Serve(ctx, ln, h, api.ServeOptions{TLS: tlsCfg, ShutdownTimeout: cfg.API.GracefulShutdownTimeout, Logger: log,
-		MaxHeaderBytes: cfg.API.MaxHeaderSize, ShutdownDelay: cfg.API.ShutdownDelay}); err != nil {
+	so := apiServeOptions(cfg, log)
+	so.TLS = tlsCfg
+	if err := api.Serve(ctx, ln, h, so); err != nil {
 		return cli.Exit(err.Error(), 1)
 	}
 	if err := context.Cause(ctx); isTooOld(err) {
@@ -107,6 +108,14 @@ func runAPI(c *cli.Context) error {
 	}
 	log.Info("REST API stopped")
 	return nil
+}
+
+// apiServeOptions are the REST API server's limits and shutdown from [api]
+// (TLS aside).
+func apiServeOptions(cfg *config.Config, log *slog.Logger) api.ServeOptions {
+	return api.ServeOptions{ShutdownTimeout: cfg.API.GracefulShutdownTimeout, ShutdownDelay: cfg.API.ShutdownDelay,
+		Logger: log, MaxHeaderBytes: cfg.API.MaxHeaderSize, BodyTimeout: cfg.API.BodyTimeout,
+		MaxConnections: cfg.API.MaxConnections}
 }
 
 // buildAPI wires the REST API over dbh: conductors over JSON-RPC routed by
@@ -159,8 +168,12 @@ func buildAPIWith(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *obje
 		Logger:       log,
 		MaxLimit:     cfg.API.MaxLimit,
 		MaxBodyBytes: int64(cfg.API.MaxRequestBodySize),
+		MaxPatchOps:  cfg.API.MaxPatchOperations,
 		RateLimit:    api.RateLimit{PerSecond: cfg.API.RateLimit, Burst: cfg.API.RateLimitBurst},
 		Metrics:      metrics,
+	}
+	if deps.Links, err = apiLinks(cfg.API); err != nil {
+		return nil, err
 	}
 	if cfg.Default.AuthStrategy == "http_basic" {
 		users, err := loadHtpasswd(ctx, "[DEFAULT] http_basic_auth_user_file", cfg.Default.HTTPBasicAuthUserFile, log)
@@ -170,6 +183,25 @@ func buildAPIWith(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *obje
 		deps.Auth = users
 	}
 	return api.New(deps)
+}
+
+// apiLinks is where links point, per [api] public_endpoint and
+// trusted_proxies (both validated when the configuration loaded).
+func apiLinks(c config.APIOpts) (api.Links, error) {
+	var l api.Links
+	if c.PublicEndpoint != "" {
+		ep, err := config.PublicEndpoint(c.PublicEndpoint)
+		if err != nil {
+			return l, fmt.Errorf("[api] public_endpoint: %w", err)
+		}
+		l.PublicEndpoint = ep
+	}
+	proxies, err := config.TrustedProxies(c.TrustedProxies)
+	if err != nil {
+		return l, fmt.Errorf("[api] trusted_proxies: %w", err)
+	}
+	l.TrustedProxies = proxies
+	return l, nil
 }
 
 // jsonRPCTransport is the JSON-RPC client per [json_rpc].

@@ -179,7 +179,7 @@ func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*h
 func conductorJSONRPC(ctx context.Context, cfg *config.Config, log *slog.Logger) (*conductor.JSONRPCOptions, error) {
 	j := cfg.JSONRPC
 	o := &conductor.JSONRPCOptions{HostIP: j.HostIP, Port: j.Port, MaxBodyBytes: int64(j.MaxRequestBodySize),
-		MaxHeaderBytes: j.MaxHeaderSize}
+		MaxHeaderBytes: j.MaxHeaderSize, BodyTimeout: j.BodyTimeout}
 	if j.UseSSL {
 		if j.CertFile == "" || j.KeyFile == "" {
 			return nil, errors.New("[json_rpc] use_ssl needs cert_file and key_file")

@@ -31,7 +31,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		client := htpasswd.ClientKey(r.RemoteAddr)
+		client := htpasswd.ClientKey(clientIP(r, &s.Links)) // behind trusted_proxies, the client the proxy names
 		user, pass, ok := r.BasicAuth()
 		if ok {
 			setUser(r, user)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"math/big"
@@ -13,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rivetmetal/rivet/core/httplimit"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
 )
 
@@ -27,7 +27,11 @@ func readBody(r *http.Request) ([]byte, error) {
 		if errors.As(err, &mbe) {
 			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Message: msgTooLarge}
 		}
-		return nil, errorf(http.StatusBadRequest, "Could not read the request body: %v", err)
+		if httplimit.IsTimeout(err) {
+			return nil, errorf(http.StatusRequestTimeout, "The request body did not arrive in time ([api] body_timeout); "+
+				"send it faster or raise the limit.")
+		}
+		return nil, errorf(http.StatusBadRequest, "Could not read the request body: the connection failed while it was sent.")
 	}
 	return data, nil
 }
@@ -45,20 +49,18 @@ func decodeJSON(data []byte, v any) error {
 		return errorf(http.StatusBadRequest, "Invalid JSON body: unexpected data after the JSON document")
 	}
 	if err := jsonlimit.Check(data, jsonlimit.DefaultMaxDepth); err != nil {
-		return errorf(http.StatusBadRequest, "Invalid JSON body: %s", err)
+		return errorf(http.StatusBadRequest, "Invalid JSON body: %s", jsonlimit.Describe(err))
 	}
 	return nil
 }
 
+// jsonProblem words a decoding error in plain words (jsonlimit.Describe):
+// never a Go type or the decoder's own text.
 func jsonProblem(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Sprintf("expected %s, got %s", te.Type, te.Value)
-	}
 	if errors.Is(err, io.EOF) {
 		return "the body is empty"
 	}
-	return err.Error()
+	return jsonlimit.Describe(err)
 }
 
 // object is a decoded JSON object body, by attribute.

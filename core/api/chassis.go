@@ -147,7 +147,7 @@ func (s *server) patchChassis(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ops, err := readPatch(r)
+	ops, err := s.readPatch(r)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (s *server) patchChassis(w http.ResponseWriter, r *http.Request) error {
 	if err := chassisPatch.check(ops, doc, VersionFrom(r.Context())); err != nil {
 		return err
 	}
-	patched, err := applyPatch(doc, ops)
+	patched, err := applyPatch(r.Context(), doc, ops)
 	if err != nil {
 		return err
 	}

@@ -5,10 +5,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/rivetmetal/rivet/core/internal/leakcheck"
 )
 
 // checkFuzzReply fails t when a fuzzed request is answered 5xx, or 4xx
-// without Ironic's error body: {"error_message": "<JSON text>"}, the inner
+// with a message showing Go or decoder internals (leakcheck), or without
+// Ironic's error body: {"error_message": "<JSON text>"}, the inner
 // document being a handler fault (faultcode "Client", a faultstring) or a
 // routing error (code equal to the status, title, description).
 func checkFuzzReply(t *testing.T, what string, code int, body []byte) {
@@ -39,6 +42,9 @@ func checkFuzzReply(t *testing.T, what string, code int, body []byte) {
 	if !fault && !routing {
 		t.Fatalf("%s → %d: error_message is neither a client fault nor a routing error: %q", what, code, inner)
 	}
+	if x := leakcheck.GoInternalsBeyond(doc.FaultString+doc.Description, what); x != "" {
+		t.Fatalf("%s → %d: the message shows %q: %q", what, code, x, inner)
+	}
 }
 
 // fuzzEnv is shared by a fuzz target's iterations: one database, one node.
@@ -59,6 +65,9 @@ func FuzzNodePatch(f *testing.F) {
 		`[{"op":"add","path":"/","value":{}}]`,
 		`[{"op":"replace","path":"/chassis_uuid","value":"x"}]`,
 		`{}`, `[]`, `[1]`, `null`, `[{"op":"test","path":"/uuid"}]`,
+		`[{"op":"add","path":"/extra/a~2","value":1}]`, `[{"op":"add","path":"/extra/a~","value":1}]`,
+		`[{"op":5,"path":"/extra/a"}]`, `[{"op":"add","path":["/extra"],"value":1}]`, `[[1]]`, `[{"op":"remove","path":"/extra/missing"}]`,
+		`[{"op":"replace","path":"/properties/0/x","value":1}]`, `[{"op":"add","path":"/extra/a/b","value":1},{"op":"add","path":"/extra/a/b/c","value":1}]`,
 	} {
 		f.Add(seed)
 	}

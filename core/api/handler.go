@@ -46,6 +46,12 @@ type Deps struct {
 	MaxLimit int
 	// MaxBodyBytes is [api] max_request_body_size (default 1 MiB).
 	MaxBodyBytes int64
+	// Links say where links, next and Location point: [api]
+	// public_endpoint and trusted_proxies.
+	Links Links
+	// MaxPatchOps is [api] max_patch_operations: the most operations one
+	// JSON-patch body may hold (default DefaultMaxPatchOps).
+	MaxPatchOps int
 	// RateLimit limits requests per client IP; the zero value disables it.
 	RateLimit RateLimit
 	// Now is the clock of the rate limiter and of the failed-login
@@ -61,6 +67,9 @@ type Deps struct {
 	slowNodeList bool
 	// fastNodeLists, when set, counts the node lists the fast path served.
 	fastNodeLists *atomic.Int64
+	// patchOpSeen, when set, is called for each operation of a PATCH body
+	// as it is validated, so a test can see where the work stopped.
+	patchOpSeen func(i int)
 }
 
 // server holds the dependencies of every handler.
@@ -90,6 +99,9 @@ func New(d Deps) (http.Handler, error) {
 	}
 	if d.MaxBodyBytes <= 0 {
 		d.MaxBodyBytes = 1 << 20
+	}
+	if d.MaxPatchOps <= 0 {
+		d.MaxPatchOps = DefaultMaxPatchOps
 	}
 	if d.Conductors == nil {
 		d.Conductors = func(context.Context) ([]rpc.ConductorInfo, error) { return nil, nil }

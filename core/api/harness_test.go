@@ -45,6 +45,7 @@ func newEnvPinned(t testing.TB, pinner *release.Pinner, opts ...envOption) *env 
 	registerConductors(t, store.DB())
 	cond := newFakeConductor(store)
 	d := Deps{Store: store, Conductor: cond, Pinner: pinner, MaxLimit: 1000, Metrics: prometheus.NewRegistry(),
+		Links: Links{PublicEndpoint: "http://rivet.test"},
 		Conductors: func(context.Context) ([]rpc.ConductorInfo, error) {
 			return []rpc.ConductorInfo{{Hostname: "cond-b", HardwareTypes: []string{"fake-hardware"}},
 				{Hostname: "cond-a", HardwareTypes: []string{"fake-hardware", "ipmi"}}}, nil

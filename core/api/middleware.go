@@ -23,7 +23,9 @@ type requestInfo struct {
 	id    string
 	route string
 	// user is the HTTP basic user name the request presented, if any.
-	user string
+	user  string
+	links *Links
+	base  string // BaseURL's, once asked
 }
 
 // RequestIDFrom returns the request id of the REST request ctx serves.
@@ -96,7 +98,7 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: "req-" + uuid.NewString()}
+		ri := &requestInfo{id: "req-" + uuid.NewString(), links: &s.Links}
 		ctx := context.WithValue(r.Context(), requestInfoKey{}, ri)
 		ctx = rpc.WithRequestID(ctx, ri.id)
 		r = r.WithContext(ctx)
@@ -104,7 +106,7 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 		rec := &recorder{ResponseWriter: w}
 		ok, wait := true, time.Duration(0)
 		if s.limiter != nil {
-			ok, wait = s.limiter.allow(clientIP(r))
+			ok, wait = s.limiter.allow(clientIP(r, &s.Links))
 		}
 		switch {
 		case !ok:
@@ -132,7 +134,7 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 		// 429) as well as who did what.
 		attrs := []slog.Attr{slog.String("request_id", ri.id), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Int64("duration_ms", elapsed.Milliseconds()),
-			slog.String("client", clientIP(r))}
+			slog.String("client", clientIP(r, &s.Links))}
 		if ri.user != "" {
 			attrs = append(attrs, slog.String("user", ri.user))
 		}

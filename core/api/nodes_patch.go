@@ -49,7 +49,7 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if err := s.reg.ResetChanges(n); err != nil {
 		return err
 	}
-	ops, err := readPatch(r)
+	ops, err := s.readPatch(r)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if n.TargetProvisionState != nil && !states.UpdateAllowed[states.State(n.ProvisionState)] {
 		return errorf(http.StatusConflict, "Node %s can not be updated while a state transition is in progress.", r.PathValue("node"))
 	}
-	patched, err := applyPatch(doc, ops)
+	patched, err := applyPatch(r.Context(), doc, ops)
 	if err != nil {
 		return err
 	}
@@ -108,6 +108,9 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := s.checkNodeUnique(r.Context(), n); err != nil {
 		return err
+	}
+	if err := r.Context().Err(); err != nil {
+		return err // the client has gone: the conductor need not act
 	}
 	stored, err := s.Conductor.UpdateNode(r.Context(), n)
 	if err != nil {

@@ -82,7 +82,7 @@ func (s *server) patchPortgroup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ops, err := readPatch(r)
+	ops, err := s.readPatch(r)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (s *server) patchPortgroup(w http.ResponseWriter, r *http.Request) error {
 	if err := portgroupPatch.check(ops, doc, VersionFrom(r.Context())); err != nil {
 		return err
 	}
-	patched, err := applyPatch(doc, ops)
+	patched, err := applyPatch(r.Context(), doc, ops)
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func (s *server) patchPort(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ops, err := readPatch(r)
+	ops, err := s.readPatch(r)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (s *server) patchPort(w http.ResponseWriter, r *http.Request) error {
 	if err := portPatch.check(ops, doc, VersionFrom(r.Context())); err != nil {
 		return err
 	}
-	patched, err := applyPatch(doc, ops)
+	patched, err := applyPatch(r.Context(), doc, ops)
 	if err != nil {
 		return err
 	}

@@ -164,12 +164,12 @@ func (s *server) heartbeat(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if token == nil {
-		s.Logger.WarnContext(r.Context(), "agent heartbeat refused: no agent token", slog.String("node", n.UUID), slog.String("client", clientIP(r)))
+		s.Logger.WarnContext(r.Context(), "agent heartbeat refused: no agent token", slog.String("node", n.UUID), slog.String("client", clientIP(r, &s.Links)))
 		return errorf(http.StatusBadRequest, "Agent token is required for heartbeat processing.")
 	}
 	if !agenttoken.Valid(n.DriverInternalInfo, *token) {
 		// The node and the client only: never the token presented.
-		s.Logger.WarnContext(r.Context(), "agent heartbeat refused: invalid agent token", slog.String("node", n.UUID), slog.String("client", clientIP(r)))
+		s.Logger.WarnContext(r.Context(), "agent heartbeat refused: invalid agent token", slog.String("node", n.UUID), slog.String("client", clientIP(r, &s.Links)))
 		return errorf(http.StatusBadRequest, "Invalid or missing agent token received.")
 	}
 	if err := s.Conductor.Heartbeat(r.Context(), n, *cb, "", agenttoken.Digest(*token)); err != nil {

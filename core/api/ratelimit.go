@@ -5,7 +5,9 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -78,13 +80,31 @@ func (l *limiter) sweep(now time.Time) {
 	l.lastSweep = now
 }
 
-// clientIP is the TCP peer's address: X-Forwarded-For is not trusted, any
-// client could set it.
-func clientIP(r *http.Request) string {
+// clientIP is the address the rate limit counts r against: the TCP peer's,
+// or, when the peer is one of l's trusted proxies, the nearest address in
+// X-Forwarded-For that is not itself a trusted proxy (each proxy appends
+// the address it received the request from, so what lies further left was
+// written by the client and is not believed). X-Forwarded-For from any
+// other peer is ignored: any client could set it.
+func clientIP(r *http.Request, l *Links) string {
+	peer := r.RemoteAddr
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return host
+		peer = host
 	}
-	return r.RemoteAddr
+	if l == nil || !l.trusted(r) {
+		return peer
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return peer // a hop the proxies did not write: stop believing
+		}
+		if !l.trustedAddr(a) {
+			return a.Unmap().String()
+		}
+	}
+	return peer
 }
 
 // writeRateLimited answers 429 with Ironic's error body and Retry-After in

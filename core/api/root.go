@@ -23,16 +23,20 @@ type versionDoc struct {
 	Version    string `json:"version"`
 }
 
-// BaseURL is the scheme://host the client used, for links.
+// BaseURL is scheme://host[:port][/prefix] for the links of r, per the
+// API's Links (see there): never the client's Host or X-Forwarded-*
+// headers unless they come from a trusted proxy.
 func BaseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+	if ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		if ri.base == "" && ri.links != nil {
+			ri.base = ri.links.base(r)
+		}
+		if ri.base == "" {
+			ri.base = Links{}.base(r)
+		}
+		return ri.base
 	}
-	if p := r.Header.Get("X-Forwarded-Proto"); p == "http" || p == "https" {
-		scheme = p
-	}
-	return scheme + "://" + r.Host
+	return Links{}.base(r)
 }
 
 func (rg Range) versionDoc(base string) versionDoc {

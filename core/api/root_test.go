@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -10,6 +12,8 @@ import (
 func TestRootDocument(t *testing.T) {
 	rg := fixed("1.1", "1.26")
 	req := httptest.NewRequest(http.MethodGet, "http://rivet.example:6385/", nil)
+	// Links name the address the connection reached, not the Host header.
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 6385}))
 	req.Header.Set(HeaderVersion, "spam") // 21.4 ignores the header at /
 	rec := httptest.NewRecorder()
 	rg.RootHandler().ServeHTTP(rec, req)
@@ -25,7 +29,7 @@ func TestRootDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc.Name != "OpenStack Ironic API" || doc.Default.Version != "1.26" || doc.Default.MinVersion != "1.1" ||
-		doc.Default.Links[0].Href != "http://rivet.example:6385/v1/" {
+		doc.Default.Links[0].Href != "http://192.0.2.7:6385/v1/" {
 		t.Fatalf("root doc %+v", doc)
 	}
 }

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -47,6 +49,10 @@ var (
 	v1_31 = version.Version{Major: 1, Minor: 31}
 )
 
+// StatusClientClosedRequest is the status recorded for a request whose
+// client went away before the answer (nginx's 499).
+const StatusClientClosedRequest = 499
+
 // serve adapts an apiFunc: its error becomes Ironic's body with the error's
 // status; an unexpected error is logged and answered 500 without details.
 func (s *server) serve(fn apiFunc) http.Handler {
@@ -58,6 +64,15 @@ func (s *server) serve(fn apiFunc) http.Handler {
 }
 
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// The client went away and the handler stopped: no one reads the
+		// answer, and it is no server error. 499 is nginx's code for it,
+		// what access logs and metrics then show.
+		s.Logger.DebugContext(r.Context(), "client closed the request", "request_id", RequestIDFrom(r.Context()),
+			"method", r.Method, "path", r.URL.Path)
+		WriteFault(w, StatusClientClosedRequest, "The client closed the request.")
+		return
+	}
 	status, msg, known := statusOf(err)
 	if !known {
 		s.Logger.ErrorContext(r.Context(), "request failed", "request_id", RequestIDFrom(r.Context()),

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/rivetmetal/rivet/core/httplimit"
 )
 
 // ServeOptions configure Serve.
@@ -33,10 +35,30 @@ type ServeOptions struct {
 	// DefaultMaxHeaderBytes.
 	MaxHeaderBytes int
 
+	// BodyTimeout ([api] body_timeout) is how long a client may take to
+	// send a request body once its headers are in; a slower body fails
+	// with 408 and its connection is closed. 0 means DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection idle this long; 0 means
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxConnections ([api] max_connections) caps the connections open at
+	// once (httplimit.Listener); 0 means no cap.
+	MaxConnections int
+
 	// delay is time.After; tests replace it to end the shutdown delay
 	// when they choose.
 	delay func(time.Duration) <-chan time.Time
 }
+
+// DefaultBodyTimeout is the body deadline when ServeOptions sets none: a
+// 1 MiB body (the default body limit) arrives in it at 17 KiB/s.
+const DefaultBodyTimeout = 60 * time.Second
+
+// DefaultIdleTimeout closes keep-alive connections idle this long, longer
+// than the 90 s clients (Go's and Python's pools) keep them, so a client
+// rarely reuses a connection the server is closing.
+const DefaultIdleTimeout = 120 * time.Second
 
 // DefaultMaxHeaderBytes is the header limit when ServeOptions sets none:
 // room for large tokens, far below net/http's 1 MiB.
@@ -57,17 +79,24 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, o ServeOptions)
 	if o.delay == nil {
 		o.delay = time.After
 	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
 	var draining atomic.Bool
 	srv := &http.Server{
 		MaxHeaderBytes:    o.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		Handler:           withHealth(h, &draining),
+		Handler:           httplimit.BodyDeadline(withHealth(h, &draining), o.BodyTimeout),
 		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		IdleTimeout:       o.IdleTimeout,
 		TLSConfig:         o.TLS,
 		// Ironic's clients speak HTTP/1.1; no h2 upgrade.
 		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
 	}
+	ln = httplimit.Listener(ln, o.MaxConnections)
 	if o.TLS != nil {
 		ln = tls.NewListener(ln, o.TLS)
 	}

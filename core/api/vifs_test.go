@@ -53,7 +53,7 @@ func TestV1_28NodeVIFs(t *testing.T) {
 		"null id":      {map[string]any{"id": nil}, "Schema error for vif: None is not of type 'string'"},
 		"invalid name": {map[string]any{"id": "a b"}, "Expected UUID or name for id: a b"},
 		"not a dict":   {[]any{"vif-2"}, "Invalid JSON body: expected an object"},
-		"not JSON":     {"{", "Invalid JSON body: unexpected EOF"},
+		"not JSON":     {"{", "Invalid JSON body: the JSON document is incomplete"},
 	}
 	for name, tc := range bad {
 		t.Run(name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/config"
 	"github.com/rivetmetal/rivet/core/htpasswd"
+	"github.com/rivetmetal/rivet/core/httplimit"
 	"github.com/rivetmetal/rivet/core/rpc"
 )
 
@@ -33,7 +34,15 @@ type JSONRPCOptions struct {
 	// MaxHeaderBytes bounds the request line and headers ([json_rpc]
 	// max_header_size); 0 means 64 KiB, the REST API's default too.
 	MaxHeaderBytes int
+	// BodyTimeout bounds the time a request body may take to arrive
+	// ([json_rpc] body_timeout, httplimit.BodyDeadline); 0 means 60 s.
+	BodyTimeout time.Duration
 }
+
+// jsonRPCIdleTimeout closes keep-alive connections idle this long: longer
+// than the 90 s the JSON-RPC client keeps them, so the client is the one
+// that closes an idle connection, and one it reuses is seldom closing.
+const jsonRPCIdleTimeout = 120 * time.Second
 
 type jsonRPCListener struct {
 	ln  net.Listener
@@ -59,7 +68,11 @@ func newJSONRPCListener(server *rpc.Server, o JSONRPCOptions, log *slog.Logger) 
 	if o.MaxHeaderBytes <= 0 {
 		o.MaxHeaderBytes = 64 << 10
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: o.MaxHeaderBytes,
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = 60 * time.Second
+	}
+	srv := &http.Server{Handler: httplimit.BodyDeadline(h, o.BodyTimeout), ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout: jsonRPCIdleTimeout, MaxHeaderBytes: o.MaxHeaderBytes,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	l := &jsonRPCListener{ln: ln, srv: srv}
 	if o.CertFile != "" || o.KeyFile != "" {

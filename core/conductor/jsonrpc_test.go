@@ -1,6 +1,7 @@
 package conductor
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -9,8 +10,11 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
+	"io"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -90,5 +94,37 @@ func TestJSONRPCListenerTLSAndBasicAuth(t *testing.T) {
 	}
 	if err := call("wrong"); err == nil {
 		t.Fatal("call with a wrong password succeeded")
+	}
+}
+
+// TestJSONRPCListenerClosesTricklingBody: a call whose body has not
+// arrived within [json_rpc] body_timeout gets its connection closed; the
+// server had no body or idle deadline before.
+func TestJSONRPCListenerClosesTricklingBody(t *testing.T) {
+	srv := rpc.NewServer(rpc.ConductorMethods(), nil, testLogger(t), context.Background())
+	l, err := newJSONRPCListener(srv, JSONRPCOptions{HostIP: "127.0.0.1", MaxBodyBytes: 1 << 20,
+		BodyTimeout: 100 * time.Millisecond}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = l.serve() }()
+	defer l.shutdown(context.Background())
+	if l.srv.IdleTimeout <= 0 {
+		t.Error("idle keep-alive connections are never closed")
+	}
+	c, err := net.Dial("tcp", l.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // a guard against hanging, not a measure
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("connection still open after the body deadline (status %d): read gave %v", resp.StatusCode, err)
 	}
 }

@@ -25,7 +25,8 @@ func TestDefaults(t *testing.T) {
 		API: APIOpts{
 			HostIP: "127.0.0.1", Port: 6385, MaxLimit: 1000, TLSMinimumVersion: "1.2",
 			MaxRequestBodySize: 1 << 20, MaxHeaderSize: 64 << 10, RateLimitBurst: 100,
-			GracefulShutdownTimeout: 30 * time.Second,
+			GracefulShutdownTimeout: 30 * time.Second, MaxPatchOperations: 500, BodyTimeout: 60 * time.Second,
+			MaxConnections: 1024, TrustedProxies: []string{},
 		},
 		Conductor: ConductorOpts{
 			HeartbeatInterval: 10 * time.Second, HeartbeatTimeout: 60 * time.Second,
@@ -45,6 +46,7 @@ func TestDefaults(t *testing.T) {
 		JSONRPC: JSONRPCOpts{
 			HostIP: "127.0.0.1", Port: 8089, HTTPBasicAuthUserFile: "/etc/rivet/htpasswd-json-rpc",
 			Timeout: 120 * time.Second, MaxRequestBodySize: 4 << 20, MaxHeaderSize: 64 << 10,
+			BodyTimeout: 60 * time.Second,
 		},
 		Redfish: RedfishOpts{
 			ConnectionTimeout: 10 * time.Second, SessionBudgetPerBMC: 2, VerifyCADefault: true,

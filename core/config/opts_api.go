@@ -1,6 +1,13 @@
 package config
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+)
 
 // APIOpts holds the [api] section. Each field is declared, with its default,
 // rules and help, in apiSection.
@@ -19,6 +26,11 @@ type APIOpts struct {
 	RateLimitBurst             int
 	GracefulShutdownTimeout    time.Duration
 	ShutdownDelay              time.Duration
+	MaxPatchOperations         int
+	BodyTimeout                time.Duration
+	MaxConnections             int
+	PublicEndpoint             string
+	TrustedProxies             []string
 }
 
 func apiSection() section {
@@ -57,8 +69,9 @@ func apiSection() section {
 		intOpt("rate_limit", 0, func(c *Config) *int { return &c.API.RateLimit },
 			"Requests per second each client IP address may make to the REST API, sustained "+
 				"(a token bucket of rate_limit_burst tokens refilled at this rate); more get HTTP "+
-				"429 with Retry-After. 0 disables rate limiting. The address is the TCP peer's: "+
-				"behind a reverse proxy every client shares the proxy's, so limit there instead.").atLeast(0),
+				"429 with Retry-After. 0 disables rate limiting. The address is the TCP peer's, or "+
+				"for a trusted_proxies peer the client X-Forwarded-For names: behind a proxy not "+
+				"listed there every client shares the proxy's, so list it or limit there.").atLeast(0),
 		intOpt("rate_limit_burst", 100, func(c *Config) *int { return &c.API.RateLimitBurst },
 			"Requests a client IP address may make at once before rate_limit applies.").atLeast(1),
 		durOpt("graceful_shutdown_timeout", 30*time.Second, func(c *Config) *time.Duration { return &c.API.GracefulShutdownTimeout },
@@ -71,5 +84,84 @@ func apiSection() section {
 				"to at least the health-check interval times the fall count (haproxy: inter x "+
 				"fall), so the balancer stops sending new requests before the listener closes; "+
 				"0 closes the listener at once."),
+		intOpt("max_patch_operations", 500, func(c *Config) *int { return &c.API.MaxPatchOperations },
+			"Most operations one JSON-patch (PATCH) body may hold; more get HTTP 400 naming this "+
+				"option. Ironic has no such cap; clients send one operation per changed field.").atLeast(1),
+		durOpt("body_timeout", 60*time.Second, func(c *Config) *time.Duration { return &c.API.BodyTimeout },
+			"Longest time a client may take to send a request body once its headers have arrived; "+
+				"a slower body gets HTTP 408 and its connection is closed. The default lets a "+
+				"max_request_body_size body arrive at 17 KiB/s.").atLeast(int64(time.Second)),
+		intOpt("max_connections", 1024, func(c *Config) *int { return &c.API.MaxConnections },
+			"Most client connections the REST API holds open at once, idle keep-alive ones "+
+				"included (they close after 120 s); further clients wait for one to close. It "+
+				"bounds what many slow or idle connections can cost in memory. 0 means no cap.").atLeast(0),
+		strOpt("public_endpoint", "", func(c *Config) *string { return &c.API.PublicEndpoint },
+			"Public URL of the REST API, scheme://host[:port][/prefix] (for example "+
+				"https://baremetal.example.com or https://example.com/baremetal), from which links, "+
+				"next and Location are built. Empty builds them from the address the client's "+
+				"connection reached (or, from a trusted_proxies peer, from its X-Forwarded-Proto and "+
+				"X-Forwarded-Host); the request's own Host header is never used. Set it behind a "+
+				"reverse proxy or NAT.").check(checkPublicEndpoint),
+		listOpt("trusted_proxies", []string{}, func(c *Config) *[]string { return &c.API.TrustedProxies },
+			"Reverse proxies (CIDR networks or addresses) whose X-Forwarded-Proto and "+
+				"X-Forwarded-Host headers (else Host) say the URL clients used, for links when "+
+				"public_endpoint is empty, and whose X-Forwarded-For says which client rate_limit "+
+				"counts. Requests from any other peer have these headers ignored.").
+			check(checkTrustedProxies),
 	}}
+}
+
+// PublicEndpoint checks an [api] public_endpoint value and returns it
+// without a trailing slash: an http or https URL with a host, an optional
+// port and path, and nothing else.
+func PublicEndpoint(s string) (string, error) {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "", errors.New("not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", errors.New("the scheme must be http or https")
+	case u.Hostname() == "":
+		return "", errors.New("the URL has no host")
+	case u.User != nil:
+		return "", errors.New("the URL must not hold credentials")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return "", errors.New("the URL must not have a query or a fragment")
+	}
+	return strings.TrimRight(s, "/"), nil
+}
+
+// TrustedProxies reads [api] trusted_proxies: CIDR networks or single
+// addresses.
+func TrustedProxies(items []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, it := range items {
+		if p, err := netip.ParsePrefix(it); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(it)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither a CIDR network nor an IP address", it)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+func checkPublicEndpoint(v any) string {
+	if s := v.(string); s != "" {
+		if _, err := PublicEndpoint(s); err != nil {
+			return fmt.Sprintf("%q: %v; want scheme://host[:port][/prefix]", s, err)
+		}
+	}
+	return ""
+}
+
+func checkTrustedProxies(v any) string {
+	if _, err := TrustedProxies(v.([]string)); err != nil {
+		return err.Error()
+	}
+	return ""
 }

@@ -19,6 +19,7 @@ type JSONRPCOpts struct {
 	Timeout               time.Duration
 	MaxRequestBodySize    int
 	MaxHeaderSize         int
+	BodyTimeout           time.Duration
 }
 
 func jsonRPCSection() section {
@@ -74,5 +75,8 @@ func jsonRPCSection() section {
 		intOpt("max_header_size", 64<<10, func(c *Config) *int { return &c.JSONRPC.MaxHeaderSize },
 			"Largest request line plus headers the JSON-RPC server reads, in bytes; larger "+
 				"requests get HTTP 431.").atLeast(4096),
+		durOpt("body_timeout", 60*time.Second, func(c *Config) *time.Duration { return &c.JSONRPC.BodyTimeout },
+			"Longest time a client may take to send a JSON-RPC request body once its headers "+
+				"have arrived; a slower body is refused and its connection closed.").atLeast(int64(time.Second)),
 	}}
 }

@@ -10,9 +10,21 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultMaxDepth is the nesting depth REST bodies and JSON-RPC envelopes
-// may reach; Ironic's own documents stay well under 10.
+// DefaultMaxDepth is the nesting depth REST bodies (and the documents a
+// PATCH makes of them) may reach; Ironic's own documents stay well under
+// 10.
 const DefaultMaxDepth = 64
+
+// EnvelopeDepth is the most levels a JSON-RPC envelope puts above a value
+// that came in a REST body: an object argument wraps a body's field in
+// params, the argument and its versioned-object data (3 levels, where the
+// body had 1); plain arguments add less. It has room to spare.
+const EnvelopeDepth = 8
+
+// RPCMaxDepth is the nesting depth a JSON-RPC envelope may reach: whatever
+// the REST API accepted still fits once wrapped, so the depth limit is
+// met (or not) at the API, where a client hears about it as a 400.
+const RPCMaxDepth = DefaultMaxDepth + EnvelopeDepth
 
 // ErrTooDeep says a document nests arrays and objects deeper than allowed.
 var ErrTooDeep = errors.New("JSON nesting is too deep")

@@ -19,8 +19,8 @@ import (
 // The fast paths of the JSON-RPC envelope (parseEnvelope's splitEnvelope,
 // splitParams and splitRequestID, requestBody's appendRequestBody,
 // decodeResponse's splitResponse, and writeResult) must give exactly what
-// encoding/json gives. The functions below are the code before them, kept verbatim as
-// the reference; the tests and fuzz targets run both on the same input and
+// encoding/json gives. The functions below are the code before them, kept as
+// the reference (its error messages worded as the server's now are); the tests and fuzz targets run both on the same input and
 // fail on any difference, and the benchmarks measure one against the other.
 
 // parseEnvelopeStd is parseEnvelope before its fast path.
@@ -31,16 +31,16 @@ func parseEnvelopeStd(body []byte) (*Request, json.RawMessage, *wireError) {
 	}
 	var env envelope
 	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, nil, &wireError{Code: codeParseError, Message: "Parse error: " + err.Error()}
+		return nil, nil, &wireError{Code: codeParseError, Message: "Parse error: " + jsonlimit.Describe(err)}
 	}
 	id := env.ID
-	if err := jsonlimit.Check(body, jsonlimit.DefaultMaxDepth); err != nil {
-		return nil, nil, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + err.Error()}
+	if err := jsonlimit.Check(body, jsonlimit.RPCMaxDepth); err != nil {
+		return nil, nil, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + jsonlimit.Describe(err)}
 	}
 	strict := json.NewDecoder(bytes.NewReader(body))
 	strict.DisallowUnknownFields()
 	if err := strict.Decode(new(envelope)); err != nil {
-		return nil, nil, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + err.Error()}
+		return nil, nil, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + jsonlimit.Describe(err)}
 	}
 	if env.JSONRPC != "2.0" {
 		return nil, id, &wireError{Code: codeInvalidRequest, Message: `Expected jsonrpc: "2.0"`}

@@ -6,11 +6,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/rivetmetal/rivet/core/internal/leakcheck"
 )
 
 // FuzzJSONRPCHandler feeds arbitrary bodies to the JSON-RPC HTTP handler:
 // it never panics, never answers 5xx for protocol garbage, and every
-// answer is a JSON-RPC 2.0 response (or an empty 204 for a cast).
+// answer is a JSON-RPC 2.0 response (or an empty 204 for a cast) whose
+// error message, if any, shows no Go or decoder internals.
 func FuzzJSONRPCHandler(f *testing.F) {
 	h := NewHTTPHandler(testServer(f, nil), HTTPHandlerOptions{MaxBodyBytes: 64 << 10})
 	for _, seed := range []string{
@@ -19,6 +22,8 @@ func FuzzJSONRPCHandler(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"nope","params":{},"id":"x"}`,
 		`[{"jsonrpc":"2.0"}]`, `{"jsonrpc":`, `null`, `{}`, `"x"`, `{"jsonrpc":"2.0","method":"power","params":[1],"id":null}`,
 		`{"jsonrpc":"2.0","method":"power","params":{"node_id":"n","rpc.version":5},"id":1}`,
+		`{"jsonrpc":"2.0","method":5,"params":{},"id":1}`, `{"jsonrpc":"2.0","method":"power","params":{"node_id":[1],"rpc.version":"1.0"},"id":1}`,
+		`{"jsonrpc":"2.0","method":"power","params":{},"id":1,"x":1}`, `{"jsonrpc":"2.0","method":"power","params":{"context":{"request_id":5}},"id":1}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -34,9 +39,17 @@ func FuzzJSONRPCHandler(f *testing.F) {
 		var out struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
+			Error   *struct {
+				Message string `json:"message"`
+			} `json:"error"`
 		}
 		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil || out.JSONRPC != "2.0" {
 			t.Fatalf("body %q → %d, not a JSON-RPC response: %s", body, rec.Code, rec.Body)
+		}
+		if out.Error != nil {
+			if x := leakcheck.GoInternalsBeyond(out.Error.Message, string(body)); x != "" {
+				t.Fatalf("body %q → error message shows %q: %s", body, x, out.Error.Message)
+			}
 		}
 	})
 }

@@ -221,7 +221,7 @@ func encodeResult(res, id json.RawMessage) []byte {
 // parseEnvelope validates a JSON-RPC request body. Errors come back in
 // Ironic's shapes: -32700 for bad JSON, -32600 for a batch, a wrong version,
 // a missing method or non-object params, and (strict decoding) for nesting
-// deeper than jsonlimit's default, a repeated key, invalid UTF-8 or an
+// deeper than jsonlimit.RPCMaxDepth, a repeated key, invalid UTF-8 or an
 // envelope member JSON-RPC 2.0 does not define.
 //
 // Every RPC a conductor serves comes through here, so the usual envelope is
@@ -289,15 +289,15 @@ func parseEnvelope(body []byte) (*Request, json.RawMessage, *wireError) {
 func decodeEnvelope(body []byte) (envelope, *wireError) {
 	var env envelope
 	if err := json.Unmarshal(body, &env); err != nil {
-		return env, &wireError{Code: codeParseError, Message: "Parse error: " + err.Error()}
+		return env, &wireError{Code: codeParseError, Message: "Parse error: " + jsonlimit.Describe(err)}
 	}
-	if err := jsonlimit.Check(body, jsonlimit.DefaultMaxDepth); err != nil {
-		return env, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + err.Error()}
+	if err := jsonlimit.Check(body, jsonlimit.RPCMaxDepth); err != nil {
+		return env, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + jsonlimit.Describe(err)}
 	}
 	strict := json.NewDecoder(bytes.NewReader(body))
 	strict.DisallowUnknownFields()
 	if err := strict.Decode(new(envelope)); err != nil {
-		return env, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + err.Error()}
+		return env, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + jsonlimit.Describe(err)}
 	}
 	return env, nil
 }
@@ -311,7 +311,7 @@ func decodeEnvelope(body []byte) (envelope, *wireError) {
 // decodeEnvelope.
 func splitEnvelope(body []byte) (envelope, bool) {
 	var env envelope
-	if jsonlimit.Check(body, jsonlimit.DefaultMaxDepth) != nil {
+	if jsonlimit.Check(body, jsonlimit.RPCMaxDepth) != nil {
 		return env, false
 	}
 	var buf [4]jsonlimit.Member

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
+	"github.com/rivetmetal/rivet/core/internal/leakcheck"
 	"github.com/rivetmetal/rivet/core/version"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -93,8 +94,8 @@ func TestJSONRPCProtocolErrors(t *testing.T) {
 		"no version":    {`{"jsonrpc":"2.0","method":"power","params":{"node_id":"n"},"id":1}`, 200, 500, "not supported"},
 		"duplicate key": {`{"jsonrpc":"2.0","method":"power","method":"nope","params":` + params + `,"id":1}`, 200, codeInvalidRequest, `duplicate key "method"`},
 		"too deep": {`{"jsonrpc":"2.0","method":"power","params":{"node_id":"n","rpc.version":"1.0","context":` +
-			strings.Repeat("[", 70) + strings.Repeat("]", 70) + `},"id":1}`, 200, codeInvalidRequest, "nesting deeper than 64"},
-		"unknown member": {`{"jsonrpc":"2.0","method":"power","params":` + params + `,"id":1,"extra":true}`, 200, codeInvalidRequest, `unknown field "extra"`},
+			strings.Repeat("[", 80) + strings.Repeat("]", 80) + `},"id":1}`, 200, codeInvalidRequest, "nesting deeper than 72"},
+		"unknown member": {`{"jsonrpc":"2.0","method":"power","params":` + params + `,"id":1,"extra":true}`, 200, codeInvalidRequest, `unknown member "extra"`},
 		"not UTF-8":      {"{\"jsonrpc\":\"2.0\",\"method\":\"power\",\"params\":{\"node_id\":\"\xff\",\"rpc.version\":\"1.0\"},\"id\":1}", 200, codeInvalidRequest, "UTF-8"},
 		"oversize body":  {`{"jsonrpc":"2.0","method":"power","params":{"node_id":"` + strings.Repeat("x", 2000) + `"},"id":1}`, 413, 413, "larger than 1024"},
 	}
@@ -248,5 +249,35 @@ func TestFuzzyBodiesNeverPanic(t *testing.T) {
 		if resp.StatusCode >= 500 {
 			t.Errorf("body %q gave %d", body, resp.StatusCode)
 		}
+	}
+}
+
+// TestJSONRPCErrorsInPlainWords: no error message of a bad envelope or
+// argument shows a Go type, a Go struct field or the decoder's wording.
+func TestJSONRPCErrorsInPlainWords(t *testing.T) {
+	hs := httptest.NewServer(NewHTTPHandler(testServer(t, nil), HTTPHandlerOptions{MaxBodyBytes: 1 << 20}))
+	defer hs.Close()
+	tests := map[string]struct{ body, want string }{
+		"method a number":    {`{"jsonrpc":"2.0","method":5,"params":{},"id":1}`, `"method" must be a string, not a number`},
+		"jsonrpc a list":     {`{"jsonrpc":["2.0"],"method":"power","params":{},"id":1}`, `"jsonrpc" must be a string, not a list`},
+		"params a string":    {`{"jsonrpc":"2.0","method":"power","params":"x","id":1}`, "Params must be an object"},
+		"unknown member":     {`{"jsonrpc":"2.0","method":"power","params":{},"id":1,"extra":1}`, `unknown member "extra"`},
+		"malformed":          {`{"jsonrpc":"2.0",}`, "malformed JSON at byte 18"},
+		"incomplete":         {`{"jsonrpc":"2.0"`, "incomplete"},
+		"argument a list":    {`{"jsonrpc":"2.0","method":"power","params":{"node_id":["n"],"rpc.version":"1.0"},"id":1}`, "argument node_id: the document must be a string, not a list"},
+		"argument an object": {`{"jsonrpc":"2.0","method":"power","params":{"node_id":{"a":1},"rpc.version":"1.0"},"id":1}`, "argument node_id: the document must be a string, not an object"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, out := post(t, hs.URL, tc.body)
+			e, _ := out["error"].(map[string]any)
+			msg := fmt.Sprint(e["message"])
+			if x := leakcheck.GoInternals(msg); x != "" {
+				t.Errorf("message shows %q: %s", x, msg)
+			}
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("message %q lacks %q", msg, tc.want)
+			}
+		})
 	}
 }

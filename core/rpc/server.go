@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 
+	"github.com/rivetmetal/rivet/core/jsonlimit"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
@@ -162,7 +164,7 @@ func (p Params) Decode(name string, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return &InvalidParamsError{Method: p.method.Name, Reason: fmt.Sprintf("argument %s: %v", name, err)}
+		return &InvalidParamsError{Method: p.method.Name, Reason: fmt.Sprintf("argument %s: %s", name, argProblem(err))}
 	}
 	return nil
 }
@@ -183,9 +185,23 @@ func (p Params) Object(name string) (any, error) {
 	}
 	obj, err := decodeObject(p.codec, raw, true, p.checked)
 	if err != nil {
-		return nil, &InvalidParamsError{Method: p.method.Name, Reason: fmt.Sprintf("argument %s: %v", name, err)}
+		return nil, &InvalidParamsError{Method: p.method.Name, Reason: fmt.Sprintf("argument %s: %s", name, argProblem(err))}
 	}
 	return obj, nil
+}
+
+// argProblem words why an argument did not decode: a JSON decoding error
+// in plain words (jsonlimit.Describe), never a Go type; anything else (an
+// object's unknown version, say) as it is.
+func argProblem(err error) string {
+	var (
+		se *json.SyntaxError
+		te *json.UnmarshalTypeError
+	)
+	if errors.As(err, &se) || errors.As(err, &te) || strings.Contains(err.Error(), "json: ") {
+		return jsonlimit.Describe(err)
+	}
+	return err.Error()
 }
 
 // IsInvalidParams reports whether err is an arguments problem.
