@@ -1,6 +1,8 @@
 package api
 
 import (
+	"maps"
+
 	"github.com/rivetmetal/rivet/plugins/redact"
 	"github.com/rivetmetal/rivet/plugins/secretkey"
 )
@@ -12,9 +14,10 @@ const Masked = redact.Masked
 // and the database's credential encryption.
 func isSecretKey(k string) bool { return secretkey.Is(k) }
 
-// maskDict returns a copy of m with secret values replaced by Masked and
-// URL credentials hidden, recursing into nested objects and lists (oslo's
-// mask_dict_password, package redact); {} for nil.
+// maskDict returns m with secret values replaced by Masked and URL
+// credentials hidden, recursing into nested objects and lists (oslo's
+// mask_dict_password, package redact); {} for nil. The result may be m
+// itself: never change it.
 func maskDict(m map[string]any) map[string]any {
 	if m == nil {
 		return map[string]any{}
@@ -26,8 +29,12 @@ func maskDict(m map[string]any) map[string]any {
 // image_url and configdrive whenever set.
 func maskInstanceInfo(m map[string]any) map[string]any {
 	out := maskDict(m)
+	copied := false
 	for _, k := range []string{"image_url", "configdrive"} {
-		if v, ok := out[k]; ok && v != nil && v != "" {
+		if v, ok := out[k]; ok && v != nil && v != "" && v != Masked {
+			if !copied {
+				out, copied = maps.Clone(out), true
+			}
 			out[k] = Masked
 		}
 	}

@@ -9,13 +9,15 @@ const Masked = "******"
 // password, a secret key=value pair's value (oslo's mask_password "***").
 const Hidden = "***"
 
-// Dict returns a copy of m in which every value under a secret key is
-// Masked and every string is masked as Text, at every depth (oslo's
-// mask_dict_password, with a secret key's nested object masked whole). It
-// returns nil for nil; m itself is never changed.
+// Dict returns m with every value under a secret key Masked and every
+// string masked as Text, at every depth (oslo's mask_dict_password, with a
+// secret key's nested object masked whole). m itself is never changed: the
+// result is a copy, or m itself when nothing in it needs masking (the
+// common document: no allocation), so callers must not change it. nil
+// gives nil.
 func Dict(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
+	if !dirtyDict(m) {
+		return m
 	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {
@@ -29,8 +31,13 @@ func Dict(m map[string]any) map[string]any {
 }
 
 // Value returns v masked: objects as Dict, the elements of lists, strings
-// as Text. Other values (numbers, booleans, nil) are returned as they are.
+// as Text. Other values (numbers, booleans, nil) are returned as they are;
+// so is a list with nothing to mask (as Dict, callers must not change the
+// result).
 func Value(v any) any {
+	if !dirty(v) {
+		return v
+	}
 	switch t := v.(type) {
 	case string:
 		return Text(t)
@@ -50,4 +57,37 @@ func Value(v any) any {
 		return out
 	}
 	return v
+}
+
+// dirtyDict reports whether Dict would change anything in m.
+func dirtyDict(m map[string]any) bool {
+	for k, v := range m {
+		if secretkey.Is(k) || dirty(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// dirty reports whether Value would change anything in v.
+func dirty(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return Text(t) != t
+	case map[string]any:
+		return dirtyDict(t)
+	case []any:
+		for _, e := range t {
+			if dirty(e) {
+				return true
+			}
+		}
+	case []string:
+		for _, e := range t {
+			if Text(e) != e {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -44,6 +44,9 @@ func urls(s string) string {
 		}
 		i += j + 3
 		if start, end, ok := userinfo(s, i); ok {
+			if b == nil {
+				b = make([]byte, 0, len(s)+8)
+			}
 			b = append(append(b, s[last:start]...), hiddenUserinfo(s[start:end])...)
 			last, i = end, end
 		}
@@ -67,6 +70,9 @@ func keyValues(s string) string {
 			continue
 		}
 		if start, end, ok := secretValue(s, last, i); ok {
+			if b == nil {
+				b = make([]byte, 0, len(s)+8)
+			}
 			b = append(append(b, s[last:start]...), Hidden...)
 			last, i = end, end-1
 		}

@@ -108,3 +108,25 @@ func TestTextReturnsInputWhenClean(t *testing.T) {
 		t.Errorf("Text of a clean string allocates %v times", n)
 	}
 }
+
+// BenchmarkText is Text on the strings every answer and log line passes
+// through: a plain value, a URL without credentials, one with, and a
+// driver's error quoting a URL.
+//
+//	go test -run '^$' -bench Text -benchmem ./plugins/redact
+func BenchmarkText(b *testing.B) {
+	for name, s := range map[string]string{
+		"plain":     "x86_64",
+		"clean-url": "https://10.0.0.1:443/redfish/v1/Systems/1",
+		"url-creds": "https://admin:password@10.0.0.1:443/redfish/v1/Systems/1",
+		"error": `Driver redfish failed to set power state to power on: redfish: Get "https://admin:***@10.0.0.1/redfish/v1": ` +
+			"dial tcp 10.0.0.1:443: connect: connection refused",
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Text(s)
+			}
+		})
+	}
+}
