@@ -1,6 +1,11 @@
 package redact
 
-import "testing"
+import (
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
 
 func TestText(t *testing.T) {
 	tests := map[string]struct{ in, want string }{
@@ -128,5 +133,30 @@ func BenchmarkText(b *testing.B) {
 				_ = Text(s)
 			}
 		})
+	}
+}
+
+// TestTextNetHTTPError checks what Go's net/http actually writes when a
+// request to a URL with credentials fails: url.Error shows the user name
+// and "***" for the password (Go's own redaction), and Text hides the user
+// name too.
+func TestTextNetHTTPError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: the dial is refused
+	_, err = http.Get("http://bmcadmin:HttpPw77@" + addr + "/redfish/v1")
+	if err == nil {
+		t.Fatal("GET to a closed port succeeded")
+	}
+	raw := err.Error()
+	if !strings.Contains(raw, "bmcadmin:***@") || strings.Contains(raw, "HttpPw77") {
+		t.Logf("net/http's own redaction changed: %s", raw)
+	}
+	got := Text(raw)
+	if strings.Contains(got, "bmcadmin") || strings.Contains(got, "HttpPw77") || !strings.Contains(got, "http://***:***@"+addr+"/redfish/v1") {
+		t.Errorf("Text(%q) = %q", raw, got)
 	}
 }
