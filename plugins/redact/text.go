@@ -43,13 +43,15 @@ func urls(s string) string {
 			break
 		}
 		i += j + 3
-		if start, end, ok := userinfo(s, i); ok {
+		start, end, ok := userinfo(s, i)
+		if ok {
 			if b == nil {
 				b = make([]byte, 0, len(s)+8)
 			}
 			b = append(append(b, s[last:start]...), hiddenUserinfo(s[start:end])...)
-			last, i = end, end
+			last = end
 		}
+		i = end // linear: no "://" before end can start a userinfo
 	}
 	if b == nil {
 		return s
@@ -94,7 +96,9 @@ func hiddenUserinfo(u string) string {
 }
 
 // userinfo returns the span [start, end) of the userinfo of the URL whose
-// authority starts at s[start:], end being the index of its '@'.
+// authority starts at s[start:], end being the index of its '@'. Without
+// one, end is where the URL's word ends: no "://" before it starts a
+// userinfo either (its '@' would be this URL's, with a ':' before it).
 func userinfo(s string, start int) (int, int, bool) {
 	word := start
 	for word < len(s) && !endsWord(s[word]) {
@@ -114,7 +118,7 @@ func userinfo(s string, start int) (int, int, bool) {
 	if at := strings.LastIndexByte(s[start:auth], '@'); at > 0 { // at 0, "scheme://@host" hides nothing
 		return start, start + at, true
 	}
-	return 0, 0, false
+	return start, word, false
 }
 
 // endsWord reports whether c cannot be part of a URL written in text.
