@@ -121,10 +121,10 @@ func TestTextReturnsInputWhenClean(t *testing.T) {
 //	go test -run '^$' -bench Text -benchmem ./plugins/redact
 func BenchmarkText(b *testing.B) {
 	for name, s := range map[string]string{
-		"plain":     "x86_64",
-		"clean-url": "https://10.0.0.1:443/redfish/v1/Systems/1",
-		"url-creds": "https://admin:password@10.0.0.1:443/redfish/v1/Systems/1",
-		"64KiB-of-schemes": strings.Repeat("a://b", 13108),
+		"plain":             "x86_64",
+		"clean-url":         "https://10.0.0.1:443/redfish/v1/Systems/1",
+		"url-creds":         "https://admin:password@10.0.0.1:443/redfish/v1/Systems/1",
+		"64KiB-of-schemes":  strings.Repeat("a://b", 13108),
 		"64KiB-word-at-end": strings.Repeat("a://b:", 10923) + "@h",
 		"error": `Driver redfish failed to set power state to power on: redfish: Get "https://admin:***@10.0.0.1/redfish/v1": ` +
 			"dial tcp 10.0.0.1:443: connect: connection refused",
