@@ -42,12 +42,11 @@ func maskInstanceInfo(m map[string]any) map[string]any {
 }
 
 // maskView masks, in place, every field of a resource's view that may hold
-// a secret: each JSON document (driver_info, extra, properties, …, keyed
-// or nested) with maskDict, instance_info with maskInstanceInfo, and the
-// free texts (last_error, maintenance_reason, description) with
-// redact.Text. Views are
-// built unmasked so that PATCH applies to the stored values (nodeDoc and
-// the like); every response passes through here.
+// a secret: each JSON document (driver_info, extra, properties, …) with
+// maskDict, instance_info with maskInstanceInfo, and the free texts
+// (last_error, maintenance_reason, description) with redact.Text. Views
+// are built unmasked so that a PATCH applies to the stored values
+// (nodeDoc and the like); every answer passes through here.
 func maskView(view map[string]any) map[string]any {
 	for k, v := range view {
 		switch t := v.(type) {
