@@ -17,7 +17,8 @@
 //   - Optional features are extra interfaces plus advertised capabilities;
 //     the host never guesses.
 //   - driver_info values whose key names a secret (password, secret, token,
-//     …) are never logged or put into an error by the SDK.
+//     …) are never logged or put into an error by the SDK; its logger also
+//     masks URL credentials in any text (package redact).
 //   - The generated protobuf code is private (plugins/internal/proto); authors
 //     see only the hand-written types here.
 package plugins

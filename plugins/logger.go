@@ -4,6 +4,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+
+	"github.com/rivetmetal/rivet/plugins/redact"
 )
 
 // NewLogger returns a slog.Logger for a driver that writes hclog's JSON
@@ -11,8 +13,10 @@ import (
 // and re-emits them, with their level and attributes, into its own log.
 //
 // Call it in main before Serve: once Serve runs, go-plugin replaces
-// os.Stderr with a pipe the host discards. Attributes whose key names a
-// secret (IsSecretKey) are masked.
+// os.Stderr with a pipe the host discards. Records are masked as the
+// host's own log is (redact.Attr): attributes whose key names a secret
+// (IsSecretKey), and URL credentials and secret key=value pairs in the
+// message and in values.
 func NewLogger(level slog.Leveler) *slog.Logger {
 	return newLogger(os.Stderr, level)
 }
@@ -30,17 +34,14 @@ func hclogAttr(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) == 0 {
 		switch a.Key {
 		case slog.MessageKey:
-			return slog.String("@message", a.Value.String())
+			return slog.String("@message", redact.Text(a.Value.String()))
 		case slog.LevelKey:
 			return slog.String("@level", hclogLevel(a.Value.Any()))
 		case slog.TimeKey:
 			return slog.String("@timestamp", a.Value.Time().Format("2006-01-02T15:04:05.000000Z07:00"))
 		}
 	}
-	if IsSecretKey(a.Key) {
-		return slog.String(a.Key, Masked)
-	}
-	return a
+	return redact.Attr(groups, a)
 }
 
 func hclogLevel(v any) string {

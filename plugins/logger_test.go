@@ -3,6 +3,7 @@ package plugins
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -41,5 +42,18 @@ func TestLoggerWritesHCLogJSON(t *testing.T) {
 				t.Errorf("secret logged: %s", buf.String())
 			}
 		})
+	}
+}
+
+// TestLoggerMasksURLCredentials: a driver logging a BMC URL with
+// credentials, in the message, a value or an error, logs it masked.
+func TestLoggerMasksURLCredentials(t *testing.T) {
+	var buf bytes.Buffer
+	url := "https://admin:UrlPw99@10.0.0.1/redfish/v1"
+	newLogger(&buf, slog.LevelInfo).Info("GET "+url, "address", url,
+		"error", errors.New(`Get "`+url+`": refused`), "driver_info", DriverInfo{"redfish_address": url})
+	if out := buf.String(); strings.Contains(out, "UrlPw99") || strings.Contains(out, "admin:") ||
+		!strings.Contains(out, "https://***:***@10.0.0.1/redfish/v1") {
+		t.Errorf("line %s", out)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rivetmetal/rivet/plugins/redact"
 	"github.com/rivetmetal/rivet/plugins/secretkey"
 )
 
@@ -43,19 +44,19 @@ func (n Node) LogValue() slog.Value {
 type DriverInfo map[string]any
 
 // Masked is what a secret value is replaced with, as Ironic's API does.
-const Masked = "******"
+const Masked = redact.Masked
 
 // IsSecretKey reports whether a driver_info key names a secret, by the
 // rule the API's masking and the database's encryption use (secretkey.Is).
 func IsSecretKey(key string) bool { return secretkey.Is(key) }
 
-// Redacted returns a copy with every secret value replaced by Masked,
-// recursing into nested maps.
+// Redacted returns a copy with every secret value replaced by Masked and
+// URL credentials hidden (package redact), recursing into nested maps.
 func (d DriverInfo) Redacted() map[string]any {
-	return redact(d)
+	return redactMap(d)
 }
 
-func redact(m map[string]any) map[string]any {
+func redactMap(m map[string]any) map[string]any {
 	if m == nil {
 		return nil
 	}
@@ -65,9 +66,9 @@ func redact(m map[string]any) map[string]any {
 		case IsSecretKey(k):
 			out[k] = Masked
 		case isMap(v):
-			out[k] = redact(asMap(v))
+			out[k] = redactMap(asMap(v))
 		default:
-			out[k] = v
+			out[k] = redact.Value(v)
 		}
 	}
 	return out

@@ -13,7 +13,14 @@ var chassisListFields = []string{"uuid", "description", "links"}
 
 var chassisPatch = patchRules{allowed: []string{"description", "extra"}, since: gated{}}
 
+// chassisView is the chassis as Ironic shows it, with secrets masked.
 func (s *server) chassisView(r *http.Request, c *objects.Chassis) map[string]any {
+	return maskView(s.unmaskedChassisView(r, c))
+}
+
+// unmaskedChassisView is chassisView before masking: the document a PATCH
+// applies to.
+func (s *server) unmaskedChassisView(r *http.Request, c *objects.Chassis) map[string]any {
 	view := map[string]any{
 		"uuid": c.UUID, "description": strOrNil(c.Description), "extra": orEmpty(c.Extra),
 		"created_at": isoTime(c.CreatedAt), "updated_at": isoTimePtr(c.UpdatedAt),
@@ -151,7 +158,7 @@ func (s *server) patchChassis(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	doc := s.chassisView(r, c)
+	doc := s.unmaskedChassisView(r, c)
 	if err := chassisPatch.check(ops, doc, VersionFrom(r.Context())); err != nil {
 		return err
 	}

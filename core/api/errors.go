@@ -8,6 +8,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/plugins/redact"
 )
 
 // faultBody is the inner document of an error raised by a resource handler
@@ -28,19 +29,21 @@ type routingBody struct {
 
 // WriteFault writes Ironic's error body for a handler error:
 // {"error_message": "{\"faultcode\": \"Client\", \"faultstring\": msg, \"debuginfo\": null}"}.
-// faultcode is "Client" for 4xx and "Server" otherwise.
+// faultcode is "Client" for 4xx and "Server" otherwise. msg is masked
+// (redact.Text): it may relay a conductor's or a driver's error quoting a
+// BMC URL.
 func WriteFault(w http.ResponseWriter, status int, msg string) {
 	code := "Server"
 	if status >= 400 && status < 500 {
 		code = "Client"
 	}
-	writeErrorMessage(w, status, faultBody{FaultCode: code, FaultString: msg})
+	writeErrorMessage(w, status, faultBody{FaultCode: code, FaultString: redact.Text(msg)})
 }
 
 // writeRoutingError writes the webob-shaped error Ironic gives for checks
 // that run before a handler (e.g. the microversion check on /v1 paths).
 func writeRoutingError(w http.ResponseWriter, status int, description string) {
-	writeErrorMessage(w, status, routingBody{Code: status, Title: http.StatusText(status), Description: description})
+	writeErrorMessage(w, status, routingBody{Code: status, Title: http.StatusText(status), Description: redact.Text(description)})
 }
 
 func writeErrorMessage(w http.ResponseWriter, status int, inner any) {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/plugins/redact"
 )
 
 // serveNodeQuery answers a GET with what ask learns from the node's
@@ -72,7 +74,17 @@ func (s *server) getSupportedBootDevices(w http.ResponseWriter, r *http.Request)
 
 // validateNode serves GET /v1/nodes/{node}/validate: each interface's result.
 func (s *server) validateNode(w http.ResponseWriter, r *http.Request) error {
-	return serveNodeQuery(s, w, r, s.Conductor.ValidateDriverInterfaces)
+	return serveNodeQuery(s, w, r, func(ctx context.Context, n *objects.Node) (map[string]rpc.InterfaceValidation, error) {
+		res, err := s.Conductor.ValidateDriverInterfaces(ctx, n)
+		for k, iv := range res { // a driver's reason may quote a BMC URL
+			if iv.Reason != nil {
+				reason := redact.Text(*iv.Reason)
+				iv.Reason = &reason
+				res[k] = iv
+			}
+		}
+		return res, err
+	})
 }
 
 // vendorMethods serves GET /v1/nodes/{node}/vendor_passthru/methods.

@@ -1,53 +1,66 @@
 package api
 
-import "github.com/rivetmetal/rivet/plugins/secretkey"
+import (
+	"maps"
+
+	"github.com/rivetmetal/rivet/plugins/redact"
+	"github.com/rivetmetal/rivet/plugins/secretkey"
+)
 
 // Masked is what a secret value is replaced by in every response.
-const Masked = "******"
+const Masked = redact.Masked
 
 // isSecretKey is Rivet's one secret-key rule, shared with the plugin SDK
 // and the database's credential encryption.
 func isSecretKey(k string) bool { return secretkey.Is(k) }
 
-// maskDict returns a copy of m with secret values replaced by Masked,
-// recursing into nested objects and lists (oslo's mask_dict_password).
+// maskDict returns m with secret values replaced by Masked and URL
+// credentials hidden, recursing into nested objects and lists (oslo's
+// mask_dict_password, package redact); {} for nil. The result may be m
+// itself: never change it.
 func maskDict(m map[string]any) map[string]any {
 	if m == nil {
 		return map[string]any{}
 	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if isSecretKey(k) {
-			out[k] = Masked
-			continue
-		}
-		out[k] = maskValue(v)
-	}
-	return out
-}
-
-func maskValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		return maskDict(t)
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = maskValue(e)
-		}
-		return out
-	}
-	return v
+	return redact.Dict(m)
 }
 
 // maskInstanceInfo masks instance_info: secrets as driver_info, and
 // image_url and configdrive whenever set.
 func maskInstanceInfo(m map[string]any) map[string]any {
 	out := maskDict(m)
+	copied := false
 	for _, k := range []string{"image_url", "configdrive"} {
-		if v, ok := out[k]; ok && v != nil && v != "" {
+		if v, ok := out[k]; ok && v != nil && v != "" && v != Masked {
+			if !copied {
+				out, copied = maps.Clone(out), true
+			}
 			out[k] = Masked
 		}
 	}
 	return out
+}
+
+// maskView masks, in place, every field of a resource's view that may hold
+// a secret: each JSON document (driver_info, extra, properties, …) with
+// maskDict, instance_info with maskInstanceInfo, and the free texts
+// (last_error, maintenance_reason, description) with redact.Text. Views
+// are built unmasked so that a PATCH applies to the stored values
+// (nodeDoc and the like); every answer passes through here.
+func maskView(view map[string]any) map[string]any {
+	for k, v := range view {
+		switch t := v.(type) {
+		case map[string]any:
+			if k == "instance_info" {
+				view[k] = maskInstanceInfo(t)
+			} else {
+				view[k] = maskDict(t)
+			}
+		case string:
+			if k == "last_error" || k == "maintenance_reason" || k == "description" {
+				view[k] = redact.Text(t)
+			}
+		}
+	}
+	return view
 }

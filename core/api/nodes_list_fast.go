@@ -14,6 +14,7 @@ import (
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/plugins/redact"
 	"github.com/uptrace/bun"
 )
 
@@ -46,6 +47,16 @@ func nullString(b []byte, s sql.NullString) []byte {
 func textField(col string, get func(n *db.NodeScalars) *sql.NullString) scalarField {
 	return scalarField{column: col, write: func(b []byte, n *db.NodeScalars, _ version.Version) []byte {
 		return nullString(b, *get(n))
+	}}
+}
+
+// maskedTextField is textField for a free text that may quote a
+// credential, masked as maskView masks it.
+func maskedTextField(col string, get func(n *db.NodeScalars) *sql.NullString) scalarField {
+	return scalarField{column: col, write: func(b []byte, n *db.NodeScalars, _ version.Version) []byte {
+		s := *get(n)
+		s.String = redact.Text(s.String)
+		return nullString(b, s)
 	}}
 }
 
@@ -83,8 +94,8 @@ var nodeScalarFields = map[string]scalarField{
 	}},
 	"name":                   textField("name", func(n *db.NodeScalars) *sql.NullString { return &n.Name }),
 	"instance_uuid":          textField("instance_uuid", func(n *db.NodeScalars) *sql.NullString { return &n.InstanceUUID }),
-	"last_error":             textField("last_error", func(n *db.NodeScalars) *sql.NullString { return &n.LastError }),
-	"maintenance_reason":     textField("maintenance_reason", func(n *db.NodeScalars) *sql.NullString { return &n.MaintenanceReason }),
+	"last_error":             maskedTextField("last_error", func(n *db.NodeScalars) *sql.NullString { return &n.LastError }),
+	"maintenance_reason":     maskedTextField("maintenance_reason", func(n *db.NodeScalars) *sql.NullString { return &n.MaintenanceReason }),
 	"reservation":            textField("reservation", func(n *db.NodeScalars) *sql.NullString { return &n.Reservation }),
 	"power_state":            textField("power_state", func(n *db.NodeScalars) *sql.NullString { return &n.PowerState }),
 	"target_power_state":     textField("target_power_state", func(n *db.NodeScalars) *sql.NullString { return &n.TargetPowerState }),

@@ -20,17 +20,7 @@ var nodePatch = patchRules{
 // nodeDoc is the unmasked document a node PATCH applies to: every field
 // the request's version shows (masking happens only on the way out).
 func (s *server) nodeDoc(r *http.Request, n *objects.Node) (map[string]any, error) {
-	view, err := s.nodeView(r, n, chassisUUIDs{})
-	if err != nil {
-		return nil, err
-	}
-	for f, val := range map[string]map[string]any{"driver_info": n.DriverInfo,
-		"instance_info": n.InstanceInfo, "driver_internal_info": n.DriverInternalInfo} {
-		if _, ok := view[f]; ok {
-			view[f] = orEmpty(val)
-		}
-	}
-	return view, nil
+	return s.unmaskedNodeView(r, n, chassisUUIDs{})
 }
 
 // patchNode serves PATCH /v1/nodes/{node}: JSON patch, validated here and

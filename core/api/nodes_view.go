@@ -70,6 +70,16 @@ func (s *server) chassisUUID(ctx context.Context, cache chassisUUIDs, id *int64)
 // nodeView is the node as Ironic shows it at the request's version, with
 // secrets masked and newer fields hidden.
 func (s *server) nodeView(r *http.Request, n *objects.Node, cache chassisUUIDs) (map[string]any, error) {
+	view, err := s.unmaskedNodeView(r, n, cache)
+	if err != nil {
+		return nil, err
+	}
+	return maskView(view), nil
+}
+
+// unmaskedNodeView is nodeView before masking: the document a PATCH
+// applies to.
+func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassisUUIDs) (map[string]any, error) {
 	v := VersionFrom(r.Context())
 	chassis, err := s.chassisUUID(r.Context(), cache, n.ChassisID)
 	if err != nil {
@@ -82,15 +92,15 @@ func (s *server) nodeView(r *http.Request, n *objects.Node, cache chassisUUIDs) 
 	view := map[string]any{
 		"uuid": n.UUID, "created_at": isoTime(n.CreatedAt), "updated_at": isoTimePtr(n.UpdatedAt),
 		"chassis_uuid": chassis, "console_enabled": n.ConsoleEnabled, "driver": n.Driver,
-		"driver_info": maskDict(n.DriverInfo), "extra": orEmpty(n.Extra),
-		"instance_info": maskInstanceInfo(n.InstanceInfo), "instance_uuid": strOrNil(n.InstanceUUID),
+		"driver_info": orEmpty(n.DriverInfo), "extra": orEmpty(n.Extra),
+		"instance_info": orEmpty(n.InstanceInfo), "instance_uuid": strOrNil(n.InstanceUUID),
 		"last_error": strOrNil(n.LastError), "maintenance": n.Maintenance,
 		"maintenance_reason": strOrNil(n.MaintenanceReason), "power_state": strOrNil(n.PowerState),
 		"properties": orEmpty(n.Properties), "provision_state": prov,
 		"provision_updated_at": isoTimePtr(n.ProvisionUpdatedAt), "reservation": strOrNil(n.Reservation),
 		"target_power_state": strOrNil(n.TargetPowerState), "target_provision_state": strOrNil(n.TargetProvisionState),
 		"links": resourceLinks(r, "nodes", n.UUID), "ports": resourceLinks(r, "nodes", n.UUID+"/ports"),
-		"driver_internal_info": maskDict(n.DriverInternalInfo), "name": strOrNil(n.Name),
+		"driver_internal_info": orEmpty(n.DriverInternalInfo), "name": strOrNil(n.Name),
 		"inspection_started_at": isoTimePtr(n.InspectionStartedAt), "inspection_finished_at": isoTimePtr(n.InspectionFinishedAt),
 		"clean_step": orEmpty(n.CleanStep), "raid_config": orEmpty(n.RAIDConfig), "target_raid_config": orEmpty(n.TargetRAIDConfig),
 		"states": resourceLinks(r, "nodes", n.UUID+"/states"), "network_interface": strOrNil(n.NetworkInterface),

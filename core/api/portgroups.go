@@ -26,7 +26,19 @@ var portgroupPatch = patchRules{
 // defaultPortgroupMode is Ironic's [DEFAULT] default_portgroup_mode.
 const defaultPortgroupMode = "active-backup"
 
+// portgroupView is the portgroup as Ironic shows it at the request's
+// version, with secrets masked.
 func (s *server) portgroupView(r *http.Request, pg *objects.Portgroup, nodes *uuidCache) (map[string]any, error) {
+	view, err := s.unmaskedPortgroupView(r, pg, nodes)
+	if err != nil {
+		return nil, err
+	}
+	return maskView(view), nil
+}
+
+// unmaskedPortgroupView is portgroupView before masking: the document a
+// PATCH applies to.
+func (s *server) unmaskedPortgroupView(r *http.Request, pg *objects.Portgroup, nodes *uuidCache) (map[string]any, error) {
 	nodeID := pg.NodeID
 	nu, err := nodes.get(r.Context(), &nodeID)
 	if err != nil {

@@ -86,7 +86,7 @@ func (s *server) patchPortgroup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	doc, err := s.portgroupView(r, g, s.uuids("Node"))
+	doc, err := s.unmaskedPortgroupView(r, g, s.uuids("Node"))
 	if err != nil {
 		return err
 	}

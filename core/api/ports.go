@@ -32,7 +32,19 @@ const (
 	parentPortgroup
 )
 
+// portView is the port as Ironic shows it at the request's version, with
+// secrets masked.
 func (s *server) portView(r *http.Request, p *objects.Port, nodes, pgs *uuidCache) (map[string]any, error) {
+	view, err := s.unmaskedPortView(r, p, nodes, pgs)
+	if err != nil {
+		return nil, err
+	}
+	return maskView(view), nil
+}
+
+// unmaskedPortView is portView before masking: the document a PATCH
+// applies to.
+func (s *server) unmaskedPortView(r *http.Request, p *objects.Port, nodes, pgs *uuidCache) (map[string]any, error) {
 	nodeID := p.NodeID
 	nu, err := nodes.get(r.Context(), &nodeID)
 	if err != nil {

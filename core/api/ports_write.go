@@ -73,9 +73,9 @@ func (s *server) taken(ctx context.Context, table, col string, val any, self int
 		Where("id != ?", self).Exists(ctx)
 }
 
-// portDoc is the document a port PATCH applies to.
+// portDoc is the (unmasked) document a port PATCH applies to.
 func (s *server) portDoc(r *http.Request, p *objects.Port) (map[string]any, error) {
-	return s.portView(r, p, s.uuids("Node"), s.uuids("Portgroup"))
+	return s.unmaskedPortView(r, p, s.uuids("Node"), s.uuids("Portgroup"))
 }
 
 // patchPort serves PATCH /v1/ports/{port}, saved by the node's conductor.

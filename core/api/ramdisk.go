@@ -109,7 +109,7 @@ func (s *server) lookup(w http.ResponseWriter, r *http.Request) error {
 func (s *server) writeLookup(w http.ResponseWriter, r *http.Request, n *objects.Node, token any) error {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"node": map[string]any{
-			"uuid": n.UUID, "properties": orEmpty(n.Properties), "instance_info": maskInstanceInfo(n.InstanceInfo),
+			"uuid": n.UUID, "properties": maskDict(n.Properties), "instance_info": maskInstanceInfo(n.InstanceInfo),
 			"driver_internal_info": maskDict(n.DriverInternalInfo), "links": resourceLinks(r, "nodes", n.UUID),
 		},
 		"config": map[string]any{

@@ -13,6 +13,7 @@ import (
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/plugins"
 	"github.com/rivetmetal/rivet/plugins/host"
+	"github.com/rivetmetal/rivet/plugins/redact"
 )
 
 // Hardware is what the conductor calls on the driver serving one hardware
@@ -155,11 +156,15 @@ func pluginNode(n *objects.Node) plugins.Node {
 }
 
 // bmcOf names a node's BMC for messages and the power-sync per-BMC key:
-// its address (and port), never credentials.
+// its address (and port), never credentials: an address written with
+// userinfo (https://user:pw@bmc) is masked.
 func bmcOf(n *objects.Node) string { return bmcOfInfo(n.DriverInfo) }
 
 // bmcOfInfo is bmcOf from a node's driver_info.
-func bmcOfInfo(info map[string]any) string {
+func bmcOfInfo(info map[string]any) string { return redact.Text(bmcAddress(info)) }
+
+// bmcAddress is bmcOfInfo before masking.
+func bmcAddress(info map[string]any) string {
 	str := func(k string) string {
 		if v, ok := info[k]; ok && v != nil {
 			return strings.TrimSpace(fmt.Sprint(v))

@@ -170,13 +170,16 @@ func TestDriverErrors(t *testing.T) {
 	if class, code := classOf(err); class != "InvalidState" || code != http.StatusConflict {
 		t.Fatalf("destroy active: %v (%s %d)", err, class, code)
 	}
-	// A failing deploy lands in deploy failed with last_error.
-	h.hw.set(func(f *hookedFake) { f.failDeploy = errors.New("image unreachable") })
+	// A failing deploy lands in deploy failed with last_error, stored with
+	// the credentials the driver's error quoted masked.
+	h.hw.set(func(f *hookedFake) {
+		f.failDeploy = errors.New("image https://mirror:ImgPw@mirror.example/img.qcow2?token=Tok unreachable")
+	})
 	if err := h.api.DoNodeDeploy(ctx, n, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := h.waitState(n.UUID, "deploy failed")
-	if want := "Driver fake-hardware failed to deploy: image unreachable"; deref(got.LastError) != want {
+	if want := "Driver fake-hardware failed to deploy: image https://***:***@mirror.example/img.qcow2?token=*** unreachable"; deref(got.LastError) != want {
 		t.Fatalf("last_error %q, want %q", deref(got.LastError), want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/plugins/redact"
 )
 
 // TaskManager takes, renews and releases node leases for one conductor
@@ -168,11 +169,25 @@ func (t *Task) Lost() bool { return t.lost.Load() }
 
 // Save writes the node's changes if this task still holds its lease.
 func (t *Task) Save(ctx context.Context) error {
+	maskLastError(t.Node)
 	err := t.tm.store.SaveFenced(ctx, t.Node, t.tm.holder, t.epoch)
 	if errors.Is(err, db.ErrLeaseLost) {
 		t.lost.Store(true)
 	}
 	return err
+}
+
+// maskLastError hides the credentials a driver's or a BMC's error text
+// quoted (a URL's userinfo, a password=… pair; plugins/redact) before
+// last_error is written: every API reader sees it, the database and its
+// backups keep it, and no driver needs it back.
+func maskLastError(n *objects.Node) {
+	if n.LastError == nil {
+		return
+	}
+	if m := redact.Text(*n.LastError); m != *n.LastError {
+		n.LastError = &m
+	}
 }
 
 // Release stops renewing and frees the lease, presenting the fencing

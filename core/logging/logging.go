@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+
+	"github.com/rivetmetal/rivet/plugins/redact"
 )
 
 // Formats lists the accepted log formats, as [DEFAULT] log_format declares them.
@@ -14,7 +16,10 @@ var Formats = []string{"text", "json"}
 var Levels = []string{"debug", "info", "warn", "error"}
 
 // New returns a logger writing to w in format ("text" or "json") at level
-// (one of Levels), and the LevelVar that controls it at runtime.
+// (one of Levels), and the LevelVar that controls it at runtime. Every
+// record is masked (redact.Attr): secret-named attributes, and URL
+// credentials and secret key=value pairs in the message, string values,
+// errors, maps and lists.
 func New(w io.Writer, format, level string) (*slog.Logger, *slog.LevelVar, error) {
 	lvl, err := ParseLevel(level)
 	if err != nil {
@@ -22,7 +27,7 @@ func New(w io.Writer, format, level string) (*slog.Logger, *slog.LevelVar, error
 	}
 	lv := new(slog.LevelVar)
 	lv.Set(lvl)
-	opts := &slog.HandlerOptions{Level: lv}
+	opts := &slog.HandlerOptions{Level: lv, ReplaceAttr: redact.Attr}
 	var h slog.Handler
 	switch strings.ToLower(format) {
 	case "text":

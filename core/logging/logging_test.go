@@ -3,6 +3,7 @@ package logging
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -67,5 +68,34 @@ func TestParseLevelAcceptsEveryDeclaredLevel(t *testing.T) {
 		if _, err := ParseLevel(l); err != nil {
 			t.Errorf("ParseLevel(%q): %v", l, err)
 		}
+	}
+}
+
+// TestLoggerMasksSecrets captures what the process logger writes, in both
+// formats, for a record carrying a BMC password every way a caller could
+// slip it in: message, attribute named like a secret, URL, error text,
+// driver_info map, scoped With attributes.
+func TestLoggerMasksSecrets(t *testing.T) {
+	const pw = "Sup3rSecret"
+	url := "redfish+https://admin:" + pw + "@[fe80::1]:443/redfish/v1"
+	for _, format := range Formats {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			log, _, err := New(&buf, format, "debug")
+			if err != nil {
+				t.Fatal(err)
+			}
+			log = log.With("node", "n1", "address", url)
+			log.Warn("power action failed: "+url, "error", errors.New(`redfish: Get "`+url+`": connection refused`),
+				"redfish_password", pw, "driver_info", map[string]any{"redfish_address": url, "ipmi_password": pw},
+				"cmd", "ipmitool -P x password="+pw)
+			out := buf.String()
+			if strings.Contains(out, pw) {
+				t.Fatalf("log shows the password:\n%s", out)
+			}
+			if !strings.Contains(out, "redfish+https://***:***@[fe80::1]:443/redfish/v1") {
+				t.Errorf("log lacks the masked URL:\n%s", out)
+			}
+		})
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +20,7 @@ import (
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/config"
 	"github.com/rivetmetal/rivet/core/keyring"
+	"github.com/rivetmetal/rivet/core/logging"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
@@ -40,6 +41,18 @@ const (
 )
 
 var secrets = []string{bmcPassword, wrongPassword, fakePassword, newPassword}
+
+// Credentials outside driver_info's password keys: in URLs (a BMC address,
+// an image URL) and under secret-named keys of extra. They are masked on
+// the way out but stored as given (only driver_info's secret keys are
+// encrypted at rest), so the raw rows are not scanned for them.
+const (
+	addrURLPassword = "Sanderl1ng-addr-canary-4417" // userinfo of a redfish_address
+	isoURLPassword  = "Dunl1n-iso-canary-9031"      // userinfo of instance_info boot_iso
+	extraToken      = "Turnst0ne-extra-canary-3388" // extra's api_token
+)
+
+var urlSecrets = []string{addrURLPassword, isoURLPassword, extraToken}
 
 var fakeBin, redfishBin string
 
@@ -95,7 +108,10 @@ type stack struct {
 func newStack(t *testing.T) *stack {
 	t.Helper()
 	out := &sink{}
-	log := slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log, _, err := logging.New(out, "json", "debug") // the services' own logger, masking included
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	mgr, err := host.New(host.Config{Logger: log.With("component", "plugins"), WatchInterval: -1,
 		BuiltIn: map[string]host.Command{"fake": {Path: fakeBin}, "redfish": {Path: redfishBin}}})
@@ -257,6 +273,26 @@ func TestNoPasswordInLogsOrResponses(t *testing.T) {
 	// Bad input echoing driver_info must not echo the password either.
 	s.call("PATCH", "/v1/nodes/rf-bad", `[{"op":"replace","path":"/driver_info","value":"`+newPassword+`"}]`, 400)
 
+	// Credentials inside URLs and under secret-named extra keys: a BMC
+	// address with userinfo (the driver refuses it), an image URL with
+	// userinfo the driver hands to the BMC, a token in extra.
+	s.call("POST", "/v1/nodes", fmt.Sprintf(`{"name":"rf-url","driver":"redfish","driver_info":{"redfish_address":%q,`+
+		`"redfish_system_id":"/redfish/v1/Systems/node-1","redfish_username":%q,"redfish_password":%q},"extra":{"api_token":%q}}`,
+		strings.Replace(bmc.URL, "://", "://admin:"+addrURLPassword+"@", 1), sim.DefaultUsername, bmcPassword, extraToken), 201)
+	s.call("GET", "/v1/nodes/rf-url/validate", "", 200)
+	s.call("PUT", "/v1/nodes/rf-url/states/provision", `{"target":"manage"}`, 202)
+	s.wait(s.call("GET", "/v1/nodes/rf-url", "", 200)["uuid"].(string), "enroll")
+	s.call("PATCH", "/v1/nodes/rf-url", `[{"op":"replace","path":"/driver_info/redfish_address","value":"`+bmc.URL+`"},`+
+		`{"op":"add","path":"/instance_info/boot_iso","value":"http://mirror:`+isoURLPassword+`@images.example.test/deploy.iso"}]`, 200)
+	s.call("PUT", "/v1/nodes/rf-url/states/provision", `{"target":"manage"}`, 202)
+	urlNode := s.wait(s.call("GET", "/v1/nodes/rf-url", "", 200)["uuid"].(string), "manageable")
+	s.call("PUT", "/v1/nodes/rf-url/states/provision", `{"target":"provide"}`, 202)
+	s.wait(urlNode["uuid"].(string), "available")
+	s.call("PUT", "/v1/nodes/rf-url/states/provision", `{"target":"active"}`, 202)
+	s.wait(urlNode["uuid"].(string), "active")
+	s.call("GET", "/v1/nodes/detail", "", 200)
+	s.call("GET", "/v1/nodes?fields=driver_info,instance_info,extra,last_error", "", 200)
+
 	var lastErrors []string
 	if err := s.dbh.Bun().NewSelect().Table(db.TableNodes).Column("last_error").Where("last_error IS NOT NULL").
 		Scan(context.Background(), &lastErrors); err != nil {
@@ -271,9 +307,12 @@ func TestNoPasswordInLogsOrResponses(t *testing.T) {
 		!strings.Contains(captured, `"component":"api"`) {
 		t.Errorf("the scan missed a component's logs; captured:\n%s", captured)
 	}
-	for _, pw := range secrets {
-		for what, text := range map[string]string{"logs and responses": captured, "last_error": strings.Join(lastErrors, "\n"),
-			"driver_info rows": strings.Join(rows, "\n")} {
+	for _, pw := range append(slices.Clone(secrets), urlSecrets...) {
+		texts := map[string]string{"logs and responses": captured, "last_error": strings.Join(lastErrors, "\n")}
+		if slices.Contains(secrets, pw) {
+			texts["driver_info rows"] = strings.Join(rows, "\n")
+		}
+		for what, text := range texts {
 			if i := strings.Index(text, pw); i >= 0 {
 				t.Errorf("password %q found in %s: …%s…", pw, what, text[max(0, i-300):min(len(text), i+100)])
 			}
