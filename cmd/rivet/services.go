@@ -20,7 +20,7 @@ var releaseTable = release.Default
 // process named name whose services rows are binaries on [DEFAULT] host.
 func newGuard(dbh *db.DB, cfg *config.Config, name string, log *slog.Logger, binaries ...string) *upgrade.Guard {
 	return upgrade.NewGuard(dbh, releaseTable(), upgrade.GuardOptions{Name: name, Hostname: cfg.Default.Host,
-		Binaries: binaries, Timeout: cfg.Conductor.HeartbeatTimeout, Logger: log})
+		Binaries: binaries, Timeout: cfg.Conductor.HeartbeatTimeout, ForgetTimeout: cfg.Default.ServiceForgetTimeout, Logger: log})
 }
 
 // isTooOld reports whether err says a newer release was finalized than

@@ -28,6 +28,9 @@ type Peer struct {
 	Name           string
 	Release        string
 	ServiceVersion int
+	// Note, when set, says why a peer that is not live still counts and
+	// how an operator lets it go; refusals naming the peer append it.
+	Note string
 }
 
 // Oldest returns the peer with the lowest service version; ok is false for
@@ -93,10 +96,14 @@ type PinTooNewError struct {
 }
 
 func (e *PinTooNewError) Error() string {
+	note := ""
+	if e.Oldest.Note != "" {
+		note = " (" + e.Oldest.Note + ")"
+	}
 	return fmt.Sprintf("this %s would use release %s (service version %d) but %s runs release %s (service version %d), "+
 		"which cannot read what %s writes: set [DEFAULT] pin_release_version = %s (or auto) until every service runs the new release",
 		e.Binary, e.Effective.Release(), e.Effective.ServiceVersion, e.Oldest.Name, e.Oldest.Release, e.Oldest.ServiceVersion,
-		e.Effective.Release(), e.OldestRelease.Version)
+		e.Effective.Release(), e.OldestRelease.Version) + note
 }
 
 // CheckFinalized refuses (*ServiceTooOldError) to run this code, HEAD of t,

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -34,9 +35,17 @@ type GuardOptions struct {
 	// they are not "other" services (all-in-one registers two).
 	Hostname string
 	Binaries []string
-	// Timeout is the heartbeat age beyond which a service is not live.
+	// Timeout is the heartbeat age beyond which a service is not live
+	// ([conductor] heartbeat_timeout); only the skew check at start reads
+	// liveness.
 	Timeout time.Duration
-	Logger  *slog.Logger
+	// ForgetTimeout is the heartbeat age beyond which a service that is
+	// not live stops counting ([DEFAULT] service_forget_timeout; 0 means
+	// db.DefaultServiceForgetTimeout). Until then, or until `rivet upgrade
+	// forget`, it is "unknown", not gone: the auto pin and the finalized
+	// release still count it.
+	ForgetTimeout time.Duration
+	Logger        *slog.Logger
 }
 
 // NewGuard returns a Guard over d for a process running HEAD of table.
@@ -46,6 +55,9 @@ func NewGuard(d *db.DB, table *release.Table, o GuardOptions) *Guard {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = db.DefaultServiceTimeout
+	}
+	if o.ForgetTimeout <= 0 {
+		o.ForgetTimeout = db.DefaultServiceForgetTimeout
 	}
 	return &Guard{db: d, table: table, opts: o}
 }
@@ -65,14 +77,20 @@ func (g *Guard) Start(ctx context.Context, pn *release.Pinner) error {
 	if err := g.checkFinalized(ctx); err != nil {
 		return err
 	}
-	live, err := g.db.LiveServices(ctx, g.opts.Timeout)
+	known, now, err := g.known(ctx)
 	if err != nil {
 		return err
 	}
-	if err := g.table.CheckSkew(g.opts.Name, g.others(live)); err != nil {
+	var live []db.Service
+	for _, s := range known {
+		if s.State(now, g.liveness()) == db.ServiceLive {
+			live = append(live, s)
+		}
+	}
+	if err := g.table.CheckSkew(g.opts.Name, g.others(live, now)); err != nil {
 		return err
 	}
-	_, err = g.use(ctx, pn, pn.Pin(), live, true)
+	_, err = g.use(ctx, pn, pn.Pin(), known, now, true)
 	return err
 }
 
@@ -88,15 +106,17 @@ func (g *Guard) CheckRunning(ctx context.Context) error { return g.checkFinalize
 func (g *Guard) Apply(ctx context.Context, pn *release.Pinner, p release.Pin) (release.Entry, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	live, err := g.db.LiveServices(ctx, g.opts.Timeout)
+	known, now, err := g.known(ctx)
 	if err != nil {
 		return pn.Effective(), err
 	}
-	return g.use(ctx, pn, p, live, false)
+	return g.use(ctx, pn, p, known, now, false)
 }
 
-// Follow recomputes an auto pin from the live services (each heartbeat),
-// as Apply does for a new pin. Other pins are left alone.
+// Follow recomputes an auto pin from the known services (each heartbeat),
+// as Apply does for a new pin. Other pins are left alone. A service that
+// stopped heartbeating still counts (ForgetTimeout), so missed heartbeats
+// alone, or a database outage that stops every heartbeat, never unpin.
 func (g *Guard) Follow(ctx context.Context, pn *release.Pinner) (release.Entry, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -104,24 +124,51 @@ func (g *Guard) Follow(ctx context.Context, pn *release.Pinner) (release.Entry, 
 	if p.Mode != release.PinAuto {
 		return pn.Effective(), nil
 	}
-	live, err := g.db.LiveServices(ctx, g.opts.Timeout)
+	known, now, err := g.known(ctx)
 	if err != nil {
 		return pn.Effective(), err
 	}
-	return g.use(ctx, pn, p, live, false)
+	return g.use(ctx, pn, p, known, now, false)
 }
 
-// use resolves p against live, checks and advances when the effective
-// release changes (always at start), then sets pn.
-func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, live []db.Service, start bool) (release.Entry, error) {
+func (g *Guard) liveness() db.Liveness {
+	return db.Liveness{Timeout: g.opts.Timeout, Forget: g.opts.ForgetTimeout}
+}
+
+// known reads the services that count (not gone: live, unknown or stopped)
+// and the database clock they were classified at.
+func (g *Guard) known(ctx context.Context) ([]db.Service, time.Time, error) {
+	now, err := g.db.Now(ctx)
+	if err != nil {
+		return nil, now, err
+	}
+	all, err := g.db.Services(ctx)
+	if err != nil {
+		return nil, now, err
+	}
+	var known []db.Service
+	for _, s := range all {
+		if s.State(now, g.liveness()).Known() {
+			known = append(known, s)
+		}
+	}
+	return known, now, nil
+}
+
+// use resolves p against the known services, checks and advances when the
+// effective release changes (always at start), then sets pn. The watermark
+// thus advances to R only when every known service (this one included)
+// runs R or newer: an auto pin is the oldest release among them, and
+// CheckEffective refuses any other pin above it.
+func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, known []db.Service, now time.Time, start bool) (release.Entry, error) {
 	versions := []int{g.table.Head().ServiceVersion}
-	for _, s := range live {
+	for _, s := range known {
 		versions = append(versions, s.ServiceVersion)
 	}
 	cur := pn.Effective()
 	e := g.table.Resolve(p, versions)
 	if start || e.Version != cur.Version {
-		if err := g.table.CheckEffective(g.opts.Name, e, g.others(live)); err != nil {
+		if err := g.table.CheckEffective(g.opts.Name, e, g.others(known, now)); err != nil {
 			return cur, err
 		}
 		fr, advanced, err := g.db.AdvanceFinalizedRelease(ctx, e.Release(), e.ServiceVersion)
@@ -144,14 +191,31 @@ func (g *Guard) checkFinalized(ctx context.Context) error {
 	return g.table.CheckFinalized(g.opts.Name, release.Finalized{Release: fr.Release, ServiceVersion: fr.ServiceVersion})
 }
 
-// others are the live services that are not this process's rows.
-func (g *Guard) others(live []db.Service) []release.Peer {
+// others are the services of svcs that are not this process's rows, with
+// a note on those not live (classified at now).
+func (g *Guard) others(svcs []db.Service, now time.Time) []release.Peer {
 	var out []release.Peer
-	for _, s := range live {
+	for _, s := range svcs {
 		if s.Hostname == g.opts.Hostname && slices.Contains(g.opts.Binaries, s.Binary) {
 			continue
 		}
-		out = append(out, release.Peer{Name: s.Name(), Release: s.Release, ServiceVersion: s.ServiceVersion})
+		out = append(out, release.Peer{Name: s.Name(), Release: s.Release, ServiceVersion: s.ServiceVersion,
+			Note: NotLiveNote(s, s.State(now, g.liveness()), now)})
 	}
 	return out
+}
+
+// NotLiveNote says why a service that is not live still counts, and how an
+// operator lets it go; "" for a live one.
+func NotLiveNote(s db.Service, st db.ServiceState, now time.Time) string {
+	var what string
+	switch st {
+	case db.ServiceUnknown:
+		what = "has not heartbeated for " + now.Sub(s.UpdatedAt).Round(time.Second).String() + " but may come back"
+	case db.ServiceStopped:
+		what = "stopped " + now.Sub(s.UpdatedAt).Round(time.Second).String() + " ago and may start again"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("%s %s; if it is gone for good, run `rivet upgrade forget %s %s`", s.Name(), what, s.Binary, s.Hostname)
 }

@@ -15,6 +15,10 @@ import (
 type Service struct {
 	db.Service
 	Live bool `json:"live"`
+	// State is live, unknown (online but not heartbeating), stopped or
+	// gone (db.ServiceState); all but gone count for the automatic pin,
+	// the finalized release and the online migration gate.
+	State db.ServiceState `json:"state"`
 	// Speaks is the release table entry the service's version maps to.
 	Speaks string `json:"speaks"`
 }
@@ -34,6 +38,13 @@ type Migration struct {
 	// Pending is the number of objects still to migrate; -1 when the
 	// migration cannot count without running.
 	Pending int `json:"pending"`
+	// Release is the release whose services can read what it writes (the
+	// entry of MinServiceVersion); empty when it needs none.
+	Release string `json:"release,omitempty"`
+	// BlockedBy lists the known services too old for it or pinned below
+	// it: while there are any, `rivet dbsync online-data-migrations`
+	// refuses to run it.
+	BlockedBy []string `json:"blocked_by,omitempty"`
 }
 
 // Finalized is the finalized-release watermark (ARCHITECTURE §4).
@@ -69,9 +80,9 @@ type Status struct {
 	Migrations []Migration       `json:"online_migrations"`
 }
 
-// Collect reads the status. timeout is the heartbeat age beyond which a
-// service counts as dead.
-func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemigrations.Registry, timeout time.Duration) (*Status, error) {
+// Collect reads the status. lv classifies the services rows: live within
+// [conductor] heartbeat_timeout, gone beyond [DEFAULT] service_forget_timeout.
+func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemigrations.Registry, lv db.Liveness) (*Status, error) {
 	st := &Status{Release: release.Current, ServiceVersion: table.Head().ServiceVersion}
 	m, err := migrations.NewMigrator(d)
 	if err != nil {
@@ -83,9 +94,15 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 	if len(st.Schema.Applied) == 0 {
 		return st, nil // empty database: nothing else to read
 	}
-	if err := collectServices(ctx, d, table, timeout, st); err != nil {
+	now, err := d.Now(ctx)
+	if err != nil {
 		return nil, err
 	}
+	svcs, err := d.Services(ctx)
+	if err != nil {
+		return nil, err
+	}
+	collectServices(svcs, now, table, lv, st)
 	if st.Finalized, err = readFinalized(ctx, d); err != nil {
 		return nil, err
 	}
@@ -99,6 +116,12 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 	counts := len(st.Schema.Pending) == 0
 	for _, mg := range reg.Migrations() {
 		pm := Migration{Name: mg.Name, MinServiceVersion: mg.MinServiceVersion, Pending: -1}
+		if e, ok := table.ForServiceVersion(mg.MinServiceVersion); ok && mg.MinServiceVersion > 0 {
+			pm.Release = e.Release()
+		}
+		for _, b := range onlinemigrations.Blocking(svcs, now, lv, table, mg.MinServiceVersion) {
+			pm.BlockedBy = append(pm.BlockedBy, b.String())
+		}
 		if mg.Pending != nil && counts {
 			if pm.Pending, err = mg.Pending(ctx, d); err != nil {
 				return nil, err
@@ -109,28 +132,22 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 	return st, nil
 }
 
-func collectServices(ctx context.Context, d *db.DB, table *release.Table, timeout time.Duration, st *Status) error {
-	svcs, err := d.Services(ctx)
-	if err != nil {
-		return err
-	}
-	now, err := d.Now(ctx)
-	if err != nil {
-		return err
-	}
-	var live []int
+// collectServices classifies svcs at now; auto resolves over the known
+// ones (not gone), as a service's Guard does.
+func collectServices(svcs []db.Service, now time.Time, table *release.Table, lv db.Liveness, st *Status) {
+	var known []int
 	for _, s := range svcs {
-		sv := Service{Service: s, Live: s.IsLive(now, timeout)}
+		state := s.State(now, lv)
+		sv := Service{Service: s, Live: state == db.ServiceLive, State: state}
 		if e, ok := table.ForServiceVersion(s.ServiceVersion); ok {
 			sv.Speaks = e.Label()
 		}
-		if sv.Live {
-			live = append(live, s.ServiceVersion)
+		if state.Known() {
+			known = append(known, s.ServiceVersion)
 		}
 		st.Services = append(st.Services, sv)
 	}
-	st.AutoPin = table.Resolve(release.Pin{Mode: release.PinAuto}, live).Label()
-	return nil
+	st.AutoPin = table.Resolve(release.Pin{Mode: release.PinAuto}, known).Label()
 }
 
 func countObjects(ctx context.Context, d *db.DB) ([]ObjectCount, error) {
