@@ -244,28 +244,15 @@ func (d *DB) LiveServices(ctx context.Context, timeout time.Duration) ([]Service
 	return out, nil
 }
 
-// KnownServices lists the services not gone: every registered service whose
-// last heartbeat (or clean stop) is within forget (service_forget_timeout;
-// 0 means DefaultServiceForgetTimeout) of the database clock, live or not,
-// by binary then hostname. These are what the automatic pin, the finalized
-// release and the online migration gate count (Service.State).
-func (d *DB) KnownServices(ctx context.Context, forget time.Duration) ([]Service, error) {
-	if forget <= 0 {
-		forget = DefaultServiceForgetTimeout
-	}
-	now, err := d.Now(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []Service
-	err = d.bun.NewSelect().Model(&out).
-		Where("? > ?", bun.Ident("updated_at"), now.Add(-forget)).
-		OrderExpr("? ASC, ? ASC", bun.Ident("binary"), bun.Ident("hostname")).
-		Scan(ctx)
-	if err != nil {
-		return nil, d.wrap(err, "list known services")
-	}
-	return out, nil
+// Counts reports whether s counts for rolling-upgrade decisions (the
+// automatic pin, the checks of a pin, the online migration gate) at now:
+// it is known (not gone), and not older than the finalized release
+// finalizedSV (0 for none). A service older than the finalized release can
+// no longer start, and one still running stops at its next heartbeat, so it
+// can no longer hold the fleet back: a refused start (which registers, then
+// marks itself offline) must not pull an automatic pin back down.
+func (s Service) Counts(now time.Time, lv Liveness, finalizedSV int) bool {
+	return s.State(now, lv).Known() && s.ServiceVersion >= finalizedSV
 }
 
 // ForgetService removes a service's row: an operator's word that it is gone

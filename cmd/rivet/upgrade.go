@@ -32,7 +32,7 @@ func upgradeCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:   "status",
-				Usage:  "services with release, service version, pin and liveness; the finalized release; object versions in the database; pending online migrations",
+				Usage:  "services with release, service version, pin and state (live, unknown, stopped, gone); the finalized release; object versions in the database; pending online migrations and what blocks them",
 				Flags:  []cli.Flag{jsonFlag},
 				Action: upgradeStatus,
 			},

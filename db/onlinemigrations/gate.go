@@ -63,15 +63,18 @@ func (b Blocker) String() string {
 
 // Blocking returns the services of svcs (classified at now by lv) that keep
 // a migration needing minServiceVersion from running; table parses their
-// pins. Services that are gone do not count.
-func Blocking(svcs []db.Service, now time.Time, lv db.Liveness, table *release.Table, minServiceVersion int) []Blocker {
+// pins. Gone services do not block, nor do stopped ones older than the
+// finalized release finalizedSV (0 for none): the finalize has shut them
+// out for good. One still running below it (live or unknown) blocks until
+// it stops, which it does at its next heartbeat.
+func Blocking(svcs []db.Service, now time.Time, lv db.Liveness, finalizedSV int, table *release.Table, minServiceVersion int) []Blocker {
 	if minServiceVersion <= 0 {
 		return nil
 	}
 	var out []Blocker
 	for _, s := range svcs {
 		st := s.State(now, lv)
-		if !st.Known() {
+		if !st.Known() || (st == db.ServiceStopped && s.ServiceVersion < finalizedSV) {
 			continue
 		}
 		if s.ServiceVersion < minServiceVersion {
@@ -123,7 +126,16 @@ func (e *NotReadyError) Error() string {
 		"Running it now would break rolling back. Upgrade those services, then unpin them "+
 		"(pin_release_version empty or auto, SIGHUP, conductors first): unpinning finalizes the release and ends the rollback window. "+
 		"A service that is gone for good: `rivet upgrade forget BINARY HOST`. Then re-run",
-		e.Migration, e.Release.Label(), e.MinServiceVersion, strings.Join(parts, "; "))
+		e.Migration, releaseName(e.Release), e.MinServiceVersion, strings.Join(parts, "; "))
+}
+
+// releaseName names e for operators: `0.1 ("anvil")`, or this build's
+// release string for HEAD.
+func releaseName(e release.Entry) string {
+	if e.IsHead() {
+		return release.Current
+	}
+	return e.Label()
 }
 
 // Is makes errors.Is(err, ErrRefused) true.
@@ -171,9 +183,15 @@ func (g Gate) Check(ctx context.Context, ms []Migration) error {
 	if err != nil {
 		return err
 	}
+	fin := 0
+	if fr, err := g.DB.FinalizedRelease(ctx); err != nil {
+		return err
+	} else if fr != nil {
+		fin = fr.ServiceVersion
+	}
 	var errs []error
 	for _, m := range ms {
-		if bs := Blocking(svcs, now, g.Liveness, g.table(), m.MinServiceVersion); len(bs) > 0 {
+		if bs := Blocking(svcs, now, g.Liveness, fin, g.table(), m.MinServiceVersion); len(bs) > 0 {
 			e, _ := g.table().ForServiceVersion(m.MinServiceVersion)
 			errs = append(errs, &NotReadyError{Migration: m.Name, MinServiceVersion: m.MinServiceVersion, Release: e, Blockers: bs})
 		}

@@ -29,6 +29,7 @@ func TestBlocking(t *testing.T) {
 	tests := map[string]struct {
 		svc     db.Service
 		min     int
+		fin     int // finalized service version
 		blocks  bool
 		pinned  bool
 		stateIs db.ServiceState
@@ -47,10 +48,13 @@ func TestBlocking(t *testing.T) {
 		"new empty pin":            {svc: svc(2, str(""), true, 0), min: 2},
 		"pinned 0.1, needs 1":      {svc: svc(2, str("0.1"), true, 0), min: 1},
 		"old, needs nothing":       {svc: svc(1, nil, true, 0), min: 0},
+		"old stopped, finalized":   {svc: svc(1, nil, false, time.Minute), min: 2, fin: 2},
+		"old live, finalized":      {svc: svc(1, nil, true, 0), min: 2, fin: 2, blocks: true, stateIs: db.ServiceLive},
+		"pinned, finalized":        {svc: svc(2, str("0.1"), true, 0), min: 2, fin: 2, blocks: true, pinned: true, stateIs: db.ServiceLive},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			bs := Blocking([]db.Service{tc.svc}, now, lv, tb, tc.min)
+			bs := Blocking([]db.Service{tc.svc}, now, lv, tc.fin, tb, tc.min)
 			if got := len(bs) > 0; got != tc.blocks {
 				t.Fatalf("blocks = %v (%v), want %v", got, bs, tc.blocks)
 			}

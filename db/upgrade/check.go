@@ -95,15 +95,19 @@ func checkObjects(ctx context.Context, d *db.DB, table *release.Table) (Result, 
 }
 
 // checkServices fails when a live service speaks nothing this release
-// knows, warns while known services (live, unknown or stopped) run
-// different service versions, and warns about unknown services: they still
-// count for the automatic pin and the finalized release.
+// knows, warns while the services that count (live, unknown or stopped, not
+// below the finalized release) run different service versions, and warns
+// about unknown ones: they still count for the automatic pin and the
+// finalized release.
 func checkServices(st *Status, table *release.Table) Result {
 	r := Result{Check: "Service versions"}
 	byVersion := map[int][]string{}
 	var unknown, quiet []string
 	for _, s := range st.Services {
-		if !s.State.Known() {
+		if s.Speaks == "" && s.Live {
+			unknown = append(unknown, s.Name())
+		}
+		if !s.Counts {
 			continue
 		}
 		name := s.Name() + " (" + s.Release + ")"
@@ -111,9 +115,6 @@ func checkServices(st *Status, table *release.Table) Result {
 			name = s.Name() + " (" + s.Release + ", " + string(s.State) + ")"
 		}
 		byVersion[s.ServiceVersion] = append(byVersion[s.ServiceVersion], name)
-		if s.Speaks == "" && s.Live {
-			unknown = append(unknown, s.Name())
-		}
 		if s.State == db.ServiceUnknown {
 			quiet = append(quiet, fmt.Sprintf("%s (release %s, last heard from %s)", s.Name(), s.Release, s.UpdatedAt.UTC().Format(time.RFC3339)))
 		}
@@ -155,7 +156,7 @@ func checkPins(st *Status, table *release.Table) Result {
 	head := table.Head().ServiceVersion
 	var pinned []string
 	for _, s := range st.Services {
-		if !s.State.Known() {
+		if !s.Counts {
 			continue
 		}
 		if s.ServiceVersion < head {
@@ -219,6 +220,7 @@ func checkMigrations(st *Status) Result {
 	r := Result{Check: "Online data migrations"}
 	var runnable, blocked []string
 	var raises []string
+	windowOpen := false
 	for _, m := range st.Migrations {
 		if m.Pending <= 0 {
 			continue
@@ -227,6 +229,7 @@ func checkMigrations(st *Status) Result {
 		if len(m.BlockedBy) > 0 {
 			blocked = append(blocked, fmt.Sprintf("%s, blocked until every service runs release %s unpinned, by %s",
 				what, m.Release, strings.Join(m.BlockedBy, ", ")))
+			windowOpen = windowOpen || st.Finalized == nil || st.Finalized.ServiceVersion < m.MinServiceVersion
 			continue
 		}
 		runnable = append(runnable, what)
@@ -240,9 +243,13 @@ func checkMigrations(st *Status) Result {
 	r.Code = Warning
 	var parts []string
 	if len(blocked) > 0 {
-		parts = append(parts, "Pending, not runnable yet: "+strings.Join(blocked, "; ")+
-			". They write what older releases cannot read, so they wait for the end of the upgrade (step 3: every service upgraded, then unpinned); "+
-			"`rivet dbsync online-data-migrations` refuses them until then. Rolling back stays possible meanwhile.")
+		msg := "Pending, not runnable yet: " + strings.Join(blocked, "; ") +
+			". They write what older releases cannot read, so they wait for the end of the upgrade (step 3: every service upgraded, then unpinned); " +
+			"`rivet dbsync online-data-migrations` refuses them until then."
+		if windowOpen {
+			msg += " Rolling back stays possible meanwhile."
+		}
+		parts = append(parts, msg)
 	}
 	if len(runnable) > 0 {
 		msg := "Pending: " + strings.Join(runnable, ", ") + ". Run `rivet dbsync online-data-migrations` until it exits 0; it must finish before the next upgrade."

@@ -77,15 +77,9 @@ func (g *Guard) Start(ctx context.Context, pn *release.Pinner) error {
 	if err := g.checkFinalized(ctx); err != nil {
 		return err
 	}
-	known, now, err := g.known(ctx)
+	known, live, now, err := g.known(ctx)
 	if err != nil {
 		return err
-	}
-	var live []db.Service
-	for _, s := range known {
-		if s.State(now, g.liveness()) == db.ServiceLive {
-			live = append(live, s)
-		}
 	}
 	if err := g.table.CheckSkew(g.opts.Name, g.others(live, now)); err != nil {
 		return err
@@ -106,7 +100,7 @@ func (g *Guard) CheckRunning(ctx context.Context) error { return g.checkFinalize
 func (g *Guard) Apply(ctx context.Context, pn *release.Pinner, p release.Pin) (release.Entry, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	known, now, err := g.known(ctx)
+	known, _, now, err := g.known(ctx)
 	if err != nil {
 		return pn.Effective(), err
 	}
@@ -124,7 +118,7 @@ func (g *Guard) Follow(ctx context.Context, pn *release.Pinner) (release.Entry, 
 	if p.Mode != release.PinAuto {
 		return pn.Effective(), nil
 	}
-	known, now, err := g.known(ctx)
+	known, _, now, err := g.known(ctx)
 	if err != nil {
 		return pn.Effective(), err
 	}
@@ -135,24 +129,33 @@ func (g *Guard) liveness() db.Liveness {
 	return db.Liveness{Timeout: g.opts.Timeout, Forget: g.opts.ForgetTimeout}
 }
 
-// known reads the services that count (not gone: live, unknown or stopped)
-// and the database clock they were classified at.
-func (g *Guard) known(ctx context.Context) ([]db.Service, time.Time, error) {
-	now, err := g.db.Now(ctx)
-	if err != nil {
-		return nil, now, err
+// known reads the services that count (db.Service.Counts: not gone, not
+// older than the finalized release) and the live ones (whatever their
+// release: the skew check reads them), as classified at the database
+// clock now.
+func (g *Guard) known(ctx context.Context) (known, live []db.Service, now time.Time, err error) {
+	if now, err = g.db.Now(ctx); err != nil {
+		return nil, nil, now, err
+	}
+	fin := 0
+	if fr, err := g.db.FinalizedRelease(ctx); err != nil {
+		return nil, nil, now, err
+	} else if fr != nil {
+		fin = fr.ServiceVersion
 	}
 	all, err := g.db.Services(ctx)
 	if err != nil {
-		return nil, now, err
+		return nil, nil, now, err
 	}
-	var known []db.Service
 	for _, s := range all {
-		if s.State(now, g.liveness()).Known() {
+		if s.Counts(now, g.liveness(), fin) {
 			known = append(known, s)
 		}
+		if s.State(now, g.liveness()) == db.ServiceLive {
+			live = append(live, s)
+		}
 	}
-	return known, now, nil
+	return known, live, now, nil
 }
 
 // use resolves p against the known services, checks and advances when the

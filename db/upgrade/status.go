@@ -19,6 +19,9 @@ type Service struct {
 	// gone (db.ServiceState); all but gone count for the automatic pin,
 	// the finalized release and the online migration gate.
 	State db.ServiceState `json:"state"`
+	// Counts is false for a service that no longer holds the upgrade back:
+	// gone, or older than the finalized release (db.Service.Counts).
+	Counts bool `json:"counts"`
 	// Speaks is the release table entry the service's version maps to.
 	Speaks string `json:"speaks"`
 }
@@ -102,10 +105,14 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 	if err != nil {
 		return nil, err
 	}
-	collectServices(svcs, now, table, lv, st)
 	if st.Finalized, err = readFinalized(ctx, d); err != nil {
 		return nil, err
 	}
+	fin := 0
+	if st.Finalized != nil {
+		fin = st.Finalized.ServiceVersion
+	}
+	collectServices(svcs, now, table, lv, fin, st)
 	if st.Objects, err = countObjects(ctx, d); err != nil {
 		return nil, err
 	}
@@ -119,7 +126,7 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 		if e, ok := table.ForServiceVersion(mg.MinServiceVersion); ok && mg.MinServiceVersion > 0 {
 			pm.Release = e.Release()
 		}
-		for _, b := range onlinemigrations.Blocking(svcs, now, lv, table, mg.MinServiceVersion) {
+		for _, b := range onlinemigrations.Blocking(svcs, now, lv, fin, table, mg.MinServiceVersion) {
 			pm.BlockedBy = append(pm.BlockedBy, b.String())
 		}
 		if mg.Pending != nil && counts {
@@ -132,17 +139,18 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 	return st, nil
 }
 
-// collectServices classifies svcs at now; auto resolves over the known
-// ones (not gone), as a service's Guard does.
-func collectServices(svcs []db.Service, now time.Time, table *release.Table, lv db.Liveness, st *Status) {
+// collectServices classifies svcs at now; auto resolves over those that
+// count (known, not below the finalized release fin), as a service's Guard
+// does.
+func collectServices(svcs []db.Service, now time.Time, table *release.Table, lv db.Liveness, fin int, st *Status) {
 	var known []int
 	for _, s := range svcs {
 		state := s.State(now, lv)
-		sv := Service{Service: s, Live: state == db.ServiceLive, State: state}
+		sv := Service{Service: s, Live: state == db.ServiceLive, State: state, Counts: s.Counts(now, lv, fin)}
 		if e, ok := table.ForServiceVersion(s.ServiceVersion); ok {
 			sv.Speaks = e.Label()
 		}
-		if state.Known() {
+		if sv.Counts {
 			known = append(known, s.ServiceVersion)
 		}
 		st.Services = append(st.Services, sv)

@@ -180,7 +180,38 @@ func TestForgetServiceNotFoundAndBack(t *testing.T) {
 	if err := dbh.HeartbeatService(ctx, "api-1", db.BinaryAPI); !errors.Is(err, db.ErrNotFound) {
 		t.Fatalf("heartbeat of a forgotten service: %v, want ErrNotFound (so it registers again)", err)
 	}
-	if known, err := dbh.KnownServices(ctx, 0); err != nil || len(known) != 0 {
-		t.Fatalf("known after forget: %v %v", known, err)
+	if all, err := dbh.Services(ctx); err != nil || len(all) != 0 {
+		t.Fatalf("services after forget: %v %v", all, err)
+	}
+}
+
+// After the finalize, an old service refused at start (it registers, then
+// marks itself offline) leaves a stopped row below the finalized release:
+// it must neither pull an automatic pin back down nor refuse an unpin.
+func TestRowsBelowTheFinalizedReleaseDoNotCount(t *testing.T) {
+	ctx := context.Background()
+	dbh := dbtest.Open(t, db.SQLite)
+	tb := dbtest.Releases(t)
+	r01, _ := tb.Lookup("0.1")
+	if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "api-new", Binary: db.BinaryAPI, Release: release.Current,
+		ServiceVersion: tb.Head().ServiceVersion, Pin: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	g := NewGuard(dbh, tb, GuardOptions{Name: db.BinaryAPI, Hostname: "api-new", Binaries: []string{db.BinaryAPI}})
+	pn := release.NewPinner(tb, release.Pin{Mode: release.PinAuto})
+	if err := g.Start(ctx, pn); err != nil || !pn.Effective().IsHead() {
+		t.Fatalf("start: %v, effective %s", err, pn.Effective().Label())
+	}
+	if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "old-api", Binary: db.BinaryAPI, Release: "0.1.1", ServiceVersion: r01.ServiceVersion}); err != nil {
+		t.Fatal(err)
+	}
+	if err := dbh.MarkServiceOffline(ctx, "old-api", db.BinaryAPI); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := g.Follow(ctx, pn); err != nil || !e.IsHead() {
+		t.Fatalf("auto beside a refused 0.1 row: %s, %v", e.Label(), err)
+	}
+	if e, err := g.Apply(ctx, pn, release.Pin{Mode: release.PinLatest}); err != nil || !e.IsHead() {
+		t.Fatalf("unpin beside a refused 0.1 row: %s, %v", e.Label(), err)
 	}
 }
