@@ -58,7 +58,9 @@ func defaultSection() section {
 			"Used for rolling upgrades. Pins the REST API maximum microversion, the conductor "+
 				"RPC API version and the versions of objects written to the database to those of "+
 				"a release, so that services of that release keep working. Empty means the latest "+
-				"versions of this code; \"auto\" follows the oldest release among live services. "+
+				"versions of this code; \"auto\" follows the oldest release among the services "+
+				"registered in the database, heartbeating or not, until they are forgotten (see "+
+				"service_forget_timeout). "+
 				"Valid values: "+strings.Join(release.Default().PinValues(), ", ")+".").
 			reloadable(),
 		strOpt("auth_strategy", "noauth", func(c *Config) *string { return &c.Default.AuthStrategy },

@@ -163,9 +163,11 @@ func (t *Table) CheckSkew(binary string, others []Peer) error {
 		Oldest: oldest, Speaks: speaks, SpeaksOK: known, Next: t.nextAfter(oldest.ServiceVersion)}
 }
 
-// CheckEffective refuses (*PinTooNewError) to use effective beside live
+// CheckEffective refuses (*PinTooNewError) to use effective beside other
 // services (this one excluded) of which the oldest has a lower service
-// version: it could not read objects written at effective's versions.
+// version: it could not read objects written at effective's versions. The
+// guard passes every service that counts, live or not (a quiet one may come
+// back), so a refusal may name one that is not live: its Peer.Note says so.
 func (t *Table) CheckEffective(binary string, effective Entry, others []Peer) error {
 	oldest, ok := Oldest(others)
 	if !ok || effective.ServiceVersion <= oldest.ServiceVersion {

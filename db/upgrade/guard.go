@@ -15,7 +15,8 @@ import (
 // Guard enforces the finalized-release rules (ARCHITECTURE §4) for one
 // service process: it refuses to start a service older than the watermark,
 // more than one release ahead of the oldest live service, or at an
-// effective release an older live service cannot read; and it advances the
+// effective release an older service that counts (live, unknown or
+// stopped, not forgotten: db.Service.Counts) cannot read; and it advances the
 // watermark to the effective release before the process uses it. Create it
 // with NewGuard; it is safe for concurrent use (SIGHUP reloads and the
 // heartbeat's auto-pin recomputation both go through it).
