@@ -56,7 +56,8 @@ func upgradeCommand() *cli.Command {
 
 const upgradeForgetDescription = `Removes a service that is not live from the services registry, as
 rivet upgrade status lists it (BINARY is rivet-api or rivet-conductor, or
-api or conductor; HOST its [DEFAULT] host).
+api or conductor; HOST is its HOST column: [DEFAULT] host, or host:port
+for a conductor whose [json_rpc] port is not 8089).
 
 A service that stops heartbeating is "unknown", not gone: it may be paused,
 partitioned or cut off from the database, and come back running the
