@@ -92,10 +92,11 @@ func Blocking(svcs []db.Service, now time.Time, lv db.Liveness, finalizedSV int,
 	return out
 }
 
-// NotReadyError refuses a migration while services are too old for it or
-// pinned below it.
+// NotReadyError refuses migrations while services are too old for them or
+// pinned below them: the migrations that need MinServiceVersion, named
+// together since the same services block them.
 type NotReadyError struct {
-	Migration         string
+	Migrations        []string
 	MinServiceVersion int
 	// Release is the release that writes the new form: the release table
 	// entry of MinServiceVersion.
@@ -121,12 +122,16 @@ func (e *NotReadyError) Error() string {
 	if len(pinned) > 0 {
 		parts = append(parts, "still pinned below it: "+strings.Join(pinned, ", "))
 	}
-	return fmt.Sprintf("online migration %s writes what only release %s (service version %d) and newer can read, "+
-		"so it runs only after every service runs that release unpinned (step 3 of the rolling upgrade), but %s. "+
-		"Running it now would break rolling back. Upgrade those services, then unpin them "+
+	what := "online migration " + e.Migrations[0] + " writes"
+	if len(e.Migrations) > 1 {
+		what = "online migrations " + strings.Join(e.Migrations, ", ") + " write"
+	}
+	return fmt.Sprintf("%s what only release %s (service version %d) and newer can read, "+
+		"so they run only after every service runs that release unpinned (step 3 of the rolling upgrade), but %s. "+
+		"Running them now would break rolling back. Upgrade those services, then unpin them "+
 		"(pin_release_version empty or auto, SIGHUP, conductors first): unpinning finalizes the release and ends the rollback window. "+
 		"A service that is gone for good: `rivet upgrade forget BINARY HOST`. Then re-run",
-		e.Migration, releaseName(e.Release), e.MinServiceVersion, strings.Join(parts, "; "))
+		what, releaseName(e.Release), e.MinServiceVersion, strings.Join(parts, "; "))
 }
 
 // releaseName names e for operators: `0.1 ("anvil")`, or this build's
@@ -169,8 +174,9 @@ func needs(ms []Migration) int {
 	return n
 }
 
-// Check refuses (*NotReadyError per blocked migration, joined) while a
-// known service is too old for a migration of ms or pinned below it.
+// Check refuses (a *NotReadyError per service version blocked, joined)
+// while a service that counts is too old for a migration of ms or pinned
+// below it.
 func (g Gate) Check(ctx context.Context, ms []Migration) error {
 	if needs(ms) == 0 {
 		return nil
@@ -190,10 +196,17 @@ func (g Gate) Check(ctx context.Context, ms []Migration) error {
 		fin = fr.ServiceVersion
 	}
 	var errs []error
+	byVersion := map[int]*NotReadyError{}
 	for _, m := range ms {
+		if e := byVersion[m.MinServiceVersion]; e != nil {
+			e.Migrations = append(e.Migrations, m.Name)
+			continue
+		}
 		if bs := Blocking(svcs, now, g.Liveness, fin, g.table(), m.MinServiceVersion); len(bs) > 0 {
-			e, _ := g.table().ForServiceVersion(m.MinServiceVersion)
-			errs = append(errs, &NotReadyError{Migration: m.Name, MinServiceVersion: m.MinServiceVersion, Release: e, Blockers: bs})
+			rel, _ := g.table().ForServiceVersion(m.MinServiceVersion)
+			e := &NotReadyError{Migrations: []string{m.Name}, MinServiceVersion: m.MinServiceVersion, Release: rel, Blockers: bs}
+			byVersion[m.MinServiceVersion] = e
+			errs = append(errs, e)
 		}
 	}
 	return errors.Join(errs...)

@@ -150,7 +150,7 @@ func TestBackfillNodeInterfaces(t *testing.T) {
 			t.Fatal(err)
 		}
 		var tooOld *NotReadyError
-		if _, err := run.Run(ctx, 0, nil); !errors.Is(err, ErrRefused) || !errors.As(err, &tooOld) || tooOld.Migration != BackfillNodeInterfacesName {
+		if _, err := run.Run(ctx, 0, nil); !errors.Is(err, ErrRefused) || !errors.As(err, &tooOld) || tooOld.Migrations[0] != BackfillNodeInterfacesName {
 			t.Fatalf("with a 0.1 service live: %v", err)
 		}
 	})

@@ -146,3 +146,25 @@ func TestCheckAdviceAndTheRollbackWindow(t *testing.T) {
 		}
 	})
 }
+
+// Migrations blocked by the same services are named together, the services
+// once; one blocked and one runnable get both pieces of advice.
+func TestCheckMigrationsGroupsBlockers(t *testing.T) {
+	by := []string{"rivet-api on api-1 (release 0.2.0, service version 2, pinned to 0.1, live)"}
+	st := &Status{Finalized: &Finalized{Release: "0.1", ServiceVersion: 1}, Migrations: []Migration{
+		{Name: "a", MinServiceVersion: 2, Pending: 3, Release: "0.2.0", BlockedBy: by},
+		{Name: "b", MinServiceVersion: 2, Pending: 4, Release: "0.2.0", BlockedBy: by},
+		{Name: "c", Pending: 0, Release: "0.2.0", BlockedBy: by},
+	}}
+	r := checkMigrations(st)
+	want := "Pending, not runnable yet: a: 3 object(s), b: 4 object(s), blocked until every service runs release 0.2.0 unpinned, by " + by[0] + "."
+	if r.Code != Warning || !strings.HasPrefix(r.Details, want) || strings.Count(r.Details, "api-1") != 1 ||
+		!strings.Contains(r.Details, "Rolling back stays possible") || strings.Contains(r.Details, "Run `rivet dbsync") {
+		t.Errorf("%s: %s\nwant it to begin %q", r.Code, r.Details, want)
+	}
+	st.Migrations = append(st.Migrations, Migration{Name: "d", Pending: 1})
+	if r := checkMigrations(st); !strings.Contains(r.Details, "Pending: d: 1 object(s). Run `rivet dbsync online-data-migrations`") ||
+		strings.Contains(r.Details, "finalizes") {
+		t.Errorf("with a runnable migration that needs no release: %s", r.Details)
+	}
+}

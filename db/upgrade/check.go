@@ -221,14 +221,22 @@ func checkMigrations(st *Status) Result {
 	var runnable, blocked []string
 	var raises []string
 	windowOpen := false
+	// Migrations blocked by the same services for the same release are
+	// named together, the services once.
+	type blockKey struct{ release, by string }
+	var keys []blockKey
+	group := map[blockKey][]string{}
 	for _, m := range st.Migrations {
 		if m.Pending <= 0 {
 			continue
 		}
 		what := fmt.Sprintf("%s: %d object(s)", m.Name, m.Pending)
 		if len(m.BlockedBy) > 0 {
-			blocked = append(blocked, fmt.Sprintf("%s, blocked until every service runs release %s unpinned, by %s",
-				what, m.Release, strings.Join(m.BlockedBy, ", ")))
+			k := blockKey{m.Release, strings.Join(m.BlockedBy, ", ")}
+			if group[k] == nil {
+				keys = append(keys, k)
+			}
+			group[k] = append(group[k], what)
 			windowOpen = windowOpen || st.Finalized == nil || st.Finalized.ServiceVersion < m.MinServiceVersion
 			continue
 		}
@@ -236,6 +244,10 @@ func checkMigrations(st *Status) Result {
 		if m.Release != "" && (st.Finalized == nil || st.Finalized.ServiceVersion < m.MinServiceVersion) {
 			raises = append(raises, m.Release)
 		}
+	}
+	for _, k := range keys {
+		blocked = append(blocked, fmt.Sprintf("%s, blocked until every service runs release %s unpinned, by %s",
+			strings.Join(group[k], ", "), k.release, k.by))
 	}
 	if len(runnable)+len(blocked) == 0 {
 		return r
