@@ -51,6 +51,70 @@ func (s Service) IsLive(now time.Time, timeout time.Duration) bool {
 	return s.Online && s.UpdatedAt.After(now.Add(-timeout))
 }
 
+// DefaultServiceForgetTimeout is how long after its last heartbeat (or its
+// clean stop) a service stops counting for rolling-upgrade decisions, as
+// [DEFAULT] service_forget_timeout's default.
+const DefaultServiceForgetTimeout = 24 * time.Hour
+
+// ServiceState is what the registry knows of a service (ARCHITECTURE §4).
+// Every state but ServiceGone is "known": a known service counts for the
+// automatic pin, the finalized release and the online migration gate
+// whether or not it is heartbeating, because a service that merely went
+// quiet (paused, partitioned, or cut off by a database outage) may come
+// back running the release it ran.
+type ServiceState string
+
+const (
+	// ServiceLive is online and heartbeated within heartbeat_timeout.
+	ServiceLive ServiceState = "live"
+	// ServiceUnknown is online but has not heartbeated within
+	// heartbeat_timeout: it may be paused, partitioned, crashed, or unable
+	// to reach the database. Not gone until an operator forgets it or
+	// service_forget_timeout passes.
+	ServiceUnknown ServiceState = "unknown"
+	// ServiceStopped shut down cleanly; it may start again on the same
+	// host, with the release it ran (a rollback) or a newer one.
+	ServiceStopped ServiceState = "stopped"
+	// ServiceGone has not heartbeated (or stopped) for
+	// service_forget_timeout; it no longer counts.
+	ServiceGone ServiceState = "gone"
+)
+
+// Known reports whether the state counts for rolling-upgrade decisions.
+func (st ServiceState) Known() bool { return st != ServiceGone }
+
+// Liveness says how services rows are classified (Service.State).
+type Liveness struct {
+	// Timeout is the heartbeat age beyond which a service is not live:
+	// [conductor] heartbeat_timeout; 0 means DefaultServiceTimeout.
+	Timeout time.Duration
+	// Forget is the heartbeat age beyond which a service that is not live
+	// is gone: [DEFAULT] service_forget_timeout; 0 means
+	// DefaultServiceForgetTimeout.
+	Forget time.Duration
+}
+
+// State classifies s at now (a time from DB.Now): live within
+// lv.Timeout, gone beyond lv.Forget, unknown or stopped in between.
+func (s Service) State(now time.Time, lv Liveness) ServiceState {
+	timeout, forget := lv.Timeout, lv.Forget
+	if timeout <= 0 {
+		timeout = DefaultServiceTimeout
+	}
+	if forget <= 0 {
+		forget = DefaultServiceForgetTimeout
+	}
+	switch {
+	case !s.UpdatedAt.After(now.Add(-forget)):
+		return ServiceGone
+	case !s.Online:
+		return ServiceStopped
+	case s.IsLive(now, timeout):
+		return ServiceLive
+	}
+	return ServiceUnknown
+}
+
 // ServiceRegistration is what a service reports when it starts.
 type ServiceRegistration struct {
 	Hostname       string
@@ -201,4 +265,43 @@ func (d *DB) LiveServices(ctx context.Context, timeout time.Duration) ([]Service
 		return nil, d.wrap(err, "list live services")
 	}
 	return out, nil
+}
+
+// Counts reports whether s counts for rolling-upgrade decisions (the
+// automatic pin, the checks of a pin, the online migration gate) at now:
+// it is known (not gone), and not older than the finalized release
+// finalizedSV (0 for none). A service older than the finalized release can
+// no longer start, and one still running stops at its next heartbeat, so it
+// can no longer hold the fleet back: a refused start (which registers, then
+// marks itself offline) must not pull an automatic pin back down.
+func (s Service) Counts(now time.Time, lv Liveness, finalizedSV int) bool {
+	return s.State(now, lv).Known() && s.ServiceVersion >= finalizedSV
+}
+
+// ForgetService removes a service's row: an operator's word that it is gone
+// for good (`rivet upgrade forget`), so it stops counting for the automatic
+// pin and the finalized release. It returns the removed row, or an error
+// wrapping ErrNotFound when there is none. A service that was not gone after
+// all registers again at its next heartbeat.
+func (d *DB) ForgetService(ctx context.Context, hostname, binary string) (*Service, error) {
+	action := "forget service " + binary + " on " + hostname
+	s, err := d.service(ctx, hostname, binary)
+	if isNoRows(err) {
+		return nil, fmt.Errorf("%s: service is not registered: %w", action, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := d.bun.NewDelete().Model((*Service)(nil)).
+		Where("? = ? AND ? = ?", bun.Ident("hostname"), hostname, bun.Ident("binary"), binary).
+		Exec(ctx)
+	if err != nil {
+		return nil, d.wrap(err, action)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return nil, d.wrap(err, action)
+	} else if n == 0 {
+		return nil, fmt.Errorf("%s: service is not registered: %w", action, ErrNotFound)
+	}
+	return s, nil
 }

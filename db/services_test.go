@@ -160,3 +160,40 @@ func TestSetServicePin(t *testing.T) {
 		}
 	})
 }
+
+// A services row is live within heartbeat_timeout, gone beyond
+// service_forget_timeout, and in between unknown (online: it only stopped
+// heartbeating) or stopped (a clean shutdown); every state but gone is
+// known, and a known row older than the finalized release does not count.
+func TestServiceState(t *testing.T) {
+	now := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	lv := db.Liveness{Timeout: time.Minute, Forget: time.Hour}
+	tests := []struct {
+		online bool
+		age    time.Duration
+		lv     db.Liveness
+		want   db.ServiceState
+	}{
+		{true, 30 * time.Second, lv, db.ServiceLive},
+		{true, time.Minute, lv, db.ServiceUnknown},
+		{true, 59 * time.Minute, lv, db.ServiceUnknown},
+		{true, time.Hour, lv, db.ServiceGone},
+		{false, 0, lv, db.ServiceStopped},
+		{false, 59 * time.Minute, lv, db.ServiceStopped},
+		{false, 2 * time.Hour, lv, db.ServiceGone},
+		// Zero timeouts mean the defaults: 60 s and 24 h.
+		{true, 59 * time.Second, db.Liveness{}, db.ServiceLive},
+		{true, 23 * time.Hour, db.Liveness{}, db.ServiceUnknown},
+		{true, 24 * time.Hour, db.Liveness{}, db.ServiceGone},
+	}
+	for _, tc := range tests {
+		s := db.Service{Online: tc.online, UpdatedAt: now.Add(-tc.age), ServiceVersion: 1}
+		got := s.State(now, tc.lv)
+		if got != tc.want {
+			t.Errorf("online %v, quiet %v, %+v: %s, want %s", tc.online, tc.age, tc.lv, got, tc.want)
+		}
+		if known := got != db.ServiceGone; got.Known() != known || s.Counts(now, tc.lv, 1) != known || s.Counts(now, tc.lv, 2) {
+			t.Errorf("online %v, quiet %v: Known %v, Counts(1) %v, Counts(2) %v", tc.online, tc.age, got.Known(), s.Counts(now, tc.lv, 1), s.Counts(now, tc.lv, 2))
+		}
+	}
+}

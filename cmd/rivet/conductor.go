@@ -78,7 +78,7 @@ func runConductor(c *cli.Context) error {
 	defer stopReload()
 	guard := upgrade.NewGuard(dbh, table, upgrade.GuardOptions{Name: db.BinaryConductor,
 		Hostname: conductor.ConfigFrom(cfg).Hostname, Binaries: []string{db.BinaryConductor},
-		Timeout: cfg.Conductor.HeartbeatTimeout, Logger: log})
+		Timeout: cfg.Conductor.HeartbeatTimeout, ForgetTimeout: cfg.Default.ServiceForgetTimeout, Logger: log})
 	startReloader(reloadCtx, configFiles(c), cfg, pinner, level, guard, log)
 	if err := schemaCurrent(ctx, dbh); err != nil {
 		return fail(2, err)

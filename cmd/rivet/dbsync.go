@@ -168,6 +168,7 @@ func runDBSync(c *cli.Context, cmd func(*dbsync.Syncer, context.Context) error) 
 		Out:            c.App.Writer,
 		Registry:       reg,
 		ServiceTimeout: cfg.Conductor.HeartbeatTimeout,
+		ForgetTimeout:  cfg.Default.ServiceForgetTimeout,
 	}
 	if f, ok := c.App.Writer.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		s.Report = onlinemigrations.NewBarReporter(f)

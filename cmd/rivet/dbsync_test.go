@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
 	"github.com/rivetmetal/rivet/db/migrations"
@@ -240,7 +241,10 @@ func TestDBSyncUpgradesA01Database(t *testing.T) {
 		if err != nil || nulls != 3 {
 			t.Fatalf("after upgrade: %d rows at 1.0 without interfaces, %v", nulls, err)
 		}
-		expect(1, "backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n",
+		// No service is registered: the gate opens and, first, raises the
+		// finalized release, so a 0.1 binary can no longer start on the rows.
+		expect(1, "Finalized release advanced to "+release.Current+" (service version 2) before migrating: services older than it can no longer start.\n"+
+			"backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n",
 			"online-data-migrations", "--max-count", "2")
 		expect(0, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
 			"Data migrations have completed.\n", "online-data-migrations", "--max-count", "2")

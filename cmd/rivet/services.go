@@ -20,7 +20,7 @@ var releaseTable = release.Default
 // process named name whose services rows are binaries on [DEFAULT] host.
 func newGuard(dbh *db.DB, cfg *config.Config, name string, log *slog.Logger, binaries ...string) *upgrade.Guard {
 	return upgrade.NewGuard(dbh, releaseTable(), upgrade.GuardOptions{Name: name, Hostname: cfg.Default.Host,
-		Binaries: binaries, Timeout: cfg.Conductor.HeartbeatTimeout, Logger: log})
+		Binaries: binaries, Timeout: cfg.Conductor.HeartbeatTimeout, ForgetTimeout: cfg.Default.ServiceForgetTimeout, Logger: log})
 }
 
 // isTooOld reports whether err says a newer release was finalized than
@@ -33,7 +33,8 @@ func isTooOld(err error) bool {
 // registerAPI records this rivet api in the services table (ARCHITECTURE
 // §4), then refuses to go on (marking it offline again) when guard's start
 // checks fail, and heartbeats it every service_heartbeat_interval: an
-// "auto" pin follows the oldest live service, and when the finalized
+// "auto" pin follows the oldest service that counts (live, unknown or
+// stopped; db.Service.Counts), and when the finalized
 // release passes this binary (a race with another service's start) it logs
 // an error and calls tooOld; a pin reloaded by SIGHUP is recorded at the
 // next heartbeat. The returned stop marks it offline.

@@ -32,6 +32,11 @@ type Config struct {
 	// HeartbeatInterval and HeartbeatTimeout are Ironic's options: a
 	// conductor is live while its heartbeat is younger than the timeout.
 	HeartbeatInterval, HeartbeatTimeout time.Duration
+	// ServiceForgetTimeout is [DEFAULT] service_forget_timeout: how long a
+	// service that stopped heartbeating still counts for the automatic
+	// pin and the finalized release (0 means
+	// db.DefaultServiceForgetTimeout). The hash ring never reads it.
+	ServiceForgetTimeout time.Duration
 	// LeaseDuration is a lease's lifetime; it is renewed every third of it.
 	LeaseDuration time.Duration
 	// LockRetryAttempts and LockRetryInterval bound waiting for a lease
@@ -92,6 +97,7 @@ func ConfigFrom(c *config.Config) Config {
 		Group:                   c.Conductor.ConductorGroup,
 		HeartbeatInterval:       c.Conductor.HeartbeatInterval,
 		HeartbeatTimeout:        c.Conductor.HeartbeatTimeout,
+		ServiceForgetTimeout:    c.Default.ServiceForgetTimeout,
 		LeaseDuration:           c.Conductor.LeaseDuration,
 		LockRetryAttempts:       c.Conductor.NodeLockedRetryAttempts,
 		LockRetryInterval:       c.Conductor.NodeLockedRetryInterval,

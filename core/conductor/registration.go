@@ -126,9 +126,10 @@ func (s *Service) heartbeat(ctx context.Context) {
 	}
 }
 
-// followAutoPin recomputes an "auto" pin from the live services' service
-// versions (this conductor's included), so the effective release follows
-// the oldest live service as the fleet is upgraded; the guard advances the
+// followAutoPin recomputes an "auto" pin from the service versions of the
+// services that count (this conductor's included; quiet ones too, until
+// forgotten), so the effective release follows the oldest of them as the
+// fleet is upgraded; the guard advances the
 // finalized release before a newer one is used.
 func (s *Service) followAutoPin(ctx context.Context) {
 	before := s.pinner.Effective().Label()

@@ -111,7 +111,8 @@ func New(cfg Config, d Deps) (*Service, error) {
 	}
 	if d.Guard == nil {
 		d.Guard = upgrade.NewGuard(d.Store.DB(), d.Pinner.Table(), upgrade.GuardOptions{Name: db.BinaryConductor,
-			Hostname: cfg.Hostname, Binaries: []string{db.BinaryConductor}, Timeout: cfg.HeartbeatTimeout, Logger: log})
+			Hostname: cfg.Hostname, Binaries: []string{db.BinaryConductor}, Timeout: cfg.HeartbeatTimeout,
+			ForgetTimeout: cfg.ServiceForgetTimeout, Logger: log})
 	}
 	var once sync.Once
 	tooOld := func(err error) {

@@ -20,7 +20,7 @@ func TestDefaults(t *testing.T) {
 			Host: host, PinReleaseVersion: "", AuthStrategy: "noauth",
 			HTTPBasicAuthUserFile: "/etc/rivet/htpasswd", LogFormat: "text", LogLevel: "info",
 			RPCTransport: "json-rpc", HashPartitionExponent: 5,
-			HashRingResetInterval: 15 * time.Second, ServiceHeartbeatInterval: 10 * time.Second,
+			HashRingResetInterval: 15 * time.Second, ServiceHeartbeatInterval: 10 * time.Second, ServiceForgetTimeout: 24 * time.Hour,
 		},
 		API: APIOpts{
 			HostIP: "127.0.0.1", Port: 6385, MaxLimit: 1000, TLSMinimumVersion: "1.2",

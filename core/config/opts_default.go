@@ -23,6 +23,7 @@ type DefaultOpts struct {
 	HashPartitionExponent    int
 	HashRingResetInterval    time.Duration
 	ServiceHeartbeatInterval time.Duration
+	ServiceForgetTimeout     time.Duration
 }
 
 // authChoices are the authentication strategies of the REST API and JSON-RPC.
@@ -57,7 +58,9 @@ func defaultSection() section {
 			"Used for rolling upgrades. Pins the REST API maximum microversion, the conductor "+
 				"RPC API version and the versions of objects written to the database to those of "+
 				"a release, so that services of that release keep working. Empty means the latest "+
-				"versions of this code; \"auto\" follows the oldest release among live services. "+
+				"versions of this code; \"auto\" follows the oldest release among the services "+
+				"registered in the database, heartbeating or not, until they are forgotten (see "+
+				"service_forget_timeout). "+
 				"Valid values: "+strings.Join(release.Default().PinValues(), ", ")+
 				", or a release string of one as `rivet version` prints it (e.g. 0.1.1: a "+
 				"point release pins its series).").
@@ -104,5 +107,14 @@ func defaultSection() section {
 			"Interval at which every service (API and conductor) records its release and "+
 				"service version as alive; automatic pinning and upgrade checks read these records.").
 			atLeast(int64(time.Second)),
+		durOpt("service_forget_timeout", 24*time.Hour, func(c *Config) *time.Duration { return &c.Default.ServiceForgetTimeout },
+			"Time after its last heartbeat (or its clean stop) at which a service stops counting for "+
+				"rolling upgrades. Until then a service that stopped heartbeating is \"unknown\", not gone: "+
+				"pin_release_version = auto still follows its release, the finalized release does not pass it "+
+				"and online data migrations wait for it, so a paused or partitioned service, or a database outage, "+
+				"never ends the rollback window by itself. `rivet upgrade forget BINARY HOST` lets a service go at "+
+				"once. Must be greater than [conductor] heartbeat_timeout; the hash ring and node takeover use "+
+				"heartbeat_timeout alone.").
+			atLeast(int64(time.Minute)),
 	}}
 }

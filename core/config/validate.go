@@ -114,6 +114,14 @@ var rules = []func(c *Config, t *release.Table) []error{
 		return nil
 	},
 	func(c *Config, _ *release.Table) []error {
+		if c.Default.ServiceForgetTimeout <= c.Conductor.HeartbeatTimeout {
+			return []error{optionError("", opt("DEFAULT", "service_forget_timeout"), fmt.Sprintf(
+				"%s must be greater than [conductor] heartbeat_timeout (%s)",
+				c.Default.ServiceForgetTimeout, c.Conductor.HeartbeatTimeout))}
+		}
+		return nil
+	},
+	func(c *Config, _ *release.Table) []error {
 		if !c.API.EnableSSLAPI {
 			return nil
 		}

@@ -40,6 +40,13 @@ func TestValidate(t *testing.T) {
 		"connection with driver suffix": {mut: func(c *Config) { c.Database.Connection = "mysql+pymysql://u:p@h/db" }},
 		"heartbeat timeout not above interval": {mut: func(c *Config) { c.Conductor.HeartbeatTimeout = 10 * time.Second },
 			want: []string{"[conductor] heartbeat_timeout: 10s must be greater than [conductor] heartbeat_interval (10s)"}},
+		"forget timeout not above heartbeat timeout": {mut: func(c *Config) {
+			c.Default.ServiceForgetTimeout = 2 * time.Minute
+			c.Conductor.HeartbeatTimeout = 5 * time.Minute
+		},
+			want: []string{"[DEFAULT] service_forget_timeout: 2m0s must be greater than [conductor] heartbeat_timeout (5m0s)"}},
+		"forget timeout below its minimum": {mut: func(c *Config) { c.Default.ServiceForgetTimeout = 30 * time.Second },
+			want: []string{"[DEFAULT] service_forget_timeout: 30s is below the minimum 1m0s", "[DEFAULT] service_forget_timeout: 30s must be greater than [conductor] heartbeat_timeout (1m0s)"}},
 		// Capped at max_open_connections (database/sql does): the default
 		// idle count stays valid with fewer open connections.
 		"idle above open": {mut: func(c *Config) { c.Database.MaxOpenConnections = 10 }},

@@ -11,6 +11,6 @@
 //     backwards; an object's versions form one contiguous run across the table.
 //   - Cutting a release copies HEAD to a new semver key and name.
 //   - [DEFAULT] pin_release_version is "" (latest), a semver key or name, or
-//     "auto" (the oldest release among live services); anything else is a
+//     "auto" (the oldest release among the services that count); anything else is a
 //     startup error that lists the valid values.
 package release

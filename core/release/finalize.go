@@ -30,6 +30,9 @@ type Peer struct {
 	ServiceVersion int
 	// Pin is its registered pin_release_version ("" unpinned).
 	Pin string
+	// Note, when set, says why a peer that is not live still counts and
+	// how an operator lets it go; refusals naming the peer append it.
+	Note string
 }
 
 // Oldest returns the peer with the lowest service version; ok is false for
@@ -95,10 +98,14 @@ type PinTooNewError struct {
 }
 
 func (e *PinTooNewError) Error() string {
+	note := ""
+	if e.Oldest.Note != "" {
+		note = " (" + e.Oldest.Note + ")"
+	}
 	return fmt.Sprintf("this %s would use release %s (service version %d) but %s runs release %s (service version %d), "+
 		"which cannot read what %s writes: set [DEFAULT] pin_release_version = %s (or auto) until every service runs the new release",
 		e.Binary, e.Effective.Release(), e.Effective.ServiceVersion, e.Oldest.Name, e.Oldest.Release, e.Oldest.ServiceVersion,
-		e.Effective.Release(), e.OldestRelease.Version)
+		e.Effective.Release(), e.OldestRelease.Version) + note
 }
 
 // CheckFinalized refuses (*ServiceTooOldError) to run this code, HEAD of t,
@@ -158,9 +165,11 @@ func (t *Table) CheckSkew(binary string, others []Peer) error {
 		Oldest: oldest, Speaks: speaks, SpeaksOK: known, Next: t.nextAfter(oldest.ServiceVersion)}
 }
 
-// CheckEffective refuses (*PinTooNewError) to use effective beside live
+// CheckEffective refuses (*PinTooNewError) to use effective beside other
 // services (this one excluded) of which the oldest has a lower service
-// version: it could not read objects written at effective's versions.
+// version: it could not read objects written at effective's versions. The
+// guard passes every service that counts, live or not (a quiet one may come
+// back), so a refusal may name one that is not live: its Peer.Note says so.
 func (t *Table) CheckEffective(binary string, effective Entry, others []Peer) error {
 	oldest, ok := Oldest(others)
 	if !ok || effective.ServiceVersion <= oldest.ServiceVersion {

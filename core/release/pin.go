@@ -14,7 +14,8 @@ const (
 	PinLatest PinMode = iota
 	// PinRelease uses one named or semver release.
 	PinRelease
-	// PinAuto uses the oldest release among live services.
+	// PinAuto uses the oldest release among the services that count:
+	// registered and not forgotten, heartbeating or not (db.Service.Counts).
 	PinAuto
 )
 
@@ -124,10 +125,11 @@ func (t *Table) pointExample() string {
 }
 
 // Resolve returns the entry whose versions a service must use under p.
-// liveServiceVersions are the service versions of the live services in the
-// cluster (this one included); they matter only for PinAuto, where the
-// effective release is what the oldest of them speaks. With no live services
-// known, auto means latest.
+// liveServiceVersions are the service versions of the services that count
+// in the cluster (this one included; the guard passes every registered
+// service not forgotten, live or not, so that missed heartbeats never
+// unpin); they matter only for PinAuto, where the effective release is what
+// the oldest of them speaks. With none known, auto means latest.
 func (t *Table) Resolve(p Pin, liveServiceVersions []int) Entry {
 	switch p.Mode {
 	case PinRelease:

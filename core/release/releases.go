@@ -31,7 +31,7 @@ var head = Entry{
 		"Port":      {v("1.0")},
 		"Portgroup": {v("1.0")},
 	},
-	ServiceVersion: 3,
+	ServiceVersion: 2,
 }
 
 // releases lists the cut releases, oldest first. Cutting a release appends a

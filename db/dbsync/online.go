@@ -14,7 +14,9 @@ import (
 // It returns ErrIncomplete when the budget ran out (re-run), an error
 // wrapping ErrBadArguments for bad arguments (checked before the database
 // is touched) and one wrapping ErrRefused when the database or the fleet is
-// not ready.
+// not ready (onlinemigrations.Gate: a service too old or pinned below a
+// migration). Before migrating it raises the finalized release to what the
+// migrations write, when it is below, and says so on Out.
 func (s *Syncer) OnlineDataMigrations(ctx context.Context, maxCount *int, options []string) error {
 	if maxCount != nil && *maxCount < 1 {
 		return &onlinemigrations.ArgumentError{Msg: `"max-count" must be a positive value.`}
@@ -50,7 +52,8 @@ func (s *Syncer) OnlineDataMigrations(ctx context.Context, maxCount *int, option
 	if report == nil {
 		report = onlinemigrations.LineReporter{W: s.Out}
 	}
-	runner := &onlinemigrations.Runner{DB: d, Registry: reg, Report: report, ServiceTimeout: s.ServiceTimeout, BatchSize: s.BatchSize}
+	runner := &onlinemigrations.Runner{DB: d, Registry: reg, Report: report, ServiceTimeout: s.ServiceTimeout, BatchSize: s.BatchSize,
+		ForgetTimeout: s.ForgetTimeout, Table: s.release(), Notes: s.Out}
 	budget := 0
 	if maxCount != nil {
 		budget = *maxCount

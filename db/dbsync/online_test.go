@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbsync"
 	"github.com/rivetmetal/rivet/db/dbtest"
@@ -137,8 +139,8 @@ func TestOnlineDataMigrationsRefusals(t *testing.T) {
 				db.ServiceRegistration{Hostname: "h2", Binary: db.BinaryAPI, Release: "0.2.0", ServiceVersion: 2}),
 			reg:  []onlinemigrations.Migration{backfill("backfill", 2)},
 			exit: 2,
-			want: []string{"online migration backfill needs every live service at service version 2 or later, " +
-				"but rivet-conductor on h1 (release 0.1.0, service version 1) is older"},
+			want: []string{"online migration backfill writes what only release " + release.Current + " (service version 2) and newer can read",
+				"older: rivet-conductor on h1 (release 0.1.0, service version 1, unpinned, live)"},
 		},
 	}
 	for name, tc := range tests {
@@ -163,18 +165,39 @@ func TestOnlineDataMigrationsRefusals(t *testing.T) {
 	}
 }
 
-// TestServiceGateIgnoresDeadServices: an old service that stopped (offline)
-// no longer blocks a migration.
-func TestServiceGateIgnoresDeadServices(t *testing.T) {
+// TestServiceGateCountsStoppedServicesUntilForgotten: an old service that
+// stopped cleanly may start again as it was (a rollback), so it blocks a
+// migration until an operator forgets it or service_forget_timeout passes.
+func TestServiceGateCountsStoppedServicesUntilForgotten(t *testing.T) {
 	ctx := context.Background()
-	s, _ := syncer(t, db.SQLite)
-	withServices(db.ServiceRegistration{Hostname: "h1", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1})(t, s)
-	if err := open(t, s).MarkServiceOffline(ctx, "h1", db.BinaryConductor); err != nil {
-		t.Fatal(err)
-	}
-	s.Registry = registry(t, backfill("backfill", 2))
-	if err := s.OnlineDataMigrations(ctx, nil, nil); err != nil {
-		t.Errorf("gate counted an offline service: %v", err)
+	for name, forget := range map[string]bool{"forgotten": true, "forget timeout": false} {
+		t.Run(name, func(t *testing.T) {
+			s, _ := syncer(t, db.SQLite)
+			withServices(db.ServiceRegistration{Hostname: "h1", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1})(t, s)
+			dbh := open(t, s)
+			if err := dbh.MarkServiceOffline(ctx, "h1", db.BinaryConductor); err != nil {
+				t.Fatal(err)
+			}
+			s.Registry = registry(t, backfill("backfill", 2))
+			if err := s.OnlineDataMigrations(ctx, nil, nil); dbsync.ExitCode(err) != dbsync.ExitRefused ||
+				!strings.Contains(err.Error(), "rivet-conductor on h1 (release 0.1.0, service version 1, unpinned, stopped") {
+				t.Fatalf("a stopped 0.1 service: %v, want a refusal naming it", err)
+			}
+			if forget {
+				if _, err := dbh.ForgetService(ctx, "h1", db.BinaryConductor); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				s.ForgetTimeout = time.Minute
+				if _, err := dbh.Bun().NewUpdate().Model((*db.Service)(nil)).Set("updated_at = ?", time.Now().Add(-2*time.Minute)).
+					Where("hostname = ?", "h1").Exec(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.OnlineDataMigrations(ctx, nil, nil); err != nil {
+				t.Errorf("once the stopped service is gone: %v", err)
+			}
+		})
 	}
 }
 

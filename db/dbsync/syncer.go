@@ -36,6 +36,10 @@ type Syncer struct {
 	// ServiceTimeout is how recent a heartbeat must be for a service to
 	// count as live; 0 means db.DefaultServiceTimeout.
 	ServiceTimeout time.Duration
+	// ForgetTimeout is how long a service that is not live still counts
+	// for the online migration gate ([DEFAULT] service_forget_timeout); 0
+	// means db.DefaultServiceForgetTimeout.
+	ForgetTimeout time.Duration
 }
 
 func (s *Syncer) open(ctx context.Context) (*db.DB, *migrations.Migrator, error) {

@@ -11,9 +11,12 @@
 //     call started, migrated by this call). (0, 0) means nothing left.
 //     It must be safe to interrupt and re-run at any point.
 //   - A migration declares MinServiceVersion: the service version every
-//     live service must have reached before it may run, typically the
-//     version of the release that writes the new form. Until then the run
-//     is refused (exit 2) naming the older services.
+//     service must have reached before it may run, typically the version
+//     of the release that writes the new form. Until every known service
+//     (live, unknown or stopped; not forgotten) runs it and none is pinned
+//     below it, the run is refused (exit 2) naming those services; then
+//     the finalized release is raised to it before anything is written
+//     (see Gate).
 //   - Registration is explicit: cmd builds a Registry and each layer that
 //     owns migrations installs its own (never init()). Order matters; the
 //     version-bumping migration goes last.

@@ -149,8 +149,8 @@ func TestBackfillNodeInterfaces(t *testing.T) {
 		if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "old", Binary: db.BinaryAPI, Release: "0.1.0", ServiceVersion: 1}); err != nil {
 			t.Fatal(err)
 		}
-		var tooOld *ServiceTooOldError
-		if _, err := run.Run(ctx, 0, nil); !errors.Is(err, ErrRefused) || !errors.As(err, &tooOld) || tooOld.Migration != BackfillNodeInterfacesName {
+		var tooOld *NotReadyError
+		if _, err := run.Run(ctx, 0, nil); !errors.Is(err, ErrRefused) || !errors.As(err, &tooOld) || tooOld.Migrations[0] != BackfillNodeInterfacesName {
 			t.Fatalf("with a 0.1 service live: %v", err)
 		}
 	})

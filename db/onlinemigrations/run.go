@@ -3,8 +3,10 @@ package onlinemigrations
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 )
 
@@ -29,6 +31,16 @@ type Runner struct {
 	// ServiceTimeout is how recent a heartbeat must be for a service to
 	// count as live; 0 means db.DefaultServiceTimeout.
 	ServiceTimeout time.Duration
+	// ForgetTimeout is how long a service that is not live still counts
+	// for the gate ([DEFAULT] service_forget_timeout); 0 means
+	// db.DefaultServiceForgetTimeout.
+	ForgetTimeout time.Duration
+	// Table parses the services' pins for the gate; nil means
+	// release.Default().
+	Table *release.Table
+	// Notes receives what the gate did besides checking (the finalized
+	// release advancing); nil discards.
+	Notes io.Writer
 }
 
 // MigrationError is a migration that failed. Its message is ironic-dbsync's.
@@ -54,12 +66,9 @@ func (r *Runner) Run(ctx context.Context, maxCount int, options map[string]map[s
 	if maxCount < 0 {
 		return false, badArgument(`"max-count" must be a positive value.`)
 	}
-	timeout := r.ServiceTimeout
-	if timeout <= 0 {
-		timeout = db.DefaultServiceTimeout
-	}
 	ms := r.Registry.Migrations()
-	if err := CheckServices(ctx, r.DB, ms, timeout); err != nil {
+	gate := Gate{DB: r.DB, Table: r.Table, Liveness: db.Liveness{Timeout: r.ServiceTimeout, Forget: r.ForgetTimeout}, Notes: r.Notes}
+	if err := gate.Open(ctx, ms); err != nil {
 		return false, err
 	}
 	report := r.Report

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,9 +48,10 @@ func Worst(rs []Result) Code {
 	return w
 }
 
-// Check runs every check against the deployment.
-func Check(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemigrations.Registry, timeout time.Duration) ([]Result, error) {
-	st, err := Collect(ctx, d, table, reg, timeout)
+// Check runs every check against the deployment; lv classifies the
+// services rows as Collect does.
+func Check(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemigrations.Registry, lv db.Liveness) ([]Result, error) {
+	st, err := Collect(ctx, d, table, reg, lv)
 	if err != nil {
 		return nil, err
 	}
@@ -93,24 +95,32 @@ func checkObjects(ctx context.Context, d *db.DB, table *release.Table) (Result, 
 }
 
 // checkServices fails when a live service speaks nothing this release
-// knows, and warns while live services run different service versions.
+// knows, warns while the services that count (live, unknown or stopped, not
+// below the finalized release) run different service versions, and warns
+// about unknown ones: they still count for the automatic pin and the
+// finalized release.
 func checkServices(st *Status, table *release.Table) Result {
 	r := Result{Check: "Service versions"}
 	byVersion := map[int][]string{}
-	var unknown []string
+	var unknown, quiet []string
 	for _, s := range st.Services {
-		if !s.Live {
-			continue
-		}
-		byVersion[s.ServiceVersion] = append(byVersion[s.ServiceVersion], s.Name()+" ("+s.Release+")")
-		if s.Speaks == "" {
+		if s.Speaks == "" && s.Live {
 			unknown = append(unknown, s.Name())
 		}
+		if !s.Counts {
+			continue
+		}
+		name := s.Name() + " (" + s.Release + ")"
+		if !s.Live {
+			name = s.Name() + " (" + s.Release + ", " + string(s.State) + ")"
+		}
+		byVersion[s.ServiceVersion] = append(byVersion[s.ServiceVersion], name)
+		if s.State == db.ServiceUnknown {
+			quiet = append(quiet, fmt.Sprintf("%s (release %s, last heard from %s)", s.Name(), s.Release, s.UpdatedAt.UTC().Format(time.RFC3339)))
+		}
 	}
-	switch {
-	case len(unknown) > 0:
-		r.Code, r.Details = Failure, fmt.Sprintf("%s run a release older than any this release supports; upgrade them one release at a time.", strings.Join(unknown, ", "))
-	case len(byVersion) > 1:
+	var warnings []string
+	if len(byVersion) > 1 {
 		var parts []string
 		versions := make([]int, 0, len(byVersion))
 		for v := range byVersion {
@@ -120,7 +130,20 @@ func checkServices(st *Status, table *release.Table) Result {
 		for _, v := range versions {
 			parts = append(parts, fmt.Sprintf("service version %d: %s", v, strings.Join(byVersion[v], ", ")))
 		}
-		r.Code, r.Details = Warning, "A rolling upgrade is in progress: "+strings.Join(parts, "; ")+". Keep pin_release_version set (or auto) until every service runs the new release."
+		warnings = append(warnings, "A rolling upgrade is in progress: "+strings.Join(parts, "; ")+
+			". Keep pin_release_version set (or auto) until every service runs the new release.")
+	}
+	if len(quiet) > 0 {
+		warnings = append(warnings, "Not heartbeating (unknown, not gone): "+strings.Join(quiet, ", ")+
+			". They still count for pin_release_version = auto, the finalized release and online data migrations, "+
+			"so the upgrade cannot be finalized while they do. If one is gone for good, run `rivet upgrade forget BINARY HOST`; "+
+			"otherwise it stops counting once [DEFAULT] service_forget_timeout has passed.")
+	}
+	switch {
+	case len(unknown) > 0:
+		r.Code, r.Details = Failure, fmt.Sprintf("%s run a release older than any this release supports; upgrade them one release at a time.", strings.Join(unknown, ", "))
+	case len(warnings) > 0:
+		r.Code, r.Details = Warning, strings.Join(warnings, " ")
 	}
 	return r
 }
@@ -128,8 +151,9 @@ func checkServices(st *Status, table *release.Table) Result {
 // checkPins fails when a live API's pin asks for more than a live
 // conductor stores (the order of seed 000 step 3 broken: the API serves
 // only what the conductor stores until it is unpinned), and warns when
-// every live service runs HEAD but some still pin an older release: the
-// upgrade is done, the pin only hides new features.
+// every known service runs HEAD but some still pin an older release: the
+// upgrade is done, the pin only hides new features. It says that
+// unpinning ends the rollback window.
 func checkPins(st *Status, table *release.Table) Result {
 	r := Result{Check: "Release pins"}
 	var live []db.Service
@@ -157,7 +181,7 @@ func checkPins(st *Status, table *release.Table) Result {
 	head := table.Head().ServiceVersion
 	var pinned []string
 	for _, s := range st.Services {
-		if !s.Live {
+		if !s.Counts {
 			continue
 		}
 		if s.ServiceVersion < head {
@@ -168,8 +192,11 @@ func checkPins(st *Status, table *release.Table) Result {
 		}
 	}
 	if len(pinned) > 0 {
-		r.Code, r.Details = Warning, "Every live service runs this release but "+strings.Join(pinned, ", ")+
-			" still pin an older one. Clear pin_release_version (or set it to auto) and send SIGHUP, conductors first, then APIs."
+		r.Code, r.Details = Warning, "Every service runs this release but "+strings.Join(pinned, ", ")+
+			" still pin an older one. Rolling back to the pinned release is possible until you unpin. To finish the upgrade, clear "+
+			"pin_release_version (or set it to auto) and send SIGHUP, conductors first, then APIs: this finalizes release "+
+			st.Release+", after which services older than it refuse to start and rolling back is no longer possible; "+
+			"then run the online data migrations."
 	}
 	return r
 }
@@ -192,8 +219,12 @@ func checkFinalized(st *Status, table *release.Table) Result {
 	}
 	var blocked []string
 	for _, s := range st.Services {
-		if s.Live && s.ServiceVersion < fin.ServiceVersion {
-			blocked = append(blocked, fmt.Sprintf("%s (release %s, service version %d)", s.Name(), s.Release, s.ServiceVersion))
+		if (s.State == db.ServiceLive || s.State == db.ServiceUnknown) && s.ServiceVersion < fin.ServiceVersion {
+			what := fmt.Sprintf("%s (release %s, service version %d)", s.Name(), s.Release, s.ServiceVersion)
+			if !s.Live {
+				what = fmt.Sprintf("%s (release %s, service version %d, %s)", s.Name(), s.Release, s.ServiceVersion, s.State)
+			}
+			blocked = append(blocked, what)
 		}
 	}
 	if len(blocked) > 0 {
@@ -205,18 +236,68 @@ func checkFinalized(st *Status, table *release.Table) Result {
 	return r
 }
 
+// checkMigrations reports pending online data migrations. It advises
+// running them only when nothing blocks them, and then says whether that
+// raises the finalized release (ending the rollback window); while services
+// are older or pinned below them it names those and says they wait for step
+// 3 of the upgrade.
 func checkMigrations(st *Status) Result {
 	r := Result{Check: "Online data migrations"}
-	var pending []string
+	var runnable, blocked []string
+	var raises []string
+	windowOpen := false
+	// Migrations blocked by the same services for the same release are
+	// named together, the services once.
+	type blockKey struct{ release, by string }
+	var keys []blockKey
+	group := map[blockKey][]string{}
 	for _, m := range st.Migrations {
-		if m.Pending > 0 {
-			pending = append(pending, fmt.Sprintf("%s: %d object(s)", m.Name, m.Pending))
+		if m.Pending <= 0 {
+			continue
+		}
+		what := fmt.Sprintf("%s: %d object(s)", m.Name, m.Pending)
+		if len(m.BlockedBy) > 0 {
+			k := blockKey{m.Release, strings.Join(m.BlockedBy, ", ")}
+			if group[k] == nil {
+				keys = append(keys, k)
+			}
+			group[k] = append(group[k], what)
+			windowOpen = windowOpen || st.Finalized == nil || st.Finalized.ServiceVersion < m.MinServiceVersion
+			continue
+		}
+		runnable = append(runnable, what)
+		if m.Release != "" && (st.Finalized == nil || st.Finalized.ServiceVersion < m.MinServiceVersion) {
+			raises = append(raises, m.Release)
 		}
 	}
-	if len(pending) > 0 {
-		r.Code, r.Details = Warning, "Pending: "+strings.Join(pending, ", ")+
-			". Run `rivet dbsync online-data-migrations` until it exits 0; it must finish before the next upgrade."
+	for _, k := range keys {
+		blocked = append(blocked, fmt.Sprintf("%s, blocked until every service runs release %s unpinned, by %s",
+			strings.Join(group[k], ", "), k.release, k.by))
 	}
+	if len(runnable)+len(blocked) == 0 {
+		return r
+	}
+	r.Code = Warning
+	var parts []string
+	if len(blocked) > 0 {
+		msg := "Pending, not runnable yet: " + strings.Join(blocked, "; ") +
+			". They write what older releases cannot read, so they wait for the end of the upgrade (step 3: every service upgraded, then unpinned); " +
+			"`rivet dbsync online-data-migrations` refuses them until then."
+		if windowOpen {
+			msg += " Rolling back stays possible meanwhile."
+		}
+		parts = append(parts, msg)
+	}
+	if len(runnable) > 0 {
+		msg := "Pending: " + strings.Join(runnable, ", ") + ". Run `rivet dbsync online-data-migrations` until it exits 0; it must finish before the next upgrade."
+		if len(raises) > 0 {
+			slices.Sort(raises)
+			msg += " It first finalizes release " + strings.Join(slices.Compact(raises), ", ") +
+				": services older than it can then no longer start, so rolling back below it is no longer possible."
+		}
+		parts = append(parts, msg)
+	}
+	r.Details = strings.Join(parts, " ")
 	return r
 }
 

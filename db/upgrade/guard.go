@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -34,9 +35,17 @@ type GuardOptions struct {
 	// they are not "other" services (all-in-one registers two).
 	Hostname string
 	Binaries []string
-	// Timeout is the heartbeat age beyond which a service is not live.
+	// Timeout is the heartbeat age beyond which a service is not live
+	// ([conductor] heartbeat_timeout); only the skew check at start reads
+	// liveness.
 	Timeout time.Duration
-	Logger  *slog.Logger
+	// ForgetTimeout is the heartbeat age beyond which a service that is
+	// not live stops counting ([DEFAULT] service_forget_timeout; 0 means
+	// db.DefaultServiceForgetTimeout). Until then, or until `rivet upgrade
+	// forget`, it is "unknown", not gone: the auto pin and the finalized
+	// release still count it.
+	ForgetTimeout time.Duration
+	Logger        *slog.Logger
 }
 
 // NewGuard returns a Guard over d for a process running HEAD of table.
@@ -46,6 +55,9 @@ func NewGuard(d *db.DB, table *release.Table, o GuardOptions) *Guard {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = db.DefaultServiceTimeout
+	}
+	if o.ForgetTimeout <= 0 {
+		o.ForgetTimeout = db.DefaultServiceForgetTimeout
 	}
 	return &Guard{db: d, table: table, opts: o}
 }
@@ -65,14 +77,14 @@ func (g *Guard) Start(ctx context.Context, pn *release.Pinner) error {
 	if err := g.checkFinalized(ctx); err != nil {
 		return err
 	}
-	live, err := g.db.LiveServices(ctx, g.opts.Timeout)
+	known, live, now, err := g.known(ctx)
 	if err != nil {
 		return err
 	}
-	if err := g.table.CheckSkew(g.opts.Name, g.others(live)); err != nil {
+	if err := g.table.CheckSkew(g.opts.Name, g.others(live, now)); err != nil {
 		return err
 	}
-	_, err = g.use(ctx, pn, pn.Pin(), live, atStart)
+	_, err = g.use(ctx, pn, pn.Pin(), known, live, now, atStart)
 	return err
 }
 
@@ -88,11 +100,11 @@ func (g *Guard) CheckRunning(ctx context.Context) error { return g.checkFinalize
 func (g *Guard) Apply(ctx context.Context, pn *release.Pinner, p release.Pin) (release.Entry, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	live, err := g.db.LiveServices(ctx, g.opts.Timeout)
+	known, live, now, err := g.known(ctx)
 	if err != nil {
 		return pn.Effective(), err
 	}
-	e, err := g.use(ctx, pn, p, live, onReload)
+	e, err := g.use(ctx, pn, p, known, live, now, onReload)
 	if err != nil {
 		return e, err
 	}
@@ -106,10 +118,12 @@ func (g *Guard) Apply(ctx context.Context, pn *release.Pinner, p release.Pin) (r
 	return e, nil
 }
 
-// Follow recomputes an auto pin from the live services (each heartbeat),
+// Follow recomputes an auto pin from the known services (each heartbeat),
 // as Apply does for a new pin; an API's effective release, whatever its
 // pin, is also brought down to what its live conductors store and back up
-// once they store more. Other pins are left alone.
+// once they store more. Other pins are left alone. A service that stopped
+// heartbeating still counts (ForgetTimeout), so missed heartbeats alone, or
+// a database outage that stops every heartbeat, never unpin.
 func (g *Guard) Follow(ctx context.Context, pn *release.Pinner) (release.Entry, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -117,11 +131,44 @@ func (g *Guard) Follow(ctx context.Context, pn *release.Pinner) (release.Entry, 
 	if p.Mode != release.PinAuto && !g.serves(db.BinaryAPI) {
 		return pn.Effective(), nil
 	}
-	live, err := g.db.LiveServices(ctx, g.opts.Timeout)
+	known, live, now, err := g.known(ctx)
 	if err != nil {
 		return pn.Effective(), err
 	}
-	return g.use(ctx, pn, p, live, onHeartbeat)
+	return g.use(ctx, pn, p, known, live, now, onHeartbeat)
+}
+
+func (g *Guard) liveness() db.Liveness {
+	return db.Liveness{Timeout: g.opts.Timeout, Forget: g.opts.ForgetTimeout}
+}
+
+// known reads the services that count (db.Service.Counts: not gone, not
+// older than the finalized release) and the live ones (whatever their
+// release: the skew check reads them), as classified at the database
+// clock now.
+func (g *Guard) known(ctx context.Context) (known, live []db.Service, now time.Time, err error) {
+	if now, err = g.db.Now(ctx); err != nil {
+		return nil, nil, now, err
+	}
+	fin := 0
+	if fr, err := g.db.FinalizedRelease(ctx); err != nil {
+		return nil, nil, now, err
+	} else if fr != nil {
+		fin = fr.ServiceVersion
+	}
+	all, err := g.db.Services(ctx)
+	if err != nil {
+		return nil, nil, now, err
+	}
+	for _, s := range all {
+		if s.Counts(now, g.liveness(), fin) {
+			known = append(known, s)
+		}
+		if s.State(now, g.liveness()) == db.ServiceLive {
+			live = append(live, s)
+		}
+	}
+	return known, live, now, nil
 }
 
 // useMode says why use runs, which decides what it refuses.
@@ -136,13 +183,16 @@ const (
 // serves reports whether this process registers as binary.
 func (g *Guard) serves(binary string) bool { return slices.Contains(g.opts.Binaries, binary) }
 
-// use resolves p against live, enforces the skew rules (seed 000 step 3:
-// an API never uses a release a live conductor cannot store), checks and
-// advances when the effective release changes (always at start), then
-// sets pn.
-func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, live []db.Service, mode useMode) (release.Entry, error) {
+// use resolves p against the known services, enforces the skew rules
+// against the live ones (seed 000 step 3: an API never uses a release a
+// live conductor cannot store), checks and advances when the effective
+// release changes (always at start), then sets pn. The watermark thus
+// advances to R only when every known service (this one included) runs R
+// or newer: an auto pin is the oldest release among them, and
+// CheckEffective refuses any other pin above it.
+func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, known, live []db.Service, now time.Time, mode useMode) (release.Entry, error) {
 	versions := []int{g.table.Head().ServiceVersion}
-	for _, s := range live {
+	for _, s := range known {
 		versions = append(versions, s.ServiceVersion)
 	}
 	cur := pn.Effective()
@@ -157,7 +207,7 @@ func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, live
 			case mode != onHeartbeat:
 				// A conductor of an older binary gets the refusal that
 				// names the pin to set.
-				if err := g.table.CheckEffective(g.opts.Name, e, g.others(live)); err != nil {
+				if err := g.table.CheckEffective(g.opts.Name, e, g.others(known, now)); err != nil {
 					return cur, err
 				}
 				return cur, ahead
@@ -175,7 +225,7 @@ func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, live
 		}
 	}
 	if mode == atStart || e.Version != cur.Version {
-		if err := g.table.CheckEffective(g.opts.Name, e, g.others(live)); err != nil {
+		if err := g.table.CheckEffective(g.opts.Name, e, g.others(known, now)); err != nil {
 			return cur, err
 		}
 		fr, advanced, err := g.db.AdvanceFinalizedRelease(ctx, e.Release(), e.ServiceVersion)
@@ -259,10 +309,10 @@ func peerOf(s db.Service) release.Peer {
 	return p
 }
 
-// otherRows are the live services that are not this process's rows.
-func (g *Guard) otherRows(live []db.Service) []db.Service {
+// otherRows are the services of svcs that are not this process's rows.
+func (g *Guard) otherRows(svcs []db.Service) []db.Service {
 	var out []db.Service
-	for _, s := range live {
+	for _, s := range svcs {
 		if s.Hostname == g.opts.Hostname && slices.Contains(g.opts.Binaries, s.Binary) {
 			continue
 		}
@@ -279,11 +329,29 @@ func (g *Guard) checkFinalized(ctx context.Context) error {
 	return g.table.CheckFinalized(g.opts.Name, release.Finalized{Release: fr.Release, ServiceVersion: fr.ServiceVersion})
 }
 
-// others are the live services that are not this process's rows.
-func (g *Guard) others(live []db.Service) []release.Peer {
+// others are the services of svcs that are not this process's rows, with
+// a note on those not live (classified at now).
+func (g *Guard) others(svcs []db.Service, now time.Time) []release.Peer {
 	var out []release.Peer
-	for _, s := range g.otherRows(live) {
-		out = append(out, peerOf(s))
+	for _, s := range g.otherRows(svcs) {
+		p := peerOf(s)
+		p.Note = NotLiveNote(s, s.State(now, g.liveness()), now)
+		out = append(out, p)
 	}
 	return out
+}
+
+// NotLiveNote says why a service that is not live still counts, and how an
+// operator lets it go; "" for a live one.
+func NotLiveNote(s db.Service, st db.ServiceState, now time.Time) string {
+	var what string
+	switch st {
+	case db.ServiceUnknown:
+		what = "has not heartbeated for " + now.Sub(s.UpdatedAt).Round(time.Second).String() + " but may come back"
+	case db.ServiceStopped:
+		what = "stopped " + now.Sub(s.UpdatedAt).Round(time.Second).String() + " ago and may start again"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("%s %s; if it is gone for good, run `rivet upgrade forget %s %s`", s.Name(), what, s.Binary, s.Hostname)
 }

@@ -29,7 +29,7 @@ func TestStatusBeforeTheSchemaUpgrade(t *testing.T) {
 		if len(mreg.Migrations()) == 0 {
 			t.Fatal("no online migration registered: nothing to test")
 		}
-		st, err := Collect(ctx, dbh, release.Default(), mreg, time.Minute)
+		st, err := Collect(ctx, dbh, release.Default(), mreg, db.Liveness{Timeout: time.Minute})
 		if err != nil {
 			t.Fatalf("status before dbsync upgrade: %v", err)
 		}
@@ -41,7 +41,7 @@ func TestStatusBeforeTheSchemaUpgrade(t *testing.T) {
 				t.Errorf("migration %s: pending %d before the schema upgrade, want -1 (unknown)", m.Name, m.Pending)
 			}
 		}
-		rs, err := Check(ctx, dbh, release.Default(), mreg, time.Minute)
+		rs, err := Check(ctx, dbh, release.Default(), mreg, db.Liveness{Timeout: time.Minute})
 		if err != nil {
 			t.Fatalf("check before dbsync upgrade: %v", err)
 		}

@@ -15,6 +15,13 @@ import (
 type Service struct {
 	db.Service
 	Live bool `json:"live"`
+	// State is live, unknown (online but not heartbeating), stopped or
+	// gone (db.ServiceState); all but gone count for the automatic pin,
+	// the finalized release and the online migration gate.
+	State db.ServiceState `json:"state"`
+	// Counts is false for a service that no longer holds the upgrade back:
+	// gone, or older than the finalized release (db.Service.Counts).
+	Counts bool `json:"counts"`
 	// Speaks is the release table entry the service's version maps to.
 	Speaks string `json:"speaks"`
 	// Uses is, for a live service, the release whose versions it uses now
@@ -38,6 +45,13 @@ type Migration struct {
 	// Pending is the number of objects still to migrate; -1 when the
 	// migration cannot count without running.
 	Pending int `json:"pending"`
+	// Release is the release whose services can read what it writes (the
+	// entry of MinServiceVersion); empty when it needs none.
+	Release string `json:"release,omitempty"`
+	// BlockedBy lists the known services too old for it or pinned below
+	// it: while there are any, `rivet dbsync online-data-migrations`
+	// refuses to run it.
+	BlockedBy []string `json:"blocked_by,omitempty"`
 }
 
 // Finalized is the finalized-release watermark (ARCHITECTURE §4).
@@ -73,9 +87,9 @@ type Status struct {
 	Migrations []Migration       `json:"online_migrations"`
 }
 
-// Collect reads the status. timeout is the heartbeat age beyond which a
-// service counts as dead.
-func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemigrations.Registry, timeout time.Duration) (*Status, error) {
+// Collect reads the status. lv classifies the services rows: live within
+// [conductor] heartbeat_timeout, gone beyond [DEFAULT] service_forget_timeout.
+func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemigrations.Registry, lv db.Liveness) (*Status, error) {
 	st := &Status{Release: release.Current, ServiceVersion: table.Head().ServiceVersion}
 	m, err := migrations.NewMigrator(d)
 	if err != nil {
@@ -87,12 +101,22 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 	if len(st.Schema.Applied) == 0 {
 		return st, nil // empty database: nothing else to read
 	}
-	if err := collectServices(ctx, d, table, timeout, st); err != nil {
+	now, err := d.Now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	svcs, err := d.Services(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if st.Finalized, err = readFinalized(ctx, d); err != nil {
 		return nil, err
 	}
+	fin := 0
+	if st.Finalized != nil {
+		fin = st.Finalized.ServiceVersion
+	}
+	collectServices(svcs, now, table, lv, fin, st)
 	if st.Objects, err = countObjects(ctx, d); err != nil {
 		return nil, err
 	}
@@ -103,6 +127,12 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 	counts := len(st.Schema.Pending) == 0
 	for _, mg := range reg.Migrations() {
 		pm := Migration{Name: mg.Name, MinServiceVersion: mg.MinServiceVersion, Pending: -1}
+		if e, ok := table.ForServiceVersion(mg.MinServiceVersion); ok && mg.MinServiceVersion > 0 {
+			pm.Release = e.Release()
+		}
+		for _, b := range onlinemigrations.Blocking(svcs, now, lv, fin, table, mg.MinServiceVersion) {
+			pm.BlockedBy = append(pm.BlockedBy, b.String())
+		}
 		if mg.Pending != nil && counts {
 			if pm.Pending, err = mg.Pending(ctx, d); err != nil {
 				return nil, err
@@ -113,27 +143,23 @@ func Collect(ctx context.Context, d *db.DB, table *release.Table, reg *onlinemig
 	return st, nil
 }
 
-func collectServices(ctx context.Context, d *db.DB, table *release.Table, timeout time.Duration, st *Status) error {
-	svcs, err := d.Services(ctx)
-	if err != nil {
-		return err
-	}
-	now, err := d.Now(ctx)
-	if err != nil {
-		return err
-	}
-	var live []int
+// collectServices classifies svcs at now; auto resolves over those that
+// count (known, not below the finalized release fin), as a service's Guard
+// does.
+func collectServices(svcs []db.Service, now time.Time, table *release.Table, lv db.Liveness, fin int, st *Status) {
+	var known []int
 	for _, s := range svcs {
-		sv := Service{Service: s, Live: s.IsLive(now, timeout)}
+		state := s.State(now, lv)
+		sv := Service{Service: s, Live: state == db.ServiceLive, State: state, Counts: s.Counts(now, lv, fin)}
 		if e, ok := table.ForServiceVersion(s.ServiceVersion); ok {
 			sv.Speaks = e.Label()
 		}
-		if sv.Live {
-			live = append(live, s.ServiceVersion)
+		if sv.Counts {
+			known = append(known, s.ServiceVersion)
 		}
 		st.Services = append(st.Services, sv)
 	}
-	st.AutoPin = table.Resolve(release.Pin{Mode: release.PinAuto}, live).Label()
+	st.AutoPin = table.Resolve(release.Pin{Mode: release.PinAuto}, known).Label()
 	var liveRows []db.Service
 	for _, s := range st.Services {
 		if s.Live {
@@ -145,7 +171,6 @@ func collectServices(ctx context.Context, d *db.DB, table *release.Table, timeou
 			st.Services[i].Uses = EffectiveOf(table, s.Service, liveRows).Label()
 		}
 	}
-	return nil
 }
 
 func countObjects(ctx context.Context, d *db.DB) ([]ObjectCount, error) {

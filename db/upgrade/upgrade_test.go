@@ -49,7 +49,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		}
 		check := func(dbh *db.DB) []Result {
 			t.Helper()
-			rs, err := Check(ctx, dbh, tb, mreg, time.Minute)
+			rs, err := Check(ctx, dbh, tb, mreg, db.Liveness{Timeout: time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		if codes(rs)["Online data migrations"] != Warning || !strings.Contains(details(rs, "Online data migrations"), "update_to_latest_versions: 3 object(s)") {
 			t.Fatalf("pending migrations: %+v", rs)
 		}
-		st, err := Collect(ctx, dbh, tb, mreg, time.Minute)
+		st, err := Collect(ctx, dbh, tb, mreg, db.Liveness{Timeout: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		// the pinned conductors store.
 		uses := func() map[string]string {
 			t.Helper()
-			st, err := Collect(ctx, dbh, tb, mreg, time.Minute)
+			st, err := Collect(ctx, dbh, tb, mreg, db.Liveness{Timeout: time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +173,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		if codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "rivet-conductor on cond-3 (release 0.1.0, service version 1)") {
 			t.Fatalf("finalized above a live service: %+v", rs)
 		}
-		if st, err := Collect(ctx, dbh, tb, mreg, time.Minute); err != nil || st.Finalized == nil || st.Finalized.Release != "0.2.0" {
+		if st, err := Collect(ctx, dbh, tb, mreg, db.Liveness{Timeout: time.Minute}); err != nil || st.Finalized == nil || st.Finalized.Release != "0.2.0" {
 			t.Fatalf("status finalized release: %+v, %v", st, err)
 		}
 		if err := dbh.MarkServiceOffline(ctx, "cond-3", db.BinaryConductor); err != nil {

@@ -1,6 +1,7 @@
 // Package faults injects faults into running Rivet processes and checks
 // that they degrade cleanly and recover: the database restarted under a
-// write load, the SQLite disk full, BMCs that hang or answer 500, driver
+// write load, a database outage mid-upgrade and an old API paused with
+// SIGSTOP (neither may unpin or finalize), the SQLite disk full, BMCs that hang or answer 500, driver
 // plugins in a crash loop, htpasswd files replaced under SIGHUP. Clock
 // skew between conductors is tested with the other multi-conductor faults
 // in test/conductor (TestClockSkewBetweenConductors).
