@@ -34,8 +34,22 @@ func (r *run) finish() {
 	if errs != len(r.rec.failures) {
 		t.Errorf("%d errors counted, %d described", errs, len(r.rec.failures))
 	}
-	checked := r.l.verifyWrites(t, r.ctx, r.probe)
-	t.Logf("read back %d acknowledged markers on %d nodes", checked, len(r.l.acked))
+	reader := *r.probe
+	reader.version = r.newMax.String()
+	markers, fields := r.l.verifyWrites(t, r.ctx, &reader)
+	t.Logf("read back %d acknowledged markers and %d new fields (last acknowledged values of %d field writes at API %s) on %d nodes",
+		markers, fields, r.l.fieldWrites.Load(), reader.version, len(r.l.acked))
+	if r.newMax.Compare(r.oldMax) > 0 && r.l.choices.Load() != nil && r.l.fieldWrites.Load() == 0 {
+		t.Errorf("the load moved to API %s but acknowledged no write of its new fields", r.newMax)
+	}
+	for i, e := range r.rec.explained {
+		if i == 10 {
+			t.Logf("… and %d more", len(r.rec.explained)-i)
+			break
+		}
+		t.Logf("not acknowledged during a fault (not an error): %s", e)
+	}
+	r.summarize(markers, fields)
 	r.checkAtRest()
 	r.checkObjectVersions(r.cur.info.Objects)
 	r.d.stopAll()

@@ -32,15 +32,40 @@ var errFailed = errors.New("request failed")
 type client struct {
 	base    string
 	version string
-	http    *http.Client
-	rec     *recorder
-	pause   time.Duration // between retries
+	// newest, when set, replaces version: the load moves to the newest
+	// microversion once the APIs are unpinned. Copies share it.
+	newest *atomic.Value
+	http   *http.Client
+	rec    *recorder
+	pause  time.Duration // between retries
 }
+
+// faultRetries is the retry budget while a fault is injected (a conductor
+// killed, the database restarted): python-ironicclient's retries are
+// configurable, and a client that must ride out a restart raises them.
+// Reads are also retried after a broken connection (they are idempotent);
+// writes are not: a write that fails is "not acknowledged", never resent
+// blindly.
+const faultRetries = 40
+
+// ver is the microversion the client sends now.
+func (c *client) ver() string {
+	if c.newest != nil {
+		if v, _ := c.newest.Load().(string); v != "" {
+			return v
+		}
+	}
+	return c.version
+}
+
+// useVersion moves the client (and its copies) to microversion v.
+func (c *client) useVersion(v string) { c.newest.Store(v) }
 
 func newClient(base, version string, rec *recorder) *client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
-	return &client{base: base, version: version, rec: rec, pause: retryPause, http: &http.Client{Transport: tr, Timeout: 90 * time.Second}}
+	return &client{base: base, version: version, newest: &atomic.Value{}, rec: rec, pause: retryPause,
+		http: &http.Client{Transport: tr, Timeout: 90 * time.Second}}
 }
 
 // retryable reports whether python-ironicclient would retry the answer.
@@ -54,6 +79,7 @@ func retryable(status int, body []byte) bool {
 // into out when out is not nil.
 func (c *client) call(ctx context.Context, method, path string, body any, out any, want ...int) (int, error) {
 	st := c.rec.step()
+	fault := c.rec.inFault()
 	start := time.Now()
 	var (
 		data   []byte
@@ -62,7 +88,13 @@ func (c *client) call(ctx context.Context, method, path string, body any, out an
 	)
 	for attempt := 0; ; attempt++ {
 		data, status, err = c.once(ctx, method, path, body)
-		if err != nil || !retryable(status, data) || attempt == maxRetries {
+		budget := maxRetries
+		if fault || c.rec.inFault() {
+			budget = faultRetries
+		}
+		again := err == nil && retryable(status, data) ||
+			err != nil && ctx.Err() == nil && method == http.MethodGet && budget == faultRetries
+		if !again || attempt >= budget {
 			break
 		}
 		c.rec.retried(st)
@@ -84,7 +116,7 @@ func (c *client) call(ctx context.Context, method, path string, body any, out an
 			failure = fmt.Sprintf("%s %s: decode: %v: %.200s", method, path, jerr, data)
 		}
 	}
-	c.rec.done(st, took, failure)
+	c.rec.doneIn(st, took, failure, (fault || c.rec.inFault()) && explained(method, status, err))
 	if failure != "" {
 		return status, fmt.Errorf("%w: %s", errFailed, failure)
 	}
@@ -104,7 +136,7 @@ func (c *client) once(ctx context.Context, method, path string, body any) ([]byt
 	if err != nil {
 		return nil, 0, err
 	}
-	req.Header.Set("X-OpenStack-Ironic-API-Version", c.version)
+	req.Header.Set("X-OpenStack-Ironic-API-Version", c.ver())
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "rivet-upgrade-test")
 	if body != nil {
@@ -117,6 +149,17 @@ func (c *client) once(ctx context.Context, method, path string, body any) ([]byt
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	return data, resp.StatusCode, err
+}
+
+// explained reports whether a request that failed while a fault was
+// injected failed the way the fault explains: a write not acknowledged
+// (503 "retry later" after the retries, or a connection broken by the
+// fault). A 500, a 4xx or a failed read is never explained.
+func explained(method string, status int, err error) bool {
+	if method == http.MethodGet {
+		return false
+	}
+	return err != nil || status == http.StatusServiceUnavailable
 }
 
 func contains(list []int, v int) bool {

@@ -1,8 +1,10 @@
 package upgrade
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -39,8 +41,11 @@ type deployment struct {
 	dialect string // "postgresql" or "mysql"
 	dbURL   string
 	dbh     *db.DB // the test's own connection, for checks
-	old     *build
-	cur     *build
+	// pg is the test's own PostgreSQL server when the run restarts the
+	// database (nil: a private database on the shared server).
+	pg  *testenv.PostgresServer
+	old *build
+	cur *build
 
 	sim     *proc
 	simURL  string
@@ -68,17 +73,23 @@ type service struct {
 	conf             string
 	b                *build
 	pin              string
+	pluginDir        string // [conductor] plugin_dir when not the binary's own folder
 	p                *proc
 	stopped          time.Time // when the last stop completed
 }
 
-func newDeployment(t *testing.T, dialect string, old, cur *build) *deployment {
+func newDeployment(t *testing.T, dialect string, ownServer bool, old, cur *build) *deployment {
 	t.Helper()
 	d := &deployment{t: t, dir: t.TempDir(), dialect: dialect, old: old, cur: cur}
-	switch dialect {
-	case "postgresql":
+	switch {
+	case ownServer && dialect == "postgresql":
+		d.pg = testenv.StartPostgresServer(t)
+		d.dbURL = d.pg.URL
+	case ownServer:
+		t.Fatalf("a server of the test's own is only available for PostgreSQL, not %q", dialect)
+	case dialect == "postgresql":
 		d.dbURL = testenv.RequirePostgres(t)
-	case "mysql":
+	case dialect == "mysql":
 		d.dbURL = testenv.RequireMySQL(t)
 	default:
 		t.Fatalf("unknown dialect %q", dialect)
@@ -209,7 +220,7 @@ func (s *service) writeConfig() {
 		{"conductor", "heartbeat_interval", "1"},
 		{"conductor", "heartbeat_timeout", strconv.Itoa(int(heartbeatTimeout / time.Second))},
 		{"conductor", "enabled_hardware_types", "fake-hardware,ipmi,redfish"},
-		{"conductor", "plugin_dir", s.b.dir},
+		{"conductor", "plugin_dir", cmp.Or(s.pluginDir, s.b.dir)},
 		{"conductor", "sync_power_state_interval", "5"},
 		{"conductor", "graceful_shutdown_timeout", "30"},
 		{"conductor", "lease_duration", "10"},
@@ -261,6 +272,13 @@ func (s *service) start() {
 		}
 		if s.kind == "api" {
 			return httpStatus(s.url()+"/") == http.StatusOK
+		}
+		// A conductor killed with SIGKILL leaves its row live for a
+		// while: its JSON-RPC port answering tells the new process apart.
+		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), time.Second); err != nil {
+			return false
+		} else {
+			c.Close()
 		}
 		live, err := s.d.dbh.LiveConductors(context.Background(), heartbeatTimeout)
 		return err == nil && slices.ContainsFunc(live, func(c db.Conductor) bool { return c.Hostname == s.registered })

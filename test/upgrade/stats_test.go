@@ -17,6 +17,11 @@ type recorder struct {
 	cur      *stepStats
 	steps    []*stepStats
 	failures []string // every failed request, described
+	// fault names the fault being injected now ("" for none): requests
+	// that fail as it explains (writes not acknowledged) count apart.
+	fault     string
+	explained []string // every request the fault explains, described
+	version   string   // the load's microversion, shown per step
 }
 
 // stepStats are the figures of one step. A request counts in the step it
@@ -26,6 +31,8 @@ type stepStats struct {
 	start                     time.Time
 	took                      time.Duration // from the step's start to the next's
 	requests, retries, errors int
+	unacked                   int    // writes a fault left unacknowledged (not errors)
+	version                   string // the load's microversion when the step began
 	lat                       []time.Duration
 }
 
@@ -37,8 +44,39 @@ func (r *recorder) begin(name string) {
 	if r.cur != nil {
 		r.cur.took = now.Sub(r.cur.start)
 	}
-	r.cur = &stepStats{name: name, start: now}
+	r.cur = &stepStats{name: name, start: now, version: r.version}
 	r.steps = append(r.steps, r.cur)
+}
+
+// setVersion notes the load's microversion from now on.
+func (r *recorder) setVersion(v string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.version = v
+	if r.cur != nil && r.cur.requests == 0 {
+		r.cur.version = v
+	} else if r.cur != nil && r.cur.version != v {
+		r.cur.version += "→" + v
+	}
+}
+
+// faultBegins and faultEnds bracket an injected fault.
+func (r *recorder) faultBegins(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fault = name
+}
+
+func (r *recorder) faultEnds() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fault = ""
+}
+
+func (r *recorder) inFault() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fault != ""
 }
 
 // end closes the last step.
@@ -68,11 +106,22 @@ func (r *recorder) retried(s *stepStats) {
 
 // done records one request's outcome; failure describes a failed one.
 func (r *recorder) done(s *stepStats, took time.Duration, failure string) {
+	r.doneIn(s, took, failure, false)
+}
+
+// doneIn is done for a request a fault may explain: a failure it explains
+// counts as unacknowledged, not as an error.
+func (r *recorder) doneIn(s *stepStats, took time.Duration, failure string, faultExplains bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s.requests++
 	s.lat = append(s.lat, took)
-	if failure != "" {
+	switch {
+	case failure == "":
+	case faultExplains:
+		s.unacked++
+		r.explained = append(r.explained, "step "+s.name+" ("+r.fault+"): "+failure)
+	default:
 		s.errors++
 		r.failures = append(r.failures, "step "+s.name+": "+failure)
 	}
@@ -103,19 +152,19 @@ func (r *recorder) table(w io.Writer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\tseconds\trequests\tretries\terrors\tp50 ms\tp99 ms\t")
+	fmt.Fprintln(tw, "step\tAPI\tseconds\trequests\tretries\terrors\tunacked\tp50 ms\tp99 ms\t")
 	var all []time.Duration
-	var req, ret, errs int
+	var req, ret, errs, unacked int
 	for _, s := range r.steps {
 		lat := slices.Clone(s.lat)
 		slices.Sort(lat)
 		all = append(all, lat...)
-		req, ret, errs = req+s.requests, ret+s.retries, errs+s.errors
-		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%s\t%s\t\n", s.name, s.took.Seconds(), s.requests, s.retries, s.errors,
-			ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+		req, ret, errs, unacked = req+s.requests, ret+s.retries, errs+s.errors, unacked+s.unacked
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%d\t%d\t%d\t%d\t%s\t%s\t\n", s.name, s.version, s.took.Seconds(), s.requests, s.retries, s.errors,
+			s.unacked, ms(percentile(lat, 50)), ms(percentile(lat, 99)))
 	}
 	slices.Sort(all)
-	fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%s\t%s\t\n", req, ret, errs, ms(percentile(all, 50)), ms(percentile(all, 99)))
+	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%d\t%s\t%s\t\n", req, ret, errs, unacked, ms(percentile(all, 50)), ms(percentile(all, 99)))
 	tw.Flush()
 }
 

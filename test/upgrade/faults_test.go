@@ -1,0 +1,58 @@
+package upgrade
+
+import (
+	"syscall"
+	"time"
+)
+
+// killConductor kills the second conductor with SIGKILL under load (no
+// drain, no offline mark, its calls in flight cut) and starts it again
+// with the same binary and pin. Its driver plugins must exit with it.
+// Writes that fail while it is down count as not acknowledged: the fault
+// explains them (faultRetries); a 500 or a lost acknowledged write is an
+// error.
+func (r *run) killConductor() {
+	t := r.t
+	t.Helper()
+	s := r.d.conductors[1]
+	r.d.notePlugins(s)
+	kids, _ := children(s.p.pid())
+	r.rec.faultBegins("conductor killed")
+	defer r.rec.faultEnds()
+	start := time.Now()
+	if err := s.p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-s.p.done
+	waitFor(t, 10*time.Second, s.name+"'s plugins exiting with it", func() bool {
+		for _, k := range kids {
+			if k.alive() {
+				return false
+			}
+		}
+		return true
+	})
+	s.start()
+	t.Logf("%s killed with SIGKILL and serving again %v later", s.name, time.Since(start).Round(time.Millisecond))
+	// Its leases: those it held when killed are taken back by the new
+	// process (or expire); the load's retries cover the wait.
+	time.Sleep(dwell)
+}
+
+// restartDatabase restarts the run's own PostgreSQL server under load
+// (pg_ctl stop -m fast, a second down, start), as an operator does.
+func (r *run) restartDatabase() {
+	t := r.t
+	t.Helper()
+	if r.d.pg == nil {
+		t.Fatal("the database restart needs a server of the test's own")
+	}
+	r.rec.faultBegins("database restarted")
+	defer r.rec.faultEnds()
+	start := time.Now()
+	r.d.pg.Stop(t)
+	time.Sleep(time.Second)
+	r.d.pg.Start(t)
+	t.Logf("database down and up again in %v", time.Since(start).Round(time.Millisecond))
+	time.Sleep(dwell)
+}
