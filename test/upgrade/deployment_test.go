@@ -317,7 +317,7 @@ func (s *service) stop() {
 		kids, _ = children(s.p.pid())
 	}
 	drained := s.kind == "api" && s.d.healthz
-	if s.kind == "api" && !drained {
+	if s.kind == "api" && !drained && s.d.lb != nil {
 		// The release lacks /healthz and shutdown_delay: drain by hand.
 		if _, err := s.d.lb.command(fmt.Sprintf("set server %s/%s state drain", backend, s.name)); err != nil {
 			t.Fatal(err)
