@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -24,6 +25,9 @@ func (r *run) finish() {
 	t.Logf("requests through the load balancer per step (%d acknowledged writes, %d power/deploy/port cycles):\n%s",
 		r.l.writes.Load(), r.l.cycles.Load(), table.String())
 	_, _, errs := r.rec.totals()
+	if len(r.rec.failures) > 40 {
+		t.Errorf("failed requests by kind:\n%s", failureKinds(r.rec.failures))
+	}
 	for i, f := range r.rec.failures {
 		if i == 40 {
 			t.Errorf("… and %d more failures", len(r.rec.failures)-i)
@@ -182,3 +186,24 @@ func (d *deployment) stopAll() {
 	}
 	t.Logf("%d processes and %d plugin processes started; all gone", len(d.procs), len(d.plugins))
 }
+
+// failureKinds counts failures by step, method and outcome (UUIDs and
+// numbers taken out).
+func failureKinds(failures []string) string {
+	counts := map[string]int{}
+	for _, f := range failures {
+		k := uuidRE.ReplaceAllString(f, "…")
+		if i := strings.Index(k, ": {"); i > 0 {
+			k = k[:i]
+		}
+		counts[k]++
+	}
+	var lines []string
+	for k, n := range counts {
+		lines = append(lines, fmt.Sprintf("%6d  %.200s", n, k))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4,}`)

@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -20,7 +21,8 @@ type recorder struct {
 	// fault names the fault being injected now ("" for none): requests
 	// that fail as it explains (writes not acknowledged) count apart.
 	fault     string
-	explained []string // every request the fault explains, described
+	faultEnd  time.Time // when the last fault ended
+	explained []string  // every request the fault explains, described
 	version   string   // the load's microversion, shown per step
 }
 
@@ -71,6 +73,19 @@ func (r *recorder) faultEnds() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.fault = ""
+	r.faultEnd = time.Now()
+}
+
+// faultLately reports whether a fault is injected now or ended within d:
+// an operation the fault cut short (a deploy whose conductor was killed)
+// may be seen to fail a little later.
+func (r *recorder) faultLately(d time.Duration) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fault != "" {
+		return r.fault, true
+	}
+	return "a fault that just ended", !r.faultEnd.IsZero() && time.Since(r.faultEnd) < d
 }
 
 func (r *recorder) inFault() bool {
@@ -120,7 +135,7 @@ func (r *recorder) doneIn(s *stepStats, took time.Duration, failure string, faul
 	case failure == "":
 	case faultExplains:
 		s.unacked++
-		r.explained = append(r.explained, "step "+s.name+" ("+r.fault+"): "+failure)
+		r.explained = append(r.explained, "step "+s.name+" ("+cmp.Or(r.fault, "just after a fault")+"): "+failure)
 	default:
 		s.errors++
 		r.failures = append(r.failures, "step "+s.name+": "+failure)

@@ -182,12 +182,15 @@ func (r *run) upgradeServices() {
 		}
 	})
 	r.step("1.2", func() { d.conductors[1].replace(cur, r.newPin()) })
+	r.step("2.1", func() { d.apis[0].replace(cur, r.newPin()) })
+	r.step("2.2", func() { d.apis[1].replace(cur, r.newPin()) })
 	if r.sc.faults {
+		// Every process runs the new release: the faults test its code
+		// (the old release's API answers 500 when the database or a
+		// conductor is unreachable; 0.1 is cut and stays so).
 		r.step("kill -9", r.killConductor)
 		r.step("db restart", r.restartDatabase)
 	}
-	r.step("2.1", func() { d.apis[0].replace(cur, r.newPin()) })
-	r.step("2.2", func() { d.apis[1].replace(cur, r.newPin()) })
 	if r.sc.oldPlugins {
 		r.step("new plugins", func() {
 			d.conductors[0].pluginDir = ""
