@@ -116,7 +116,16 @@ func (c *client) call(ctx context.Context, method, path string, body any, out an
 			failure = fmt.Sprintf("%s %s: decode: %v: %.200s", method, path, jerr, data)
 		}
 	}
-	c.rec.doneIn(st, took, failure, (fault || c.rec.inFault()) && explained(method, status, err))
+	inFault := fault || c.rec.inFault()
+	if inFault && failure != "" && method != http.MethodGet && status == http.StatusInternalServerError && c.rec.cutCalls() {
+		// A write in flight on a conductor killed at that instant: its
+		// outcome is unknown, the API says 500. The fault decides later,
+		// from the APIs' logs, whether the call was cut (explained) or
+		// merely refused (an error: the API knew nothing was done).
+		c.rec.suspect(st, took, failure)
+	} else {
+		c.rec.doneIn(st, took, failure, inFault && explained(method, status, err))
+	}
 	if failure != "" {
 		return status, fmt.Errorf("%w: %s", errFailed, failure)
 	}

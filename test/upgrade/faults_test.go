@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"strings"
 	"syscall"
 	"time"
 )
@@ -18,7 +19,27 @@ func (r *run) killConductor() {
 	r.d.notePlugins(s)
 	kids, _ := children(s.p.pid())
 	r.rec.faultBegins("conductor killed")
+	r.rec.mu.Lock()
+	r.rec.cut = true
+	r.rec.mu.Unlock()
 	defer r.rec.faultEnds()
+	logged := map[*service]int{}
+	for _, a := range r.d.apis {
+		logged[a] = len(a.p.log.String())
+	}
+	defer func() {
+		// A 500 for a write is explained only by a call the kill cut
+		// (the API logged an RPC to the killed conductor failing after it
+		// was sent: EOF, a reset connection); one it refused to dial must
+		// be a 503, since nothing was done.
+		cut := 0
+		for _, a := range r.d.apis {
+			cut += cutCallsLogged(a.p.log.String()[logged[a]:], s.registered)
+		}
+		if n := r.rec.settle(cut); n > 0 {
+			t.Logf("%d writes answered 500 while %s was killed; the APIs logged %d calls to it cut in flight", n, s.name, cut)
+		}
+	}()
 	start := time.Now()
 	if err := s.p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -55,4 +76,18 @@ func (r *run) restartDatabase() {
 	r.d.pg.Start(t)
 	t.Logf("database down and up again in %v", time.Since(start).Round(time.Millisecond))
 	time.Sleep(dwell)
+}
+
+// cutCallsLogged counts the requests an API log shows failing because an
+// RPC call to host was cut after it was sent (not a refused dial).
+func cutCallsLogged(log, host string) int {
+	n := 0
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, `msg="request failed"`) && strings.Contains(line, host) &&
+			!strings.Contains(line, "unreachable") &&
+			(strings.Contains(line, "EOF") || strings.Contains(line, "connection reset") || strings.Contains(line, "broken pipe")) {
+			n++
+		}
+	}
+	return n
 }

@@ -23,6 +23,10 @@ type recorder struct {
 	fault     string
 	faultEnd  time.Time // when the last fault ended
 	explained []string  // every request the fault explains, described
+	// cut: the fault may cut calls in flight (a conductor killed); the
+	// 500s it may explain wait in suspects until settle decides.
+	cut      bool
+	suspects []suspectCall
 	version   string   // the load's microversion, shown per step
 }
 
@@ -60,6 +64,40 @@ func (r *recorder) setVersion(v string) {
 	} else if r.cur != nil && r.cur.version != v {
 		r.cur.version += "→" + v
 	}
+}
+
+// suspectCall is a failed write that an injected fault may explain.
+type suspectCall struct {
+	s       *stepStats
+	took    time.Duration
+	failure string
+}
+
+// cutCalls reports whether the fault now may cut calls in flight.
+func (r *recorder) cutCalls() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cut
+}
+
+// suspect holds a failed write until settle.
+func (r *recorder) suspect(s *stepStats, took time.Duration, failure string) {
+	r.mu.Lock()
+	r.suspects = append(r.suspects, suspectCall{s, took, failure})
+	r.mu.Unlock()
+}
+
+// settle records the held writes: the first explainable of them as
+// unacknowledged, the rest as errors. It returns how many there were.
+func (r *recorder) settle(explainable int) int {
+	r.mu.Lock()
+	sus := r.suspects
+	r.suspects, r.cut = nil, false
+	r.mu.Unlock()
+	for i, c := range sus {
+		r.doneIn(c.s, c.took, c.failure, i < explainable)
+	}
+	return len(sus)
 }
 
 // faultBegins and faultEnds bracket an injected fault.
@@ -229,5 +267,35 @@ func TestRecorderTable(t *testing.T) {
 	}
 	if len(r.failures) != 1 || !strings.Contains(r.failures[0], "step 1.1: PATCH") {
 		t.Fatalf("failures = %q", r.failures)
+	}
+}
+
+// Failed writes held during a fault that may cut calls: the first ones the
+// API logs explain count as unacknowledged, the rest as errors; and the
+// log lines that explain them.
+func TestSettleSuspects(t *testing.T) {
+	var r recorder
+	r.begin("kill -9")
+	r.faultBegins("conductor killed")
+	r.cut = true
+	for range 3 {
+		r.suspect(r.step(), time.Millisecond, "PATCH /v1/nodes/x: HTTP 500")
+	}
+	if n := r.settle(2); n != 3 {
+		t.Fatalf("settle = %d, want 3", n)
+	}
+	r.faultEnds()
+	if req, _, errs := r.totals(); req != 3 || errs != 1 || len(r.explained) != 2 || r.cutCalls() {
+		t.Fatalf("after settle(2) of 3: %d requests, %d errors, %d explained, cut %v; want 3, 1, 2, false", req, errs, len(r.explained), r.cutCalls())
+	}
+	log := strings.Join([]string{
+		`level=ERROR msg="request failed" method=PATCH error="rpc update_node to 127.0.0.1:4000: unexpected EOF"`,
+		`level=ERROR msg="request failed" method=PATCH error="rpc update_node to 127.0.0.1:4000: read: connection reset by peer"`,
+		`level=ERROR msg="request failed" method=PATCH error="conductor 127.0.0.1:4000 unreachable: connect: connection refused"`,
+		`level=ERROR msg="request failed" method=PATCH error="rpc update_node to 127.0.0.1:5000: unexpected EOF"`,
+		`level=INFO msg=request method=PATCH status=200 conductor=127.0.0.1:4000 EOF`,
+	}, "\n")
+	if got := cutCallsLogged(log, "127.0.0.1:4000"); got != 2 {
+		t.Fatalf("cutCallsLogged = %d, want 2 (an EOF and a reset to the killed host; not a refused dial, another host or a success)", got)
 	}
 }
