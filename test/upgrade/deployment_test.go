@@ -30,6 +30,10 @@ const (
 	apiShutdownDelay   = 3 * time.Second // > HAProxy's 2 failed checks (200 ms apart, 1 s each at worst)
 	conductorStopLimit = 60 * time.Second
 	apiStopLimit       = 30 * time.Second
+	// leaseDuration is [conductor] lease_duration: a lease the killed
+	// conductor held stays until it expires and a takeover check (every
+	// 2 s) frees the node.
+	leaseDuration = 10 * time.Second
 )
 
 // deployment is one rivet deployment on loopback and the simulated
@@ -223,7 +227,7 @@ func (s *service) writeConfig() {
 		{"conductor", "plugin_dir", cmp.Or(s.pluginDir, s.b.dir)},
 		{"conductor", "sync_power_state_interval", "5"},
 		{"conductor", "graceful_shutdown_timeout", "30"},
-		{"conductor", "lease_duration", "10"},
+		{"conductor", "lease_duration", strconv.Itoa(int(leaseDuration / time.Second))},
 		{"conductor", "check_provision_state_interval", "2"},
 		{"conductor", "node_locked_retry_attempts", "3"},
 		{"conductor", "node_locked_retry_interval", "0.5"},

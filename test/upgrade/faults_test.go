@@ -55,9 +55,10 @@ func (r *run) killConductor() {
 	})
 	s.start()
 	t.Logf("%s killed with SIGKILL and serving again %v later", s.name, time.Since(start).Round(time.Millisecond))
-	// Its leases: those it held when killed are taken back by the new
-	// process (or expire); the load's retries cover the wait.
-	time.Sleep(dwell)
+	// The leases it held when killed stay until they expire and a takeover
+	// check frees their nodes (NodeLocked meanwhile, retried): the fault
+	// lasts that long.
+	time.Sleep(max(dwell, leaseDuration+2*2*time.Second-time.Since(start)))
 }
 
 // restartDatabase restarts the run's own PostgreSQL server under load

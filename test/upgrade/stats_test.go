@@ -27,7 +27,7 @@ type recorder struct {
 	// 500s it may explain wait in suspects until settle decides.
 	cut      bool
 	suspects []suspectCall
-	version   string   // the load's microversion, shown per step
+	version  string // the load's microversion, shown per step
 }
 
 // stepStats are the figures of one step. A request counts in the step it
