@@ -31,10 +31,15 @@
 //     HEAD's after step 2.2. In auto/postgresql, on a PostgreSQL server
 //     of the test's own, a conductor is killed with SIGKILL and started
 //     again, then the database is restarted, both under load after step
-//     1.2: during each fault the client retries longer (reads also after
-//     a broken connection), and a write that still fails is counted as
-//     not acknowledged ("unacked"), never as lost; a 500, a failed read or
-//     an acknowledged write missing at the end is an error.
+//     2.2 (every process new: the 0.1 API answers 500 when the database or
+//     a conductor is unreachable): during each fault the client retries
+//     longer (reads also after a broken connection), and a write that
+//     still fails with a 503 or a broken connection, or an accepted
+//     deploy or power change the fault cut short, is counted as not
+//     acknowledged ("unacked"), never as lost; so is a 500 for a write
+//     in flight on the killed conductor when the API's log shows that
+//     call cut (EOF, reset). Any other 500, a failed read or an
+//     acknowledged write missing at the end is an error.
 //   - TestRollback: one conductor and one API upgraded, then put back to
 //     R under load; then the full upgrade, after which an R service must
 //     refuse to start.

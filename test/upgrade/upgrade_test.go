@@ -41,7 +41,7 @@ type scenario struct {
 	// older than its conductor.
 	oldPlugins bool
 	// faults kills a conductor with SIGKILL and restarts the database
-	// after step 1.2, under load. It needs a database server of the test's
+	// after step 2.2, under load. It needs a database server of the test's
 	// own (testenv.StartPostgresServer), never the shared one.
 	faults bool
 }
