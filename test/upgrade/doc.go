@@ -44,7 +44,9 @@
 //     R under load; then the full upgrade, after which an R service must
 //     refuse to start.
 //   - TestUpgradeChain: the oldest cut release → each later one → HEAD in
-//     sequence, under load (skipped while the chain is just R → HEAD).
+//     sequence, under load (skipped while the chain is just R → HEAD;
+//     RIVET_UPGRADE_CHAIN=0.1,HEAD,HEAD runs its machinery today, the last
+//     hop an upgrade of HEAD to itself).
 //   - TestSkipReleaseRefused: HEAD beside a release two service-version
 //     steps behind it must refuse to start (skipped with fewer than two
 //     cut releases).
