@@ -85,6 +85,10 @@ func (c *client) call(ctx context.Context, method, path string, body any, out an
 		data   []byte
 		status int
 		err    error
+		// resent: a write answered 503 was sent again. The API answers
+		// 503 for a call cut in flight too (the conductor killed after
+		// acting on it), so the resent write may find its work done.
+		resent bool
 	)
 	for attempt := 0; ; attempt++ {
 		data, status, err = c.once(ctx, method, path, body)
@@ -97,6 +101,7 @@ func (c *client) call(ctx context.Context, method, path string, body any, out an
 		if !again || attempt >= budget {
 			break
 		}
+		resent = resent || method != http.MethodGet && status == http.StatusServiceUnavailable
 		c.rec.retried(st)
 		select {
 		case <-ctx.Done():
@@ -124,7 +129,7 @@ func (c *client) call(ctx context.Context, method, path string, body any, out an
 		// merely refused (an error: the API knew nothing was done).
 		c.rec.suspect(st, took, failure)
 	} else {
-		c.rec.doneIn(st, took, failure, inFault && explained(method, status, err))
+		c.rec.doneIn(st, took, failure, inFault && (explained(method, status, err) || resent && conflict(status)))
 	}
 	if failure != "" {
 		return status, fmt.Errorf("%w: %s", errFailed, failure)
@@ -169,6 +174,13 @@ func explained(method string, status int, err error) bool {
 		return false
 	}
 	return err != nil || status == http.StatusServiceUnavailable
+}
+
+// conflict reports whether a resent write's answer may mean that its
+// first send was acted on: the port exists already (409), the node moved
+// on from the state the request needs (400, 409).
+func conflict(status int) bool {
+	return status == http.StatusConflict || status == http.StatusBadRequest
 }
 
 func contains(list []int, v int) bool {
@@ -240,5 +252,40 @@ func TestClientRetries(t *testing.T) {
 	}
 	if req, ret, errs := rec.totals(); req != 3 || ret != 2+maxRetries || errs != 2 {
 		t.Fatalf("totals: %d requests, %d retries, %d errors; want 3, %d, 2", req, ret, errs, 2+maxRetries)
+	}
+}
+
+// During a fault, a write answered 503, resent, then refused as a conflict
+// (its first send was acted on) is unacknowledged; outside a fault it is
+// an error; a read is never explained.
+func TestClientResentWriteConflict(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1)%2 == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusConflict)
+		io.WriteString(w, `{"error_message": "{\"faultstring\": \"A port with MAC address 52:54:00:00:00:01 already exists.\"}"}`)
+	}))
+	defer srv.Close()
+	var rec recorder
+	rec.begin("test")
+	c := newClient(srv.URL, "1.31", &rec)
+	c.pause = time.Millisecond
+	ctx := context.Background()
+	if _, err := c.call(ctx, http.MethodPost, "/v1/ports", map[string]any{}, nil, http.StatusCreated); !errors.Is(err, errFailed) {
+		t.Fatalf("outside a fault: %v, want a failure", err)
+	}
+	rec.faultBegins("conductor killed")
+	if _, err := c.call(ctx, http.MethodPost, "/v1/ports", map[string]any{}, nil, http.StatusCreated); !errors.Is(err, errFailed) {
+		t.Fatalf("during a fault: %v, want a failure", err)
+	}
+	if _, err := c.call(ctx, http.MethodGet, "/v1/ports", nil, nil, http.StatusOK); !errors.Is(err, errFailed) {
+		t.Fatalf("a read during a fault: %v, want a failure", err)
+	}
+	rec.faultEnds()
+	if req, _, errs := rec.totals(); req != 3 || errs != 2 || len(rec.explained) != 1 {
+		t.Fatalf("%d requests, %d errors, %d unacknowledged; want 3, 2 (outside the fault, the read), 1", req, errs, len(rec.explained))
 	}
 }
