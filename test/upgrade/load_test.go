@@ -449,11 +449,22 @@ func (l *load) power(ctx context.Context, node string) {
 
 // deployCycle deploys a node and undeploys it. A node left active by an
 // earlier failed cycle (its outcome unknown to the client) is undeployed
-// first, so one failure is counted once.
+// first, so one failure is counted once; so is a node a fault left in
+// "deploy failed" or "error".
 func (l *load) deployCycle(ctx context.Context, node string) {
 	var n apiNode
 	if _, err := l.c.call(ctx, http.MethodGet, "/v1/nodes/"+node, nil, &n, http.StatusOK); err != nil {
 		return
+	}
+	switch n.ProvisionState {
+	case "deploy failed", "error":
+		// A fault cut the last deploy or undeploy short (the conductor
+		// that took the node over failed it): undeploy, as an operator
+		// would, then go on.
+		if provision(ctx, l.c, node, "deleted", "available") != nil {
+			return
+		}
+		n.ProvisionState = "available"
 	}
 	if n.ProvisionState != "active" && provision(ctx, l.c, node, "active", "active") != nil {
 		return
