@@ -85,9 +85,12 @@ type OrphanQuery struct {
 }
 
 // OrphanCandidates lists the nodes of q's group and drivers that need a
-// conductor: leased by a conductor that is not live or whose lease expired
-// (never Self's), or free but in one of q.Unleased, or active with another
-// conductor's affinity, or free with a target_power_state left behind.
+// conductor: leased by another conductor that is not live, or under an
+// expired lease (Self's too: a lease Self could not release, the database
+// being down at that moment, is left behind by a task that has ended; the
+// caller skips the nodes it still works on), or free but in one of
+// q.Unleased, or active with another conductor's affinity, or free with a
+// target_power_state left behind.
 func (d *DB) OrphanCandidates(ctx context.Context, q OrphanQuery) ([]Node, error) {
 	if len(q.Drivers) == 0 {
 		return nil, nil
@@ -106,8 +109,8 @@ func (d *DB) OrphanCandidates(ctx context.Context, q OrphanQuery) ([]Node, error
 		Where("n.driver IN (?)", bun.In(q.Drivers)).
 		WhereGroup(" AND ", func(sq *bun.SelectQuery) *bun.SelectQuery {
 			return sq.
-				Where("(n.reservation IS NOT NULL AND n.reservation <> ? AND (n.reservation_expires_at < ? OR n.reservation NOT IN (?)))",
-					q.Self, now, bun.In(live)).
+				Where("(n.reservation IS NOT NULL AND (n.reservation_expires_at < ? OR (n.reservation <> ? AND n.reservation NOT IN (?))))",
+					now, q.Self, bun.In(live)).
 				WhereOr("(n.reservation IS NULL AND n.provision_state IN (?))", bun.In(orEmpty(q.Unleased))).
 				WhereOr("(n.reservation IS NULL AND n.provision_state = ? AND (n.conductor_affinity IS NULL OR n.conductor_affinity <> ?))", q.Active, q.SelfID).
 				WhereOr("(n.reservation IS NULL AND n.target_power_state IS NOT NULL)")

@@ -31,8 +31,9 @@ func (s *Service) orphanLoop() {
 // checkOrphans finds the nodes the ring over live conductors maps here that
 // need a conductor and recovers each under its lease:
 //   - a lease held by a conductor whose heartbeat is older than
-//     heartbeat_timeout, or an expired lease, is taken over (never this
-//     conductor's own);
+//     heartbeat_timeout, or an expired lease, is taken over (this
+//     conductor's own only when expired and no task of its holds the
+//     node: a release that failed while the database was down);
 //   - a node left in a transient state (deploying, cleaning, …) goes to
 //     its failure state with last_error; a left target_power_state is
 //     cleared;
@@ -114,10 +115,18 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 	var t *Task
 	var err error
 	from := ""
-	if row.Reservation != nil {
+	switch {
+	case row.Reservation != nil && *row.Reservation == s.cfg.Hostname:
+		// Its own lease, expired: a task of this conductor ended without
+		// releasing it (the database was unreachable then), and no task
+		// holds the node now (checkOrphans skips those). An expired lease
+		// is free to take.
+		from = *row.Reservation
+		t, err = s.tasks.TryAcquire(ctx, row.UUID, "takeover")
+	case row.Reservation != nil:
 		from = *row.Reservation
 		t, err = s.tasks.TakeOver(ctx, row.UUID, from, "takeover", s.cfg.HeartbeatTimeout)
-	} else {
+	default:
 		t, err = s.tasks.TryAcquire(ctx, row.UUID, "takeover")
 	}
 	var locked *db.NodeLockedError
@@ -135,10 +144,13 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 	switch {
 	case isStuck(st):
 		why := fmt.Sprintf("Conductor %s took over node %s while it was %q", s.cfg.Hostname, n.UUID, st)
-		if from != "" {
-			why += fmt.Sprintf(" under a lease of conductor %s, which is no longer alive", from)
-		} else {
+		switch from {
+		case "":
 			why += " with no conductor working on it"
+		case s.cfg.Hostname:
+			why += " under an expired lease of its own that it could not release"
+		default:
+			why += fmt.Sprintf(" under a lease of conductor %s, which is no longer alive", from)
 		}
 		if err := fire(n, states.Fail, ""); err != nil {
 			log.Error("takeover: no failure transition", "provision_state", st, "error", err)
@@ -160,7 +172,7 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 	}
 	if !changed {
 		if from != "" {
-			log.Info("took over a lease from a dead conductor; node needed no recovery", "from", from)
+			log.Info("took over an expired or dead conductor's lease; node needed no recovery", "from", from)
 		}
 		return from != ""
 	}

@@ -32,7 +32,9 @@ func registerPeer(t *testing.T, dbh *db.DB, host string, drivers []string, stale
 
 // The takeover periodic on every dialect: leases of dead conductors are
 // taken over and transient states fail with last_error; leases of live
-// conductors and of this conductor are left alone; active nodes deployed
+// conductors and of this conductor are left alone, unless this
+// conductor's own lease expired with no task of its holding it (a release
+// that failed while the database was down); active nodes deployed
 // elsewhere are re-adopted.
 func TestTakeover(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
@@ -53,6 +55,7 @@ func TestTakeover(t *testing.T) {
 		tests := map[string]struct {
 			state       string
 			holder      string
+			expired     bool // the lease expired (a release that failed)
 			affinity    *int64
 			targetPower bool
 			want        want
@@ -69,6 +72,10 @@ func TestTakeover(t *testing.T) {
 				want: want{state: "deploying", holder: "live-c"}},
 			"own lease is never taken over": {state: "deploying", holder: "cond-b",
 				want: want{state: "deploying", holder: "cond-b"}},
+			"own expired lease no task holds is recovered": {state: "deploying", holder: "cond-b", expired: true,
+				want: want{state: "deploy failed", lastError: "expired lease of its own"}},
+			"own expired lease with a target power state is recovered": {state: "available", holder: "cond-b", expired: true, targetPower: true,
+				want: want{state: "available"}},
 			"active node of a dead conductor is re-adopted": {state: "active", holder: "dead-a", affinity: &other,
 				want: want{state: "active", affinity: &self}},
 			"stale target power state is cleared": {state: "available", targetPower: true,
@@ -85,7 +92,11 @@ func TestTakeover(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.holder != "" {
-				if _, err := h.dbh.AcquireLease(ctx, n.UUID, tc.holder, time.Hour); err != nil {
+				ttl := time.Hour
+				if tc.expired {
+					ttl = time.Millisecond
+				}
+				if _, err := h.dbh.AcquireLease(ctx, n.UUID, tc.holder, ttl); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -96,8 +107,9 @@ func TestTakeover(t *testing.T) {
 		if err := h.dbh.TouchConductor(ctx, "live-c", true); err != nil {
 			t.Fatal(err)
 		}
-		if got := h.svc.checkOrphans(ctx); got != 6 {
-			t.Errorf("checkOrphans recovered %d nodes, want 6", got)
+		time.Sleep(20 * time.Millisecond) // the expired leases are past their end
+		if got := h.svc.checkOrphans(ctx); got != 8 {
+			t.Errorf("checkOrphans recovered %d nodes, want 8", got)
 		}
 		for name, tc := range tests {
 			t.Run(name, func(t *testing.T) {

@@ -47,43 +47,84 @@ func (b *build) bin(name string) string { return filepath.Join(b.dir, name) }
 func (b *build) has(section, option string) bool { return b.options[section+"."+option] }
 
 var (
-	buildsOnce         sync.Once
-	oldBuild, newBuild *build
-	oldLabel           string
-	buildsErr          error
-	buildsTook         time.Duration
+	buildsMu   sync.Mutex
+	buildCache = map[string]*build{} // release key (or "from:<commit>") → build; nil: failed
+	oldLabel   string
 )
 
 // builds returns the old release's and the working tree's binaries, built
-// once per test binary. The working tree builds first and the old release
-// after it: with -trimpath the two share the build cache for every package
-// that did not change between them, so the second build is mostly cache
-// hits (two builds side by side would compile the same packages twice).
+// once per test binary: the old release is the plan's newest cut release
+// (RIVET_UPGRADE_FROM=<commit> overrides it). The working tree builds first
+// and the old release after it: with -trimpath the two share the build
+// cache for every package that did not change between them, so the second
+// build is mostly cache hits (two builds side by side would compile the
+// same packages twice).
 func builds(t *testing.T) (old, cur *build) {
 	t.Helper()
-	buildsOnce.Do(func() {
-		start := time.Now()
-		dir := filepath.Join(workDir, "new")
-		if buildsErr = goBuild(testenv.RepoRoot(), dir); buildsErr != nil {
-			return
-		}
-		if newBuild, buildsErr = describe("new", dir); buildsErr != nil {
-			return
-		}
-		dir, oldLabel = buildOld(t)
-		oldBuild, buildsErr = describe("old", dir)
-		buildsTook = time.Since(start)
-	})
-	switch {
-	case buildsErr != nil:
-		t.Fatal(buildsErr)
-	case oldBuild == nil || newBuild == nil:
-		t.Fatal("the builds failed in an earlier test")
+	cur = releaseBuild(t, release.HeadKey)
+	if commit := os.Getenv("RIVET_UPGRADE_FROM"); commit != "" {
+		old = cachedBuild(t, "from:"+commit, func() (string, error) {
+			return testenv.BuildCommit(t, commit, commands...), nil
+		})
+		oldLabel = "commit " + commit + " (RIVET_UPGRADE_FROM)"
+	} else {
+		p := defaultPlan(t)
+		old = releaseBuild(t, p.newest)
+		e, _ := release.Default().Lookup(p.newest)
+		oldLabel = "release " + e.Label() + " at " + e.Commit
 	}
-	t.Logf("old: %s, release %s, service version %d, API %s; new: the working tree, release %s, service version %d, API %s; built in %v",
-		oldLabel, oldBuild.info.Release, oldBuild.info.ServiceVersion, oldBuild.info.APIMax,
-		newBuild.info.Release, newBuild.info.ServiceVersion, newBuild.info.APIMax, buildsTook.Round(time.Second))
-	return oldBuild, newBuild
+	t.Logf("old: %s, release %s, service version %d, API %s; new: the working tree, release %s, service version %d, API %s",
+		oldLabel, old.info.Release, old.info.ServiceVersion, old.info.APIMax,
+		cur.info.Release, cur.info.ServiceVersion, cur.info.APIMax)
+	return old, cur
+}
+
+// releaseBuild returns the binaries of a release of the table (HeadKey:
+// the working tree), built from its recorded commit (cached per commit by
+// testenv) once per test binary.
+func releaseBuild(t *testing.T, key string) *build {
+	t.Helper()
+	if key == release.HeadKey {
+		return cachedBuild(t, key, func() (string, error) {
+			dir := filepath.Join(workDir, "new")
+			return dir, goBuild(testenv.RepoRoot(), dir)
+		})
+	}
+	releaseBuild(t, release.HeadKey) // first: see builds
+	return cachedBuild(t, key, func() (string, error) { return testenv.BuildRelease(t, key, commands...), nil })
+}
+
+// cachedBuild builds (once) and describes the binaries under key.
+func cachedBuild(t *testing.T, key string, make func() (string, error)) *build {
+	t.Helper()
+	buildsMu.Lock()
+	defer buildsMu.Unlock()
+	if b, ok := buildCache[key]; ok {
+		if b == nil {
+			t.Fatalf("the build of %s failed in an earlier test", key)
+		}
+		return b
+	}
+	buildCache[key] = nil
+	start := time.Now()
+	dir, err := make()
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := "old"
+	switch {
+	case key == release.HeadKey:
+		label = "new"
+	case !strings.HasPrefix(key, "from:"):
+		label = key
+	}
+	b, err := describe(label, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buildCache[key] = b
+	t.Logf("built %s (release %s) in %v", key, b.info.Release, time.Since(start).Round(time.Second))
+	return b
 }
 
 // goBuild builds commands of the working tree into dir.
@@ -94,21 +135,6 @@ func goBuild(src, dir string) error {
 		return fmt.Errorf("go build of the working tree: %v\n%s", err, out)
 	}
 	return nil
-}
-
-// buildOld builds the release to upgrade from, from git history (cached per
-// commit by testenv): RIVET_UPGRADE_FROM=<commit> if set, else the newest
-// cut release of the release table.
-func buildOld(t *testing.T) (dir, label string) {
-	if commit := os.Getenv("RIVET_UPGRADE_FROM"); commit != "" {
-		return testenv.BuildCommit(t, commit, commands...), "commit " + commit + " (RIVET_UPGRADE_FROM)"
-	}
-	rels := release.Default().Releases()
-	if len(rels) == 0 {
-		t.Fatal("the release table has no cut release to upgrade from")
-	}
-	last := rels[len(rels)-1]
-	return testenv.BuildRelease(t, last.Version, commands...), "release " + last.Label() + " at " + last.Commit
 }
 
 // describe asks a build's rivet for its versions and option names.

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -24,6 +25,9 @@ func (r *run) finish() {
 	t.Logf("requests through the load balancer per step (%d acknowledged writes, %d power/deploy/port cycles):\n%s",
 		r.l.writes.Load(), r.l.cycles.Load(), table.String())
 	_, _, errs := r.rec.totals()
+	if len(r.rec.failures) > 40 {
+		t.Errorf("failed requests by kind:\n%s", failureKinds(r.rec.failures))
+	}
 	for i, f := range r.rec.failures {
 		if i == 40 {
 			t.Errorf("… and %d more failures", len(r.rec.failures)-i)
@@ -34,8 +38,22 @@ func (r *run) finish() {
 	if errs != len(r.rec.failures) {
 		t.Errorf("%d errors counted, %d described", errs, len(r.rec.failures))
 	}
-	checked := r.l.verifyWrites(t, r.ctx, r.probe)
-	t.Logf("read back %d acknowledged markers on %d nodes", checked, len(r.l.acked))
+	reader := *r.probe
+	reader.version = r.newMax.String()
+	markers, fields := r.l.verifyWrites(t, r.ctx, &reader)
+	t.Logf("read back %d acknowledged markers and %d new fields (last acknowledged values of %d field writes at API %s) on %d nodes",
+		markers, fields, r.l.fieldWrites.Load(), reader.version, len(r.l.acked))
+	if r.newMax.Compare(r.oldMax) > 0 && r.l.choices.Load() != nil && r.l.fieldWrites.Load() == 0 {
+		t.Errorf("the load moved to API %s but acknowledged no write of its new fields", r.newMax)
+	}
+	for i, e := range r.rec.explained {
+		if i == 10 {
+			t.Logf("… and %d more", len(r.rec.explained)-i)
+			break
+		}
+		t.Logf("not acknowledged during a fault (not an error): %s", e)
+	}
+	r.summarize(markers, fields)
 	r.checkAtRest()
 	r.checkObjectVersions(r.cur.info.Objects)
 	r.d.stopAll()
@@ -168,3 +186,24 @@ func (d *deployment) stopAll() {
 	}
 	t.Logf("%d processes and %d plugin processes started; all gone", len(d.procs), len(d.plugins))
 }
+
+// failureKinds counts failures by step, method and outcome (UUIDs and
+// numbers taken out).
+func failureKinds(failures []string) string {
+	counts := map[string]int{}
+	for _, f := range failures {
+		k := uuidRE.ReplaceAllString(f, "…")
+		if i := strings.Index(k, ": {"); i > 0 {
+			k = k[:i]
+		}
+		counts[k]++
+	}
+	var lines []string
+	for k, n := range counts {
+		lines = append(lines, fmt.Sprintf("%6d  %.200s", n, k))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4,}`)

@@ -32,15 +32,40 @@ var errFailed = errors.New("request failed")
 type client struct {
 	base    string
 	version string
-	http    *http.Client
-	rec     *recorder
-	pause   time.Duration // between retries
+	// newest, when set, replaces version: the load moves to the newest
+	// microversion once the APIs are unpinned. Copies share it.
+	newest *atomic.Value
+	http   *http.Client
+	rec    *recorder
+	pause  time.Duration // between retries
 }
+
+// faultRetries is the retry budget while a fault is injected (a conductor
+// killed, the database restarted): python-ironicclient's retries are
+// configurable, and a client that must ride out a restart raises them.
+// Reads are also retried after a broken connection (they are idempotent);
+// writes are not: a write that fails is "not acknowledged", never resent
+// blindly.
+const faultRetries = 40
+
+// ver is the microversion the client sends now.
+func (c *client) ver() string {
+	if c.newest != nil {
+		if v, _ := c.newest.Load().(string); v != "" {
+			return v
+		}
+	}
+	return c.version
+}
+
+// useVersion moves the client (and its copies) to microversion v.
+func (c *client) useVersion(v string) { c.newest.Store(v) }
 
 func newClient(base, version string, rec *recorder) *client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
-	return &client{base: base, version: version, rec: rec, pause: retryPause, http: &http.Client{Transport: tr, Timeout: 90 * time.Second}}
+	return &client{base: base, version: version, newest: &atomic.Value{}, rec: rec, pause: retryPause,
+		http: &http.Client{Transport: tr, Timeout: 90 * time.Second}}
 }
 
 // retryable reports whether python-ironicclient would retry the answer.
@@ -54,17 +79,29 @@ func retryable(status int, body []byte) bool {
 // into out when out is not nil.
 func (c *client) call(ctx context.Context, method, path string, body any, out any, want ...int) (int, error) {
 	st := c.rec.step()
+	fault := c.rec.inFault()
 	start := time.Now()
 	var (
 		data   []byte
 		status int
 		err    error
+		// resent: a write answered 503 was sent again. The API answers
+		// 503 for a call cut in flight too (the conductor killed after
+		// acting on it), so the resent write may find its work done.
+		resent bool
 	)
 	for attempt := 0; ; attempt++ {
 		data, status, err = c.once(ctx, method, path, body)
-		if err != nil || !retryable(status, data) || attempt == maxRetries {
+		budget := maxRetries
+		if fault || c.rec.inFault() {
+			budget = faultRetries
+		}
+		again := err == nil && retryable(status, data) ||
+			err != nil && ctx.Err() == nil && method == http.MethodGet && budget == faultRetries
+		if !again || attempt >= budget {
 			break
 		}
+		resent = resent || method != http.MethodGet && status == http.StatusServiceUnavailable
 		c.rec.retried(st)
 		select {
 		case <-ctx.Done():
@@ -84,7 +121,16 @@ func (c *client) call(ctx context.Context, method, path string, body any, out an
 			failure = fmt.Sprintf("%s %s: decode: %v: %.200s", method, path, jerr, data)
 		}
 	}
-	c.rec.done(st, took, failure)
+	inFault := fault || c.rec.inFault()
+	if inFault && failure != "" && method != http.MethodGet && status == http.StatusInternalServerError && c.rec.cutCalls() {
+		// A write in flight on a conductor killed at that instant: its
+		// outcome is unknown, the API says 500. The fault decides later,
+		// from the APIs' logs, whether the call was cut (explained) or
+		// merely refused (an error: the API knew nothing was done).
+		c.rec.suspect(st, took, failure)
+	} else {
+		c.rec.doneIn(st, took, failure, inFault && (explained(method, status, err) || resent && conflict(status)))
+	}
 	if failure != "" {
 		return status, fmt.Errorf("%w: %s", errFailed, failure)
 	}
@@ -104,7 +150,7 @@ func (c *client) once(ctx context.Context, method, path string, body any) ([]byt
 	if err != nil {
 		return nil, 0, err
 	}
-	req.Header.Set("X-OpenStack-Ironic-API-Version", c.version)
+	req.Header.Set("X-OpenStack-Ironic-API-Version", c.ver())
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "rivet-upgrade-test")
 	if body != nil {
@@ -117,6 +163,24 @@ func (c *client) once(ctx context.Context, method, path string, body any) ([]byt
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	return data, resp.StatusCode, err
+}
+
+// explained reports whether a request that failed while a fault was
+// injected failed the way the fault explains: a write not acknowledged
+// (503 "retry later" after the retries, or a connection broken by the
+// fault). A 500, a 4xx or a failed read is never explained.
+func explained(method string, status int, err error) bool {
+	if method == http.MethodGet {
+		return false
+	}
+	return err != nil || status == http.StatusServiceUnavailable
+}
+
+// conflict reports whether a resent write's answer may mean that its
+// first send was acted on: the port exists already (409), the node moved
+// on from the state the request needs (400, 409).
+func conflict(status int) bool {
+	return status == http.StatusConflict || status == http.StatusBadRequest
 }
 
 func contains(list []int, v int) bool {
@@ -188,5 +252,40 @@ func TestClientRetries(t *testing.T) {
 	}
 	if req, ret, errs := rec.totals(); req != 3 || ret != 2+maxRetries || errs != 2 {
 		t.Fatalf("totals: %d requests, %d retries, %d errors; want 3, %d, 2", req, ret, errs, 2+maxRetries)
+	}
+}
+
+// During a fault, a write answered 503, resent, then refused as a conflict
+// (its first send was acted on) is unacknowledged; outside a fault it is
+// an error; a read is never explained.
+func TestClientResentWriteConflict(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1)%2 == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusConflict)
+		io.WriteString(w, `{"error_message": "{\"faultstring\": \"A port with MAC address 52:54:00:00:00:01 already exists.\"}"}`)
+	}))
+	defer srv.Close()
+	var rec recorder
+	rec.begin("test")
+	c := newClient(srv.URL, "1.31", &rec)
+	c.pause = time.Millisecond
+	ctx := context.Background()
+	if _, err := c.call(ctx, http.MethodPost, "/v1/ports", map[string]any{}, nil, http.StatusCreated); !errors.Is(err, errFailed) {
+		t.Fatalf("outside a fault: %v, want a failure", err)
+	}
+	rec.faultBegins("conductor killed")
+	if _, err := c.call(ctx, http.MethodPost, "/v1/ports", map[string]any{}, nil, http.StatusCreated); !errors.Is(err, errFailed) {
+		t.Fatalf("during a fault: %v, want a failure", err)
+	}
+	if _, err := c.call(ctx, http.MethodGet, "/v1/ports", nil, nil, http.StatusOK); !errors.Is(err, errFailed) {
+		t.Fatalf("a read during a fault: %v, want a failure", err)
+	}
+	rec.faultEnds()
+	if req, _, errs := rec.totals(); req != 3 || errs != 2 || len(rec.explained) != 1 {
+		t.Fatalf("%d requests, %d errors, %d unacknowledged; want 3, 2 (outside the fault, the read), 1", req, errs, len(rec.explained))
 	}
 }

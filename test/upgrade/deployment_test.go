@@ -1,8 +1,10 @@
 package upgrade
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,6 +31,10 @@ const (
 	apiShutdownDelay   = 3 * time.Second // > HAProxy's 2 failed checks (200 ms apart, 1 s each at worst)
 	conductorStopLimit = 60 * time.Second
 	apiStopLimit       = 30 * time.Second
+	// leaseDuration is [conductor] lease_duration: a lease the killed
+	// conductor held stays until it expires and a takeover check (every
+	// 2 s) frees the node.
+	leaseDuration = 10 * time.Second
 )
 
 // deployment is one rivet deployment on loopback and the simulated
@@ -40,8 +46,11 @@ type deployment struct {
 	dialect string // "postgresql" or "mysql"
 	dbURL   string
 	dbh     *db.DB // the test's own connection, for checks
-	old     *build
-	cur     *build
+	// pg is the test's own PostgreSQL server when the run restarts the
+	// database (nil: a private database on the shared server).
+	pg  *testenv.PostgresServer
+	old *build
+	cur *build
 
 	sim     *proc
 	simURL  string
@@ -79,17 +88,23 @@ type service struct {
 	conf             string
 	b                *build
 	pin              string
+	pluginDir        string // [conductor] plugin_dir when not the binary's own folder
 	p                *proc
 	stopped          time.Time // when the last stop completed
 }
 
-func newDeployment(t *testing.T, dialect string, old, cur *build) *deployment {
+func newDeployment(t *testing.T, dialect string, ownServer bool, old, cur *build) *deployment {
 	t.Helper()
 	d := &deployment{t: t, dir: t.TempDir(), dialect: dialect, old: old, cur: cur}
-	switch dialect {
-	case "postgresql":
+	switch {
+	case ownServer && dialect == "postgresql":
+		d.pg = testenv.StartPostgresServer(t)
+		d.dbURL = d.pg.URL
+	case ownServer:
+		t.Fatalf("a server of the test's own is only available for PostgreSQL, not %q", dialect)
+	case dialect == "postgresql":
 		d.dbURL = testenv.RequirePostgres(t)
-	case "mysql":
+	case dialect == "mysql":
 		d.dbURL = testenv.RequireMySQL(t)
 	default:
 		t.Fatalf("unknown dialect %q", dialect)
@@ -228,10 +243,10 @@ func (s *service) writeConfig() {
 		{"conductor", "heartbeat_interval", "1"},
 		{"conductor", "heartbeat_timeout", strconv.Itoa(int(heartbeatTimeout / time.Second))},
 		{"conductor", "enabled_hardware_types", "fake-hardware,ipmi,redfish"},
-		{"conductor", "plugin_dir", s.b.dir},
+		{"conductor", "plugin_dir", cmp.Or(s.pluginDir, s.b.dir)},
 		{"conductor", "sync_power_state_interval", "5"},
 		{"conductor", "graceful_shutdown_timeout", "30"},
-		{"conductor", "lease_duration", "10"},
+		{"conductor", "lease_duration", strconv.Itoa(int(leaseDuration / time.Second))},
 		{"conductor", "check_provision_state_interval", "2"},
 		{"conductor", "node_locked_retry_attempts", "3"},
 		{"conductor", "node_locked_retry_interval", "0.5"},
@@ -285,6 +300,13 @@ func (s *service) start() {
 		if s.kind == "api" {
 			return httpStatus(s.url()+"/") == http.StatusOK
 		}
+		// A conductor killed with SIGKILL leaves its row live for a
+		// while: its JSON-RPC port answering tells the new process apart.
+		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), time.Second); err != nil {
+			return false
+		} else {
+			c.Close()
+		}
 		live, err := s.d.dbh.LiveConductors(context.Background(), heartbeatTimeout)
 		return err == nil && slices.ContainsFunc(live, func(c db.Conductor) bool { return c.Hostname == s.registered })
 	})
@@ -322,7 +344,7 @@ func (s *service) stop() {
 		kids, _ = children(s.p.pid())
 	}
 	drained := s.kind == "api" && s.d.healthz
-	if s.kind == "api" && !drained {
+	if s.kind == "api" && !drained && s.d.lb != nil {
 		// The release lacks /healthz and shutdown_delay: drain by hand.
 		if _, err := s.d.lb.command(fmt.Sprintf("set server %s/%s state drain", backend, s.name)); err != nil {
 			t.Fatal(err)

@@ -13,19 +13,58 @@
 // retrying 409 NodeLocked and 503 a few times as python-ironicclient does.
 // Anything else that fails is a failure.
 //
-// The runs:
-//   - manual pinning on PostgreSQL: dbsync upgrade, conductors one at a
-//     time (pinned to the old release), APIs one at a time, unpin with
-//     SIGHUP (conductors, then APIs), online data migrations;
-//   - automatic pinning (pin_release_version = auto) on MariaDB;
-//   - rollback: one conductor and one API upgraded, then put back to the
-//     old release under load; then the full upgrade, after which an old
-//     service must refuse to start.
+// What it runs is derived from the release table (core/release) alone
+// (planFor, unit-tested on synthetic tables): R is the newest cut release,
+// built from its recorded Commit.
 //
-// Each run ends with: zero failed requests, every acknowledged write read
-// back, no node left in a transient state or leased, every row at the new
-// release's object versions, no process left behind. A table of requests,
-// retries, errors and latencies per step is printed.
+//   - TestRollingUpgrade, R → HEAD, four runs: manual and automatic
+//     (pin_release_version = auto) pinning on PostgreSQL and on MariaDB.
+//     Each walks the step table: dbsync upgrade, conductors one at a time
+//     (pinned), APIs one at a time, step 3 (manual: unpin with SIGHUP,
+//     conductors then APIs; auto: the pin drops by itself when the last
+//     old service stops, which must finalize), online data migrations.
+//     Once every API is unpinned the load moves to HEAD's maximum
+//     microversion and also writes the fields it adds (the node's
+//     interfaces), each read back at the end. In manual/postgresql the
+//     first upgraded conductor runs R's driver plugins (a plugin one
+//     release older than its conductor) until it is restarted with
+//     HEAD's after step 2.2. In auto/postgresql, on a PostgreSQL server
+//     of the test's own, a conductor is killed with SIGKILL and started
+//     again, then the database is restarted, both under load after step
+//     2.2 (every process new: the 0.1 API answers 500 when the database or
+//     a conductor is unreachable): during each fault the client retries
+//     longer (reads also after a broken connection), and a write that
+//     still fails with a 503 or a broken connection, or an accepted
+//     deploy or power change the fault cut short, is counted as not
+//     acknowledged ("unacked"), never as lost; so is a 500 for a write
+//     in flight on the killed conductor when the API's log shows that
+//     call cut (EOF, reset). Any other 500, a failed read or an
+//     acknowledged write missing at the end is an error.
+//   - TestRollback: one conductor and one API upgraded, then put back to
+//     R under load; then the full upgrade, after which an R service must
+//     refuse to start.
+//   - TestUpgradeChain: the oldest cut release → each later one → HEAD in
+//     sequence, under load (skipped while the chain is just R → HEAD;
+//     RIVET_UPGRADE_CHAIN=0.1,HEAD,HEAD runs its machinery today, the last
+//     hop an upgrade of HEAD to itself).
+//   - TestSkipReleaseRefused: HEAD beside a release two service-version
+//     steps behind it must refuse to start (skipped with fewer than two
+//     cut releases).
+//   - TestGapA_OnlineMigrationsWhilePinned, TestGapB_AutoMissedHeartbeats,
+//     TestGapC_APIUnpinnedBeforeConductors: small deployments of the
+//     chain's newest upgrade that raises the service version, at the step
+//     where issue 23's holes were: online data migrations while every
+//     service is still pinned (must exit 2, change no row); an old service
+//     SIGSTOPped past heartbeat_timeout under `auto` (no unpin, no
+//     finalize); an API unpinned while a conductor is pinned (no 200 for
+//     a write the conductor drops, no 500: either design, refusing or
+//     capping, passes).
+//
+// Each upgrade run ends with: zero failed requests, every acknowledged
+// write read back, no node left in a transient state or leased, every row
+// at the new release's object versions, no process left behind. A table of
+// requests, retries, errors, unacknowledged writes and latencies per step
+// is printed per run, and a closing table with one line per run.
 //
 // The runs take minutes, so `go test ./...` skips them (the harness's own
 // unit tests still run). Run them with

@@ -3,9 +3,11 @@ package upgrade
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +25,9 @@ type fleet struct {
 	deploy [][]string        // deploy / undeploy
 	ports  [][]string        // port create / delete
 	nmi    string            // a fake node no worker changes, for feature checks
+	// fieldable are the writers' nodes not deployed: their interfaces may
+	// change (the newest microversion's fields).
+	fieldable []string
 }
 
 // nodeSpec is a node to enroll and the state to leave it in.
@@ -138,6 +143,7 @@ func (d *deployment) populate(ctx context.Context, c *client) *fleet {
 	f.deploy = split(names("fake", 16, 32), 2)
 	f.ports = [][]string{names("fake", 48, 60)}
 	f.nmi = f.byName["fake-0"]
+	f.fieldable = append(names("fake", 32, 48), names("fake", 60, 72)...)
 
 	// Ports on the deployed nodes, a portgroup on some: rows in every table.
 	for i, uuid := range names("fake", 0, 16) {
@@ -233,8 +239,15 @@ func waitNode(ctx context.Context, c *client, uuid, what string, cond func(apiNo
 
 // failed records an operation that failed though its requests succeeded
 // (a node that did not reach its target).
+//
+// An operation accepted (202) but cut short by an injected fault is not
+// an error: a conductor killed with SIGKILL leaves its deploys to the
+// conductor that takes the node over, which fails them ("deploy failed",
+// last_error saying it took over), and its power changes unfinished (the
+// target cleared). The worker's next cycle brings the node back.
 func (c *client) failed(what string) error {
-	c.rec.done(c.rec.step(), 0, what)
+	_, fault := c.rec.faultLately(20 * time.Second)
+	c.rec.doneIn(c.rec.step(), 0, what, fault)
 	return fmt.Errorf("%w: %s", errFailed, what)
 }
 
@@ -287,12 +300,23 @@ type load struct {
 	acked  map[string]map[string]string // node → extra key → value, for every acknowledged PATCH
 	writes atomic.Int64
 	cycles atomic.Int64 // completed power, deploy and port cycles
+
+	// Fields only the newest microversion has: once the load moves to it
+	// (useNewest), the writers also set them on the nodes that may change
+	// them, and every acknowledged value must read back.
+	choices     atomic.Pointer[map[string][]string] // field → values to alternate
+	fieldable   map[string]bool                     // nodes whose interfaces the writers change
+	fields      map[string]map[string]string        // node → field → last acknowledged value
+	fieldWrites atomic.Int64
 }
 
 // startLoad starts the workers; stopLoad ends them after their current
 // operation, so no node is left mid-change.
 func startLoad(ctx context.Context, c *client, f *fleet) *load {
-	l := &load{c: c, f: f, acked: map[string]map[string]string{}}
+	l := &load{c: c, f: f, acked: map[string]map[string]string{}, fields: map[string]map[string]string{}, fieldable: map[string]bool{}}
+	for _, n := range f.fieldable {
+		l.fieldable[n] = true
+	}
 	run := func(fn func(context.Context)) {
 		l.wg.Go(func() {
 			for !l.stop.Load() && ctx.Err() == nil {
@@ -363,7 +387,7 @@ func (l *load) read(ctx context.Context) {
 			}
 		}
 		if seen != len(f.all) {
-			_ = c.failed(fmt.Sprintf("the node list has %d nodes, want %d", seen, len(f.all)))
+			c.rec.done(c.rec.step(), 0, fmt.Sprintf("the node list has %d nodes, want %d", seen, len(f.all)))
 		}
 	case 2:
 		_, _ = c.call(ctx, http.MethodGet, "/v1/nodes/detail?limit=25", nil, nil, http.StatusOK)
@@ -381,12 +405,27 @@ func (l *load) write(ctx context.Context, worker int, node string, seq int) {
 	key := fmt.Sprintf("w%d_%d", worker, seq)
 	val := fmt.Sprintf("%s-%x", l.c.rec.step().name, rand.Uint32())
 	patch := []map[string]any{{"op": "add", "path": "/extra/" + key, "value": val}}
+	field, fval := "", ""
+	if ch := l.choices.Load(); ch != nil && l.fieldable[node] && seq%2 == 0 {
+		names := slices.Sorted(maps.Keys(*ch))
+		field = names[(seq/2)%len(names)]
+		vals := (*ch)[field]
+		fval = vals[(seq/2/len(names))%len(vals)]
+		patch = append(patch, map[string]any{"op": "replace", "path": "/" + field, "value": fval})
+	}
 	if _, err := l.c.call(ctx, http.MethodPatch, "/v1/nodes/"+node, patch, nil, http.StatusOK); err == nil {
 		l.mu.Lock()
 		if l.acked[node] == nil {
 			l.acked[node] = map[string]string{}
 		}
 		l.acked[node][key] = val
+		if field != "" {
+			if l.fields[node] == nil {
+				l.fields[node] = map[string]string{}
+			}
+			l.fields[node][field] = fval
+			l.fieldWrites.Add(1)
+		}
 		l.mu.Unlock()
 		l.writes.Add(1)
 	}
@@ -410,11 +449,22 @@ func (l *load) power(ctx context.Context, node string) {
 
 // deployCycle deploys a node and undeploys it. A node left active by an
 // earlier failed cycle (its outcome unknown to the client) is undeployed
-// first, so one failure is counted once.
+// first, so one failure is counted once; so is a node a fault left in
+// "deploy failed" or "error".
 func (l *load) deployCycle(ctx context.Context, node string) {
 	var n apiNode
 	if _, err := l.c.call(ctx, http.MethodGet, "/v1/nodes/"+node, nil, &n, http.StatusOK); err != nil {
 		return
+	}
+	switch n.ProvisionState {
+	case "deploy failed", "error":
+		// A fault cut the last deploy or undeploy short (the conductor
+		// that took the node over failed it): undeploy, as an operator
+		// would, then go on.
+		if provision(ctx, l.c, node, "deleted", "available") != nil {
+			return
+		}
+		n.ProvisionState = "available"
 	}
 	if n.ProvisionState != "active" && provision(ctx, l.c, node, "active", "active") != nil {
 		return
@@ -441,22 +491,76 @@ func (l *load) portCycle(ctx context.Context, worker int, node string, seq int) 
 }
 
 // verifyWrites reads every node with acknowledged markers back with c
-// and reports each marker missing or changed.
-func (l *load) verifyWrites(t *testing.T, ctx context.Context, c *client) int {
+// and reports each marker missing or changed, and each new field whose
+// last acknowledged value is not what the node holds. c must speak the
+// newest microversion when new fields were written.
+func (l *load) verifyWrites(t *testing.T, ctx context.Context, c *client) (markers, fields int) {
 	t.Helper()
-	checked := 0
 	for node, want := range l.acked {
-		var n apiNode
+		var n map[string]any
 		if _, err := c.call(ctx, http.MethodGet, "/v1/nodes/"+node, nil, &n, http.StatusOK); err != nil {
 			t.Errorf("read back node %s: %v", node, err)
 			continue
 		}
+		extra, _ := n["extra"].(map[string]any)
 		for k, v := range want {
-			checked++
-			if got, ok := n.Extra[k]; !ok || got != v {
+			markers++
+			if got, ok := extra[k]; !ok || got != v {
 				t.Errorf("acknowledged write lost: node %s extra[%s] = %v (present %v), want %q", node, k, got, ok, v)
 			}
 		}
+		for k, v := range l.fields[node] {
+			fields++
+			if got, ok := n[k]; !ok || got != v {
+				t.Errorf("acknowledged write lost: node %s %s = %v (present %v, read at %s), want %q", node, k, got, ok, c.ver(), v)
+			}
+		}
 	}
-	return checked
+	return markers, fields
+}
+
+// useNewest moves the load to the newest microversion v once every API
+// serves it unpinned, and starts writing the fields that appeared after
+// the old maximum: the node's interfaces that the fake-hardware type
+// offers more than one implementation of (GET /v1/drivers/fake-hardware).
+func (l *load) useNewest(ctx context.Context, t *testing.T, probe *client, v string) {
+	t.Helper()
+	l.c.useVersion(v)
+	l.c.rec.setVersion(v)
+	pc := *probe
+	pc.version = v
+	var drv map[string]any
+	if _, err := pc.call(ctx, http.MethodGet, "/v1/drivers/fake-hardware", nil, &drv, http.StatusOK); err != nil {
+		t.Fatalf("driver fake-hardware at %s: %v", v, err)
+	}
+	var node map[string]any
+	if _, err := pc.call(ctx, http.MethodGet, "/v1/nodes/"+l.f.nmi, nil, &node, http.StatusOK); err != nil {
+		t.Fatalf("node at %s: %v", v, err)
+	}
+	ch := map[string][]string{}
+	for k, vals := range drv {
+		field := strings.TrimSuffix(strings.TrimPrefix(k, "enabled_"), "s")
+		list, _ := vals.([]any)
+		if !strings.HasPrefix(k, "enabled_") || !strings.HasSuffix(field, "_interface") || len(list) < 2 {
+			continue
+		}
+		if _, ok := node[field]; !ok {
+			continue // older than the node's own field
+		}
+		switch field {
+		case "boot_interface", "deploy_interface", "power_interface", "management_interface", "network_interface":
+			continue // what the power and deploy workers rely on
+		}
+		for _, x := range list {
+			if s, ok := x.(string); ok {
+				ch[field] = append(ch[field], s)
+			}
+		}
+	}
+	if len(ch) == 0 {
+		t.Logf("API %s: no node interface of fake-hardware has two implementations; the writers write extra only", v)
+		return
+	}
+	l.choices.Store(&ch)
+	t.Logf("the load now speaks API %s and alternates %v on %d nodes", v, ch, len(l.fieldable))
 }

@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	}
 	workDir = dir
 	code := m.Run()
+	printSummaries(os.Stdout)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -18,7 +18,7 @@ import (
 // refuse to start, naming both releases.
 func TestRollback(t *testing.T) {
 	requireUpgrade(t)
-	r := newRun(t, "postgresql", manualPins)
+	r := newRun(t, scenario{name: "rollback", dialect: "postgresql", mode: manualPins})
 	d, old, cur := r.d, r.old, r.cur
 	r.step("0", r.dbsyncUpgrade)
 	r.step("1.1", func() { d.conductors[0].replace(cur, r.newPin()) })

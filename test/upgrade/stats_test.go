@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -17,6 +18,16 @@ type recorder struct {
 	cur      *stepStats
 	steps    []*stepStats
 	failures []string // every failed request, described
+	// fault names the fault being injected now ("" for none): requests
+	// that fail as it explains (writes not acknowledged) count apart.
+	fault     string
+	faultEnd  time.Time // when the last fault ended
+	explained []string  // every request the fault explains, described
+	// cut: the fault may cut calls in flight (a conductor killed); the
+	// 500s it may explain wait in suspects until settle decides.
+	cut      bool
+	suspects []suspectCall
+	version  string // the load's microversion, shown per step
 }
 
 // stepStats are the figures of one step. A request counts in the step it
@@ -26,6 +37,8 @@ type stepStats struct {
 	start                     time.Time
 	took                      time.Duration // from the step's start to the next's
 	requests, retries, errors int
+	unacked                   int    // writes a fault left unacknowledged (not errors)
+	version                   string // the load's microversion when the step began
 	lat                       []time.Duration
 }
 
@@ -37,8 +50,86 @@ func (r *recorder) begin(name string) {
 	if r.cur != nil {
 		r.cur.took = now.Sub(r.cur.start)
 	}
-	r.cur = &stepStats{name: name, start: now}
+	r.cur = &stepStats{name: name, start: now, version: r.version}
 	r.steps = append(r.steps, r.cur)
+}
+
+// setVersion notes the load's microversion from now on.
+func (r *recorder) setVersion(v string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.version = v
+	if r.cur != nil && r.cur.requests == 0 {
+		r.cur.version = v
+	} else if r.cur != nil && r.cur.version != v {
+		r.cur.version += "→" + v
+	}
+}
+
+// suspectCall is a failed write that an injected fault may explain.
+type suspectCall struct {
+	s       *stepStats
+	took    time.Duration
+	failure string
+}
+
+// cutCalls reports whether the fault now may cut calls in flight.
+func (r *recorder) cutCalls() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cut
+}
+
+// suspect holds a failed write until settle.
+func (r *recorder) suspect(s *stepStats, took time.Duration, failure string) {
+	r.mu.Lock()
+	r.suspects = append(r.suspects, suspectCall{s, took, failure})
+	r.mu.Unlock()
+}
+
+// settle records the held writes: the first explainable of them as
+// unacknowledged, the rest as errors. It returns how many there were.
+func (r *recorder) settle(explainable int) int {
+	r.mu.Lock()
+	sus := r.suspects
+	r.suspects, r.cut = nil, false
+	r.mu.Unlock()
+	for i, c := range sus {
+		r.doneIn(c.s, c.took, c.failure, i < explainable)
+	}
+	return len(sus)
+}
+
+// faultBegins and faultEnds bracket an injected fault.
+func (r *recorder) faultBegins(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fault = name
+}
+
+func (r *recorder) faultEnds() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fault = ""
+	r.faultEnd = time.Now()
+}
+
+// faultLately reports whether a fault is injected now or ended within d:
+// an operation the fault cut short (a deploy whose conductor was killed)
+// may be seen to fail a little later.
+func (r *recorder) faultLately(d time.Duration) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fault != "" {
+		return r.fault, true
+	}
+	return "a fault that just ended", !r.faultEnd.IsZero() && time.Since(r.faultEnd) < d
+}
+
+func (r *recorder) inFault() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fault != ""
 }
 
 // end closes the last step.
@@ -68,11 +159,22 @@ func (r *recorder) retried(s *stepStats) {
 
 // done records one request's outcome; failure describes a failed one.
 func (r *recorder) done(s *stepStats, took time.Duration, failure string) {
+	r.doneIn(s, took, failure, false)
+}
+
+// doneIn is done for a request a fault may explain: a failure it explains
+// counts as unacknowledged, not as an error.
+func (r *recorder) doneIn(s *stepStats, took time.Duration, failure string, faultExplains bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s.requests++
 	s.lat = append(s.lat, took)
-	if failure != "" {
+	switch {
+	case failure == "":
+	case faultExplains:
+		s.unacked++
+		r.explained = append(r.explained, "step "+s.name+" ("+cmp.Or(r.fault, "just after a fault")+"): "+failure)
+	default:
 		s.errors++
 		r.failures = append(r.failures, "step "+s.name+": "+failure)
 	}
@@ -103,19 +205,19 @@ func (r *recorder) table(w io.Writer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\tseconds\trequests\tretries\terrors\tp50 ms\tp99 ms\t")
+	fmt.Fprintln(tw, "step\tAPI\tseconds\trequests\tretries\terrors\tunacked\tp50 ms\tp99 ms\t")
 	var all []time.Duration
-	var req, ret, errs int
+	var req, ret, errs, unacked int
 	for _, s := range r.steps {
 		lat := slices.Clone(s.lat)
 		slices.Sort(lat)
 		all = append(all, lat...)
-		req, ret, errs = req+s.requests, ret+s.retries, errs+s.errors
-		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%s\t%s\t\n", s.name, s.took.Seconds(), s.requests, s.retries, s.errors,
-			ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+		req, ret, errs, unacked = req+s.requests, ret+s.retries, errs+s.errors, unacked+s.unacked
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%d\t%d\t%d\t%d\t%s\t%s\t\n", s.name, s.version, s.took.Seconds(), s.requests, s.retries, s.errors,
+			s.unacked, ms(percentile(lat, 50)), ms(percentile(lat, 99)))
 	}
 	slices.Sort(all)
-	fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%s\t%s\t\n", req, ret, errs, ms(percentile(all, 50)), ms(percentile(all, 99)))
+	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%d\t%s\t%s\t\n", req, ret, errs, unacked, ms(percentile(all, 50)), ms(percentile(all, 99)))
 	tw.Flush()
 }
 
@@ -165,5 +267,35 @@ func TestRecorderTable(t *testing.T) {
 	}
 	if len(r.failures) != 1 || !strings.Contains(r.failures[0], "step 1.1: PATCH") {
 		t.Fatalf("failures = %q", r.failures)
+	}
+}
+
+// Failed writes held during a fault that may cut calls: the first ones the
+// API logs explain count as unacknowledged, the rest as errors; and the
+// log lines that explain them.
+func TestSettleSuspects(t *testing.T) {
+	var r recorder
+	r.begin("kill -9")
+	r.faultBegins("conductor killed")
+	r.cut = true
+	for range 3 {
+		r.suspect(r.step(), time.Millisecond, "PATCH /v1/nodes/x: HTTP 500")
+	}
+	if n := r.settle(2); n != 3 {
+		t.Fatalf("settle = %d, want 3", n)
+	}
+	r.faultEnds()
+	if req, _, errs := r.totals(); req != 3 || errs != 1 || len(r.explained) != 2 || r.cutCalls() {
+		t.Fatalf("after settle(2) of 3: %d requests, %d errors, %d explained, cut %v; want 3, 1, 2, false", req, errs, len(r.explained), r.cutCalls())
+	}
+	log := strings.Join([]string{
+		`level=ERROR msg="request failed" method=PATCH error="rpc update_node to 127.0.0.1:4000: unexpected EOF"`,
+		`level=ERROR msg="request failed" method=PATCH error="rpc update_node to 127.0.0.1:4000: read: connection reset by peer"`,
+		`level=ERROR msg="request failed" method=PATCH error="conductor 127.0.0.1:4000 unreachable: connect: connection refused"`,
+		`level=ERROR msg="request failed" method=PATCH error="rpc update_node to 127.0.0.1:5000: unexpected EOF"`,
+		`level=INFO msg=request method=PATCH status=200 conductor=127.0.0.1:4000 EOF`,
+	}, "\n")
+	if got := cutCallsLogged(log, "127.0.0.1:4000"); got != 2 {
+		t.Fatalf("cutCallsLogged = %d, want 2 (an EOF and a reset to the killed host; not a refused dial, another host or a success)", got)
 	}
 }

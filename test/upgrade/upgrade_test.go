@@ -29,10 +29,37 @@ const (
 	autoPins
 )
 
+// scenario is one rolling upgrade run: where, how pinned, and what else
+// happens during it.
+type scenario struct {
+	name    string
+	dialect string // "postgresql" or "mysql"
+	mode    pinMode
+	// oldPlugins runs the first upgraded conductor with the old release's
+	// driver plugins (in its plugin_dir) from step 1.1 until it is
+	// restarted with the new ones after step 2.2: a plugin one release
+	// older than its conductor.
+	oldPlugins bool
+	// faults kills a conductor with SIGKILL and restarts the database
+	// after step 2.2, under load. It needs a database server of the test's
+	// own (testenv.StartPostgresServer), never the shared one.
+	faults bool
+}
+
+// scenarios are the runs of TestRollingUpgrade: manual and automatic
+// pinning on both databases.
+var scenarios = []scenario{
+	{name: "manual/postgresql", dialect: "postgresql", mode: manualPins, oldPlugins: true},
+	{name: "auto/postgresql", dialect: "postgresql", mode: autoPins, faults: true},
+	{name: "manual/mysql", dialect: "mysql", mode: manualPins},
+	{name: "auto/mysql", dialect: "mysql", mode: autoPins},
+}
+
 // run is one rolling upgrade of a deployment under load.
 type run struct {
 	t      *testing.T
 	ctx    context.Context
+	sc     scenario
 	d      *deployment
 	mode   pinMode
 	old    *build
@@ -44,42 +71,49 @@ type run struct {
 	// be at: the old release's until a new service stops pinning it.
 	finalSV int
 	rec     *recorder // the load's requests, per step
-	c       *client   // the load's client, at the old maximum microversion
+	c       *client   // the load's client: the old maximum microversion, the newest once unpinned
 	probe   *client   // the checks' requests (some expect 406), not in the table
 	f       *fleet
 	l       *load
+	began   time.Time
+	prefix  string // of step names: the hop of a chain run
 }
 
-// TestRollingUpgrade walks the step table of seeds/000_… twice under
-// load: manual pinning on PostgreSQL, automatic pinning on MariaDB.
+// TestRollingUpgrade walks the step table of seeds/000_… under load, once
+// per scenario: manual and automatic pinning on PostgreSQL and MariaDB,
+// one run with a plugin older than its conductor, one with a conductor
+// killed and the database restarted.
 func TestRollingUpgrade(t *testing.T) {
 	requireUpgrade(t)
-	t.Run("manual/postgresql", func(t *testing.T) {
-		r := newRun(t, "postgresql", manualPins)
-		r.upgrade()
-		r.finish()
-	})
-	t.Run("auto/mysql", func(t *testing.T) {
-		r := newRun(t, "mysql", autoPins)
-		r.upgrade()
-		r.finish()
-	})
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			r := newRun(t, sc)
+			r.upgrade()
+			r.finish()
+		})
+	}
 }
 
 // newRun builds (once), starts the old release's deployment, enrolls the
 // fleet and starts the load.
-func newRun(t *testing.T, dialect string, mode pinMode) *run {
+func newRun(t *testing.T, sc scenario) *run {
 	old, cur := builds(t)
-	r := &run{t: t, ctx: context.Background(), mode: mode, old: old, cur: cur, rec: &recorder{},
+	return newRunOf(t, sc, old, cur)
+}
+
+// newRunOf is newRun between two given builds.
+func newRunOf(t *testing.T, sc scenario, old, cur *build) *run {
+	r := &run{t: t, ctx: context.Background(), sc: sc, mode: sc.mode, old: old, cur: cur, rec: &recorder{}, began: time.Now(),
 		oldPin: pinFor(old), oldMax: version.MustParse(old.info.APIMax), newMax: version.MustParse(cur.info.APIMax)}
 	if r.oldPin == "" && old.info.ServiceVersion != cur.info.ServiceVersion {
 		t.Fatalf("the release table has no release with the old binary's service version %d", old.info.ServiceVersion)
 	}
-	r.d = newDeployment(t, dialect, old, cur)
+	r.d = newDeployment(t, sc.dialect, sc.faults, old, cur)
 	pin := ""
-	if mode == autoPins {
+	if sc.mode == autoPins {
 		pin = "auto"
 	}
+	r.rec.setVersion(r.oldMax.String())
 	r.rec.begin("setup")
 	start := time.Now()
 	r.d.start(pin, redfishNodes, ipmiNodes)
@@ -90,6 +124,8 @@ func newRun(t *testing.T, dialect string, mode pinMode) *run {
 	r.l = startLoad(r.ctx, r.c, r.f)
 	return r
 }
+
+func mustVersion(s string) version.Version { return version.MustParse(s) }
 
 // pinFor is the pin_release_version value naming the old build's release
 // in the working tree's release table.
@@ -115,6 +151,7 @@ func (r *run) newPin() string {
 // for dwell, and checks what must hold.
 func (r *run) step(name string, change func()) {
 	r.t.Helper()
+	name = r.prefix + name
 	r.t.Logf("step %s", name)
 	r.rec.begin(name)
 	if change != nil {
@@ -134,24 +171,75 @@ func (r *run) upgrade() {
 
 // upgradeServices is every step after 0.
 func (r *run) upgradeServices() {
-	d, cur := r.d, r.cur
-	r.step("1.1", func() { d.conductors[0].replace(cur, r.newPin()) })
-	r.step("1.2", func() { d.conductors[1].replace(cur, r.newPin()) })
-	r.step("2.1", func() { d.apis[0].replace(cur, r.newPin()) })
-	r.step("2.2", func() {
-		d.apis[1].replace(cur, r.newPin())
-		if r.mode == autoPins {
-			r.autoUnpinned(d.apis[1].stopped)
+	d, old, cur := r.d, r.old, r.cur
+	r.step("1.1", func() {
+		if r.sc.oldPlugins {
+			d.conductors[0].pluginDir = old.dir
+		}
+		d.conductors[0].replace(cur, r.newPin())
+		if r.sc.oldPlugins {
+			r.t.Logf("%s runs %s's driver plugins (%s)", d.conductors[0].name, old.info.Release, old.dir)
 		}
 	})
+	r.step("1.2", func() { d.conductors[1].replace(cur, r.newPin()) })
+	r.step("2.1", func() { d.apis[0].replace(cur, r.newPin()) })
+	r.step("2.2", func() { d.apis[1].replace(cur, r.newPin()) })
+	if r.sc.faults {
+		// Every process runs the new release: the faults test its code
+		// (the old release's API answers 500 when the database or a
+		// conductor is unreachable; 0.1 is cut and stays so).
+		r.step("kill -9", r.killConductor)
+		r.step("db restart", r.restartDatabase)
+	}
+	if r.sc.oldPlugins {
+		r.step("new plugins", func() {
+			d.conductors[0].pluginDir = ""
+			d.conductors[0].replace(cur, r.newPin())
+		})
+	}
 	if r.mode == manualPins {
 		r.step("3.1", func() { d.conductors[0].repin("") })
 		r.step("3.2", func() { d.conductors[1].repin("") })
 		r.step("3.3", func() { d.apis[0].repin("") })
-		r.step("3.4", func() { d.apis[1].repin("") })
+		r.step("3.4", func() {
+			d.apis[1].repin("")
+			r.finalized()
+			r.newestLoad()
+		})
+	} else {
+		// pin_release_version = auto: nothing to edit. The pin dropped by
+		// itself when the last old service stopped; that was the finalize.
+		r.step("3 (auto)", func() {
+			r.autoUnpinned(d.apis[1].stopped)
+			r.finalized()
+			r.newestLoad()
+		})
 	}
 	r.step("migrate", r.onlineMigrations)
 	r.step("done", nil)
+}
+
+// finalized checks that the finalized release is the new one now that no
+// service is pinned (step 3: the first unpinned service finalized).
+func (r *run) finalized() {
+	t := r.t
+	t.Helper()
+	st := r.status()
+	if !st.hasFinalized {
+		return
+	}
+	if st.Finalized == nil || st.Finalized.ServiceVersion != r.cur.info.ServiceVersion {
+		t.Fatalf("every service runs %s unpinned but the finalized release is %+v, want service version %d",
+			r.cur.info.Release, st.Finalized, r.cur.info.ServiceVersion)
+	}
+}
+
+// newestLoad moves the load to the newest microversion once every API
+// serves it.
+func (r *run) newestLoad() {
+	if r.newMax.Compare(r.oldMax) > 0 {
+		r.l.useNewest(r.ctx, r.t, r.probe, r.newMax.String())
+	}
 }
 
 // autoUnpinned waits until every API serves the new maximum by itself
