@@ -9,7 +9,7 @@ import (
 // Current is the release string of this build, reported by `rivet version`
 // and registered by every service. Cutting a release sets it to the release's
 // semver; right after, it moves to the next ".dev".
-const Current = "0.2.0.dev"
+const Current = "0.2.0"
 
 // v is version.MustParse, short for the table below.
 func v(s string) version.Version { return version.MustParse(s) }
@@ -55,6 +55,20 @@ var releases = []Entry{
 		// 0.1.0 was cut at 9b63bb6206105ba196ae9f92f2a2f93350235273.
 		Commit: "d50a3c867b04a6f199e74e8624aba947a1e5c486",
 		Point:  "0.1.1",
+	},
+	{
+		Version: "0.2",
+		Name:    "bellows",
+		API:     v("1.31"),
+		RPC:     v("1.4"),
+		Objects: map[string][]version.Version{
+			"Chassis":   {v("1.0")},
+			"Conductor": {v("1.0")},
+			"Node":      {v("1.1"), v("1.0")},
+			"Port":      {v("1.0")},
+			"Portgroup": {v("1.0")},
+		},
+		ServiceVersion: 2,
 	},
 }
 
