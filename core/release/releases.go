@@ -9,7 +9,7 @@ import (
 // Current is the release string of this build, reported by `rivet version`
 // and registered by every service. Cutting a release sets it to the release's
 // semver; right after, it moves to the next ".dev".
-const Current = "0.2.0"
+const Current = "0.3.0.dev"
 
 // v is version.MustParse, short for the table below.
 func v(s string) version.Version { return version.MustParse(s) }
@@ -69,6 +69,7 @@ var releases = []Entry{
 			"Portgroup": {v("1.0")},
 		},
 		ServiceVersion: 2,
+		Commit:         "a87bcb7aced15a26ac21d06281da0b13f9cfb9cf",
 	},
 }
 
