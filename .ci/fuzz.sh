@@ -37,7 +37,6 @@ targets=(
   "./core/rpc FuzzRequestBodyFast"      # the hand-written request body is json.Marshal's, byte for byte
   "./core/rpc FuzzDecodeResponseFast"   # the client's reply split agrees with json.Unmarshal
   "./core/rpc FuzzWriteResultFast"      # the hand-written success reply is json.Encoder's, byte for byte
-  "./core/rpc FuzzLeanResponseMatchesNetHTTP" # the lean client's HTTP response parser agrees with net/http's
   "./drivers/redfish FuzzRedfishResponses" # BMC answers to the Redfish driver
   "./drivers/ipmi FuzzIPMIResponses"    # RMCP+ datagrams to the IPMI driver
   "./core/config FuzzConfigValues"      # configuration files and values

@@ -19,8 +19,7 @@ import (
 // The host (plugins/host) and plugintest obtain one from GRPCPlugin; a
 // driver author never needs it.
 type Client struct {
-	rpc      driverv1.DriverClient // over router
-	router   *router
+	rpc      driverv1.DriverClient
 	power    driverv2.PowerClient // nil below protocol 2
 	protocol int
 	// powerVersion is the power interface version sent with Configure

@@ -2,7 +2,6 @@ package plugins
 
 import (
 	"context"
-	"sync"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -52,9 +51,6 @@ type GRPCPlugin struct {
 	// on, the Power service is registered (plugin side) and used (host
 	// side) beside the Driver service.
 	Protocol int
-
-	mu     sync.Mutex
-	direct []*directServer // opened by GRPCServer; Close stops them
 }
 
 var _ plugin.GRPCPlugin = (*GRPCPlugin)(nil)
@@ -69,37 +65,16 @@ func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 	if err != nil {
 		return err
 	}
-	direct := newDirectServer(info.Name)
-	srv := newServer(p.Driver, info, p.protocol(), direct)
-	driverv1.RegisterDriverServer(s, srv)
-	direct.register(&driverv1.Driver_ServiceDesc, srv)
+	driverv1.RegisterDriverServer(s, newServer(p.Driver, info, p.protocol()))
 	if p.protocol() >= 2 {
 		driverv2.RegisterPowerServer(s, &powerServer{driver: p.Driver, info: info})
 	}
-	p.mu.Lock()
-	p.direct = append(p.direct, direct)
-	p.mu.Unlock()
 	return nil
-}
-
-// Close stops the direct channels GRPCServer opened (plugin side): their
-// listeners, connections and socket directories. Serve calls it before the
-// process exits; a harness serving a GRPCPlugin itself (plugintest) calls
-// it when done.
-func (p *GRPCPlugin) Close() {
-	p.mu.Lock()
-	direct := p.direct
-	p.direct = nil
-	p.mu.Unlock()
-	for _, d := range direct {
-		d.close()
-	}
 }
 
 // GRPCClient returns a *Client over conn for p.Protocol (host side).
 func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
-	r := &router{cc: conn}
-	c := &Client{rpc: driverv1.NewDriverClient(r), router: r, protocol: p.protocol()}
+	c := &Client{rpc: driverv1.NewDriverClient(conn), protocol: p.protocol()}
 	if c.protocol >= 2 {
 		c.power = driverv2.NewPowerClient(conn)
 	}

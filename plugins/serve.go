@@ -66,12 +66,7 @@ func Serve(cfg ServeConfig) {
 		}
 		os.Exit(0)
 	}
-	sets := PluginSets(cfg.Driver, protocols)
-	stop := func() {
-		closeDirect(sets)
-		closeDriver(cfg.Driver, cfg.Logger)
-	}
-	go exitWithParent(os.Getppid(), stop, cfg.Logger)
+	go exitWithParent(os.Getppid(), cfg.Driver, cfg.Logger)
 
 	// go-plugin's own logger must be built before plugin.Serve swaps
 	// os.Stderr for a pipe; JSON so the host keeps levels and fields.
@@ -84,23 +79,12 @@ func Serve(cfg ServeConfig) {
 	cfg.Logger.Debug("serving", "plugin", info.Name, "version", info.Version, "protocols", protocols)
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
-		VersionedPlugins: sets,
+		VersionedPlugins: PluginSets(cfg.Driver, protocols),
 		GRPCServer:       transport.NewServer,
 		Logger:           hl,
 	})
-	stop()
+	closeDriver(cfg.Driver, cfg.Logger)
 	os.Exit(0)
-}
-
-// closeDirect stops the direct channels of every GRPCPlugin in sets.
-func closeDirect(sets map[int]plugin.PluginSet) {
-	for _, set := range sets {
-		for _, p := range set {
-			if g, ok := p.(*GRPCPlugin); ok {
-				g.Close()
-			}
-		}
-	}
 }
 
 // Closer is implemented by drivers holding resources that must be released
@@ -131,7 +115,7 @@ func closeDriver(d Driver, log *slog.Logger) {
 // plugins running under init. Polling the parent pid is portable;
 // Pdeathsig is not used because it fires when the forking OS thread exits,
 // which in a Go host is not the process exiting.
-func exitWithParent(ppid int, stop func(), log *slog.Logger) {
+func exitWithParent(ppid int, d Driver, log *slog.Logger) {
 	if ppid <= 1 {
 		// Already an orphan, or the host is a container's PID 1, whose
 		// death ends every process in the container anyway.
@@ -141,7 +125,7 @@ func exitWithParent(ppid int, stop func(), log *slog.Logger) {
 		time.Sleep(ParentPollInterval)
 		if os.Getppid() != ppid {
 			log.Warn("parent process is gone; exiting", "parent_pid", ppid)
-			stop()
+			closeDriver(d, log)
 			os.Exit(3)
 		}
 	}

@@ -14,12 +14,11 @@ type server struct {
 	driverv1.UnimplementedDriverServer
 	driver   Driver
 	info     Info
-	protocol int           // the protocol major this connection serves
-	direct   *directServer // nil: OpenDirect answers Unimplemented
+	protocol int // the protocol major this connection serves
 }
 
-func newServer(d Driver, info Info, protocol int, direct *directServer) *server {
-	return &server{driver: d, info: info, protocol: protocol, direct: direct}
+func newServer(d Driver, info Info, protocol int) *server {
+	return &server{driver: d, info: info, protocol: protocol}
 }
 
 // capability returns the driver as T, or ErrNotSupported naming the method.

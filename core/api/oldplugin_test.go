@@ -25,8 +25,7 @@ import (
 // keeps powering its nodes; soft power or a timeout on its node is refused
 // through the API with Ironic's 400, naming the plugin and what it
 // negotiated, and the node is left as it was. The same conductor drives
-// this tree's plugin at protocol 2, soft power included, with its reads
-// over the direct channel.
+// this tree's plugin at protocol 2, soft power included.
 func TestPluginFromRelease01(t *testing.T) {
 	old := filepath.Join(testenv.BuildRelease(t, "0.1", "./cmd/rivet-driver-fake"), "rivet-driver-fake")
 	current, err := plugintest.Build(t.TempDir(), "github.com/rivetmetal/rivet/cmd/rivet-driver-fake", "rivet-driver-fake")
@@ -58,11 +57,6 @@ func TestPluginFromRelease01(t *testing.T) {
 			}
 			if reg.Protocol != tc.protocol || reg.Interfaces[plugins.InterfacePower] != tc.protocol {
 				t.Fatalf("negotiated protocol %d, power %d; want %d for both", reg.Protocol, reg.Interfaces[plugins.InterfacePower], tc.protocol)
-			}
-			// The direct channel came with the 0.2 SDK: the 0.1 plugin
-			// answers OpenDirect Unimplemented and its reads stay on gRPC.
-			if want := tc.protocol >= 2; reg.DirectChannel != want {
-				t.Fatalf("direct channel %v, want %v", reg.DirectChannel, want)
 			}
 			srv := httptest.NewServer(newStackWith(t, release.NewPinner(release.Default(), release.Pin{}),
 				conductor.PluginDrivers{Manager: m, Enabled: []string{fake.HardwareType}}))

@@ -233,13 +233,11 @@ func (discardWriter) Header() http.Header         { return http.Header{} }
 func (discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (discardWriter) WriteHeader(int)             {}
 
-// BenchmarkJSONRPCTransport compares the two client paths of
-// HTTPTransport on one call over loopback to a conductor's handler in the
-// same process: "net-http" is net/http's client (before the lean path,
-// and still the path for https), "lean" the lean path. "small" is a call
-// with a 40-byte reply, "node" one whose argument and reply are about
-// 1.5 KB, as create_node's. cpu-µs/op is the process's CPU time (client
-// and server) per call. Compare with
+// BenchmarkJSONRPCTransport times HTTPTransport (net/http's client) on
+// one call over loopback to a conductor's handler in the same process.
+// "small" is a call with a 40-byte reply, "node" one whose argument and
+// reply are about 1.5 KB, as create_node's. cpu-µs/op is the process's
+// CPU time (client and server) per call. Compare with
 //
 //	go test -run '^$' -bench JSONRPCTransport -benchmem -count 5 ./core/rpc
 func BenchmarkJSONRPCTransport(b *testing.B) {
@@ -250,31 +248,26 @@ func BenchmarkJSONRPCTransport(b *testing.B) {
 		name string
 		id   string
 	}{{"small", "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}, {"node", strings.Repeat("n", 1500)}} {
-		for _, path := range []string{"net-http", "lean"} {
-			b.Run(size.name+"/"+path, func(b *testing.B) {
-				tr := NewHTTPTransport(HTTPTransportOptions{Timeout: time.Minute})
-				if path == "net-http" {
-					tr.lean = nil
-				}
-				c := NewClient(newTable(b), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
-				ctx, cancel := context.WithCancel(context.Background()) // as an API request's
-				defer cancel()
-				args := map[string]any{"node_id": size.id}
+		b.Run(size.name+"/net-http", func(b *testing.B) {
+			tr := NewHTTPTransport(HTTPTransportOptions{Timeout: time.Minute})
+			c := NewClient(newTable(b), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
+			ctx, cancel := context.WithCancel(context.Background()) // as an API request's
+			defer cancel()
+			args := map[string]any{"node_id": size.id}
+			if _, err := c.Call(ctx, host, "power", args); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			cpu0 := processCPU()
+			b.ResetTimer()
+			for b.Loop() {
 				if _, err := c.Call(ctx, host, "power", args); err != nil {
 					b.Fatal(err)
 				}
-				b.ReportAllocs()
-				cpu0 := processCPU()
-				b.ResetTimer()
-				for b.Loop() {
-					if _, err := c.Call(ctx, host, "power", args); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.StopTimer()
-				b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
-			})
-		}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,15 +93,27 @@ func (o *HTTPTransportOptions) dialAddr(addr string) string {
 	return net.JoinHostPort(o.LocalAddr, port)
 }
 
-// HTTPTransport sends requests as JSON-RPC 2.0 over HTTP(S).
+// HTTPTransport sends requests as JSON-RPC 2.0 over HTTP(S), with net/http's
+// client: one http.Transport per HTTPTransport, made once, whose keep-alive
+// connections every call shares.
 type HTTPTransport struct {
 	client *http.Client
 	opts   HTTPTransportOptions
 	scheme string
-	// lean serves plain-http calls without net/http (jsonrpc_lean.go);
-	// nil with TLS.
-	lean *leanTransport
+	// auth is the Authorization header value of http_basic, made once;
+	// nil without it.
+	auth []string
 }
+
+// maxIdleConnsPerHost is how many idle keep-alive connections are kept per
+// conductor: enough for an API's concurrent calls to one conductor to find
+// one open (net/http's default, 2, would dial nearly every call under
+// load).
+const maxIdleConnsPerHost = 32
+
+// contentTypeJSON is the Content-Type header value of every request,
+// shared: net/http never writes to a request's header values.
+var contentTypeJSON = []string{"application/json"}
 
 // NewHTTPTransport returns a transport with keep-alive connections.
 func NewHTTPTransport(opts HTTPTransportOptions) *HTTPTransport {
@@ -125,15 +138,18 @@ func NewHTTPTransport(opts HTTPTransportOptions) *HTTPTransport {
 			return conn, err
 		}
 	}
-	tr.MaxIdleConnsPerHost = 32
+	tr.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	// Conductors do not compress their replies: asking for gzip would
+	// only add a header to every request and a check to every reply.
+	tr.DisableCompression = true
 	scheme := "http"
 	if opts.TLS != nil {
 		scheme = "https"
 	}
 	t := &HTTPTransport{client: &http.Client{Transport: tr, Timeout: opts.Timeout}, opts: opts, scheme: scheme}
-	if opts.TLS == nil {
-		t.lean = newLeanTransport(opts)
-		t.lean.dialAddr = opts.dialAddr
+	if opts.Username != "" {
+		// As http.Request.SetBasicAuth writes it.
+		t.auth = []string{"Basic " + base64.StdEncoding.EncodeToString([]byte(opts.Username+":"+opts.Password))}
 	}
 	return t
 }
@@ -161,35 +177,30 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (js
 	if !req.Cast {
 		id = newCallID()
 	}
-	if t.lean != nil && leanHeaderValue(req.RequestID) {
-		if h := t.lean.host(host, t.URL); h.ok {
-			return t.sendLean(ctx, h, host, req, id)
-		}
-	}
 	body, err := requestBody(req)
 	if err != nil {
 		return nil, err
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL(host), bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("rpc %s to %s: %w", req.Method, host, err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	markReplayable(hreq, req.RequestID, id)
-	if t.opts.Username != "" {
-		hreq.SetBasicAuth(t.opts.Username, t.opts.Password)
 	}
 	// written records whether some attempt handed the whole request to a
 	// connection: from then on a failure no longer proves the conductor did
 	// nothing, even when the transport's resend then fails to dial.
 	var written atomic.Bool
-	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteRequest: func(i httptrace.WroteRequestInfo) {
 			if i.Err == nil {
 				written.Store(true)
 			}
 		},
-	}))
+	})
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL(host), bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("rpc %s to %s: %w", req.Method, host, err)
+	}
+	hreq.Header["Content-Type"] = contentTypeJSON
+	if t.auth != nil {
+		hreq.Header["Authorization"] = t.auth
+	}
+	markReplayable(hreq, req.RequestID, id)
 	resp, err := t.client.Do(hreq)
 	if err != nil {
 		var op *net.OpError
@@ -202,7 +213,7 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (js
 	if resp.StatusCode == http.StatusNoContent {
 		return nil, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, t.opts.MaxResponseBytes+1))
+	data, err := readReply(resp, t.opts.MaxResponseBytes)
 	if err != nil {
 		return nil, fmt.Errorf("rpc %s to %s: read reply: %w", req.Method, host, err)
 	}
@@ -212,40 +223,22 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (js
 	return reply(req, host, resp.StatusCode, data)
 }
 
-// sendLean is Send on the lean path: the same request, errors and reply.
-func (t *HTTPTransport) sendLean(ctx context.Context, h *leanHost, host string, req *Request, id callID) (json.RawMessage, error) {
-	buf := t.lean.getBuf()
-	defer t.lean.putBuf(buf)
-	// The body goes at the end of buf first, then the request is built
-	// before it and moved: one buffer, no copy of the body per call
-	// beyond that.
-	body, ok := appendRequestBody((*buf)[:0], req)
-	if !ok {
-		var err error
-		if body, err = requestBody(req); err != nil {
-			return nil, err
-		}
-	} else {
-		*buf = body
+// readReply reads resp's body, at most limit+1 bytes, into one buffer of
+// the announced length when there is one (a conductor's replies up to 2 KB
+// or so come with Content-Length), instead of growing it as io.ReadAll
+// does. The reply's result is a sub-slice of it: it is never pooled.
+func readReply(resp *http.Response, limit int64) ([]byte, error) {
+	n := resp.ContentLength
+	if n < 0 || n > limit {
+		return io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	}
-	wireStart := len(*buf)
-	*buf = t.lean.buildRequest(*buf, h, req.RequestID, id, body)
-	wire := (*buf)[wireStart:]
-	resp, err := t.lean.send(ctx, h, host, wire)
-	if err != nil {
-		if errors.Is(err, errLeanTooLarge) {
-			return nil, t.tooLarge(req, host)
-		}
-		var ue *UnreachableError
-		if errors.As(err, &ue) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("rpc %s to %s: %w", req.Method, host, err)
+	data := make([]byte, n, n+1)
+	// net/http's body returns io.EOF with its last byte, which puts the
+	// connection back in the pool (TestHTTPTransportConnectionReuse).
+	if _, err := io.ReadFull(resp.Body, data); err != nil {
+		return nil, err
 	}
-	if resp.status == http.StatusNoContent {
-		return nil, nil
-	}
-	return reply(req, host, resp.status, resp.body)
+	return data, nil
 }
 
 func (t *HTTPTransport) tooLarge(req *Request, host string) error {
@@ -441,17 +434,14 @@ func splitResponse(data []byte) (response, bool) {
 // SetKeepAlivesEnabled(false) as a conductor drains, and by Shutdown) can
 // close a connection whose next request it has read but not yet marked
 // active; the handler runs, its answer is lost, and the call is resent
-// (about 1 call in 300 when keep-alives go off under load, on net/http's
-// path and the lean one alike). So a call also carries its call id
-// (CallIDHeader, made once per Send, the same on the resend), and a
-// conductor that knows the header runs each call id once: the resend
-// waits for the first copy's reply, or gets it from the conductor's reply
-// cache (replayCache; TestLeanAgainstDrainingConductor). A conductor
-// that predates the header ignores it and may run such a call twice, as
-// before. Casts carry no call id: a resent cast may run twice.
-//
-// The lean path (jsonrpc_lean.go) sends the same headers and resends by
-// the same rule, once, on a fresh connection.
+// (about 1 call in 300 when keep-alives go off under load). So a call
+// also carries its call id (CallIDHeader, made once per Send, the same on
+// the resend), and a conductor that knows the header runs each call id
+// once: the resend waits for the first copy's reply, or gets it from the
+// conductor's reply cache (replayCache;
+// TestHTTPTransportAgainstDrainingConductor). A conductor that predates
+// the header ignores it and may run such a call twice, as before. Casts
+// carry no call id: a resent cast may run twice.
 //
 // The key is the request id when there is one (it names the call in the
 // conductor's log, and is shared by every RPC of one REST request);

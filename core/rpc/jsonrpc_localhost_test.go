@@ -16,9 +16,9 @@ import (
 
 // TestLocalConductorDialedAtLocalAddr: a conductor registered under the
 // caller's own [DEFAULT] host is dialed at LocalAddr, whatever the name
-// resolves to (here: nothing), on the lean path and on net/http's with TLS,
-// which still verifies the certificate against the registered name; when
-// nothing listens there, at the name.
+// resolves to (here: nothing), over plain http and over TLS, which still
+// verifies the certificate against the registered name; when nothing
+// listens there, at the name.
 func TestLocalConductorDialedAtLocalAddr(t *testing.T) {
 	const local = "rivet-local-conductor.invalid" // never resolves (RFC 6761)
 	plain := httptest.NewServer(NewHTTPHandler(testServer(t, nil), HTTPHandlerOptions{}))
@@ -36,13 +36,13 @@ func TestLocalConductorDialedAtLocalAddr(t *testing.T) {
 		host   string
 		wantOK bool
 	}{
-		"lean path, own name": {opts: HTTPTransportOptions{LocalHost: local, LocalAddr: "127.0.0.1"},
+		"plain http, own name": {opts: HTTPTransportOptions{LocalHost: local, LocalAddr: "127.0.0.1"},
 			host: local + ":" + port(plain), wantOK: true},
 		"own name matches without case": {opts: HTTPTransportOptions{LocalHost: "Rivet-Local-Conductor.invalid", LocalAddr: "127.0.0.1"},
 			host: local + ":" + port(plain), wantOK: true},
 		// The local conductor listens elsewhere than LocalAddr (its own
 		// configuration sets another host_ip): the name is dialed next.
-		"nothing at the local address, lean path": {opts: HTTPTransportOptions{LocalHost: "127.0.0.1", LocalAddr: "127.0.0.2"},
+		"nothing at the local address, plain http": {opts: HTTPTransportOptions{LocalHost: "127.0.0.1", LocalAddr: "127.0.0.2"},
 			host: "127.0.0.1:" + port(plain), wantOK: true},
 		"nothing at the local address, TLS": {opts: HTTPTransportOptions{LocalHost: "127.0.0.1", LocalAddr: "127.0.0.2",
 			TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}, host: "127.0.0.1:" + port(secure), wantOK: true},

@@ -12,10 +12,10 @@ import (
 // CallIDHeader names one JSON-RPC call, so a conductor runs it at most once
 // when the client sends it again (markReplayable). HTTPTransport sends it
 // on every call, never on a cast: 32 lowercase hex digits (128 random
-// bits) made once per Send and kept by net/http's or the lean path's
-// resend. Idempotency-Key still carries the request id, which every RPC of
-// one REST request shares, because net/http resends only requests that
-// have it.
+// bits) made once per Send and kept by net/http's resend.
+// Idempotency-Key still carries the request id, which every RPC of one
+// REST request shares, because net/http resends only requests that have
+// it.
 //
 // The header is additive: a conductor that predates it ignores it, and a
 // request without it (an API that predates it, or a cast) is served as

@@ -28,69 +28,68 @@ var callIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 // whose connection closed after the conductor read it carries the same
 // one; a cast carries none.
 func TestCallIDKeptOnResend(t *testing.T) {
-	bothTransports(t, HTTPTransportOptions{}, func(t *testing.T, tr *HTTPTransport) {
-		var mu sync.Mutex
-		var ids []string // call id of each request the conductor read
-		read := func(br *bufio.Reader) (*http.Request, bool) {
-			r, err := http.ReadRequest(br)
-			if err != nil {
-				return nil, false
-			}
-			mu.Lock()
-			ids = append(ids, r.Header.Get(CallIDHeader))
-			mu.Unlock()
-			_, _ = io.Copy(io.Discard, r.Body)
-			return r, true
-		}
-		ok := func(c net.Conn) bool {
-			const body = `{"jsonrpc":"2.0","result":"ok","id":"x"}`
-			_, err := fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-			return err == nil
-		}
-		rc := startRawConductor(t, func(t *testing.T, n int, c net.Conn, br *bufio.Reader) {
-			if n == 1 {
-				// Answer the first call, then read the second and close
-				// unanswered, as http.Server's closeIdleConns may.
-				if _, got := read(br); got && ok(c) {
-					read(br)
-				}
-				return
-			}
-			for {
-				if _, got := read(br); !got || !ok(c) {
-					return
-				}
-			}
-		})
-		host := rc.ln.Addr().String()
-		ctx := context.Background()
-		for _, id := range []string{"req-1", "req-2"} {
-			if _, err := tr.Send(ctx, host, keepaliveCall(id)); err != nil {
-				t.Fatalf("%s: %v", id, err)
-			}
-		}
-		cast := keepaliveCall("req-3")
-		cast.Cast = true
-		if _, err := tr.Send(ctx, host, cast); err != nil {
-			t.Fatalf("cast: %v", err)
+	tr := NewHTTPTransport(HTTPTransportOptions{})
+	var mu sync.Mutex
+	var ids []string // call id of each request the conductor read
+	read := func(br *bufio.Reader) (*http.Request, bool) {
+		r, err := http.ReadRequest(br)
+		if err != nil {
+			return nil, false
 		}
 		mu.Lock()
-		defer mu.Unlock()
-		if len(ids) != 4 {
-			t.Fatalf("conductor read %d requests (%q), want 4: call, call, its resend, cast", len(ids), ids)
+		ids = append(ids, r.Header.Get(CallIDHeader))
+		mu.Unlock()
+		_, _ = io.Copy(io.Discard, r.Body)
+		return r, true
+	}
+	ok := func(c net.Conn) bool {
+		const body = `{"jsonrpc":"2.0","result":"ok","id":"x"}`
+		_, err := fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		return err == nil
+	}
+	rc := startRawConductor(t, func(t *testing.T, n int, c net.Conn, br *bufio.Reader) {
+		if n == 1 {
+			// Answer the first call, then read the second and close
+			// unanswered, as http.Server's closeIdleConns may.
+			if _, got := read(br); got && ok(c) {
+				read(br)
+			}
+			return
 		}
-		for _, id := range ids[:3] {
-			if !callIDPattern.MatchString(id) {
-				t.Errorf("call id %q, want 32 hex digits", id)
+		for {
+			if _, got := read(br); !got || !ok(c) {
+				return
 			}
 		}
-		if ids[0] == ids[1] || ids[1] != ids[2] {
-			t.Errorf("call ids %q: want a new one per call, the same on its resend", ids[:3])
-		}
-		if ids[3] != "" {
-			t.Errorf("cast carries call id %q", ids[3])
-		}
 	})
+	host := rc.ln.Addr().String()
+	ctx := context.Background()
+	for _, id := range []string{"req-1", "req-2"} {
+		if _, err := tr.Send(ctx, host, keepaliveCall(id)); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+	}
+	cast := keepaliveCall("req-3")
+	cast.Cast = true
+	if _, err := tr.Send(ctx, host, cast); err != nil {
+		t.Fatalf("cast: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ids) != 4 {
+		t.Fatalf("conductor read %d requests (%q), want 4: call, call, its resend, cast", len(ids), ids)
+	}
+	for _, id := range ids[:3] {
+		if !callIDPattern.MatchString(id) {
+			t.Errorf("call id %q, want 32 hex digits", id)
+		}
+	}
+	if ids[0] == ids[1] || ids[1] != ids[2] {
+		t.Errorf("call ids %q: want a new one per call, the same on its resend", ids[:3])
+	}
+	if ids[3] != "" {
+		t.Errorf("cast carries call id %q", ids[3])
+	}
 }
 
 // countingServer is a conductor whose "power" handler counts how often
@@ -424,7 +423,7 @@ func TestReplayCacheBounds(t *testing.T) {
 
 // TestNewClientOldConductor checks a new API against a conductor that
 // predates the call id (its handler without the reply cache, which reads
-// no header it does not know): calls and casts work on both paths, and
+// no header it does not know): calls and casts work, and
 // a call sent twice runs twice, as it always did there.
 func TestNewClientOldConductor(t *testing.T) {
 	cs, h := newCountingServer(t)
@@ -432,16 +431,15 @@ func TestNewClientOldConductor(t *testing.T) {
 	hs := httptest.NewServer(h)
 	defer hs.Close()
 	host := hs.Listener.Addr().String()
-	bothTransports(t, HTTPTransportOptions{}, func(t *testing.T, tr *HTTPTransport) {
-		c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
-		r, err := c.Call(context.Background(), host, "power", map[string]any{"node_id": "n1"})
-		if err != nil || !strings.Contains(string(r.Raw()), `"node":"n1"`) {
-			t.Fatalf("call: %s, %v", r.Raw(), err)
-		}
-		if err := c.Cast(context.Background(), host, "clean", map[string]any{"node_id": "n1"}); err != nil {
-			t.Fatalf("cast: %v", err)
-		}
-	})
+	tr := NewHTTPTransport(HTTPTransportOptions{})
+	c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
+	r, err := c.Call(context.Background(), host, "power", map[string]any{"node_id": "n1"})
+	if err != nil || !strings.Contains(string(r.Raw()), `"node":"n1"`) {
+		t.Fatalf("call: %s, %v", r.Raw(), err)
+	}
+	if err := c.Cast(context.Background(), host, "clean", map[string]any{"node_id": "n1"}); err != nil {
+		t.Fatalf("cast: %v", err)
+	}
 	const id = "0123456789abcdef0123456789abcdef"
 	for range 2 {
 		if status, _, err := rawPost(context.Background(), t, hs.URL, powerBody("twice"), id); err != nil || status != http.StatusOK {

@@ -92,12 +92,6 @@ func startInstance(ctx context.Context, cfg Config, src Source) (*instance, erro
 		client.Kill()
 		return nil, fmt.Errorf("driver %s: configure: %w", src.Driver, err)
 	}
-	// The direct channel is an optimisation: without it (a plugin built
-	// before it, or a failure) every call goes over gRPC.
-	direct, err := pc.OpenDirect(ctx)
-	if err != nil {
-		log.Warn("driver plugin's direct channel refused; its calls use gRPC", "error", err)
-	}
 	inst := &instance{client: client, driver: pc, reg: Registration{
 		Driver:        src.Driver,
 		Path:          src.Path,
@@ -109,7 +103,6 @@ func startInstance(ctx context.Context, cfg Config, src Source) (*instance, erro
 		HardwareTypes: info.HardwareTypes,
 		Interfaces:    ifaces,
 		Capabilities:  info.Capabilities,
-		DirectChannel: direct,
 		StartedAt:     started,
 	}}
 	if rc := client.ReattachConfig(); rc != nil {
@@ -117,16 +110,8 @@ func startInstance(ctx context.Context, cfg Config, src Source) (*instance, erro
 	}
 	log.Info("driver plugin started", "plugin", info.Name, "version", info.Version, "pid", inst.reg.PID,
 		"protocol", neg.Protocol, "interfaces", ifaces, "capabilities", info.Capabilities,
-		"hardware_types", info.HardwareTypes, "direct_channel", direct, "took", time.Since(started).Round(time.Millisecond))
+		"hardware_types", info.HardwareTypes, "took", time.Since(started).Round(time.Millisecond))
 	return inst, nil
-}
-
-// kill closes the direct channel, kills the process (a no-op if it is
-// already dead) and removes the channel's socket if the process could not.
-func (i *instance) kill() {
-	i.driver.Close()
-	i.client.Kill() // returns once the process has exited
-	i.driver.RemoveDirectSocket()
 }
 
 var pluginVersionRE = regexp.MustCompile(`Plugin version: (\d+)`)

@@ -31,9 +31,6 @@ type Registration struct {
 	Interfaces map[plugins.Interface]int
 	// Capabilities lists the optional features the plugin advertised.
 	Capabilities []plugins.Capability
-	// DirectChannel says the plugin's reads go over the direct channel
-	// (plugins.Client.OpenDirect); false for a plugin of an earlier SDK.
-	DirectChannel bool
 	// PID is the plugin process id.
 	PID int
 	// StartedAt is when this process was started.

@@ -145,7 +145,7 @@ func (s *supervisor) retireLocked(inst *instance, why string) {
 	s.failedLocked(why)
 	s.log.Warn("driver plugin crashed; it restarts on next use", "pid", inst.reg.PID, "reason", why,
 		"consecutive_failures", s.failures, "restart_in", time.Until(s.nextStart).Round(time.Millisecond))
-	inst.kill()
+	inst.client.Kill()
 }
 
 // failedLocked counts a failed start or a crash and schedules the next
@@ -178,7 +178,7 @@ func (s *supervisor) swapIfChanged(ctx context.Context) bool {
 	}
 	if s.closed || s.cur != old {
 		s.mu.Unlock()
-		inst.kill()
+		inst.client.Kill()
 		return false
 	}
 	s.cur = inst
@@ -196,7 +196,7 @@ func (s *supervisor) drain(old *instance) {
 	case <-time.After(s.cfg.DrainTimeout):
 		s.log.Warn("replaced driver plugin still busy after drain timeout; killing it", "pid", old.reg.PID)
 	}
-	old.kill()
+	old.client.Kill()
 	s.log.Info("replaced driver plugin stopped", "pid", old.reg.PID)
 }
 
@@ -212,7 +212,7 @@ func (s *supervisor) close() {
 	s.cur = nil
 	s.mu.Unlock()
 	if cur != nil {
-		cur.kill()
+		cur.client.Kill()
 	}
 }
 

@@ -41,28 +41,23 @@ func Direct(t testing.TB, d plugins.Driver) Target {
 
 // InProcess targets d through its gRPC service over go-plugin's in-memory
 // connection (plugin.TestPluginGRPCConn), after Info and Configure, at the
-// SDK's highest protocol major, with the direct channel open as a host of
-// this SDK opens it: the reads it carries go over it, the rest over gRPC.
+// SDK's highest protocol major.
 func InProcess(t testing.TB, d plugins.Driver) Target {
 	t.Helper()
-	return inProcess(t, d, plugins.ProtocolVersion, true)
+	return InProcessAt(t, d, plugins.ProtocolVersion)
 }
 
 // InProcessAt is InProcess at protocol major p, negotiating the interface
-// versions p carries, every call over gRPC: InProcessAt(t, d, 1) is how a
-// host of the 0.1 SDK sees d.
+// versions p carries: InProcessAt(t, d, 1) is how a host of the 0.1 SDK
+// sees d.
 func InProcessAt(t testing.TB, d plugins.Driver, p int) Target {
 	t.Helper()
-	return inProcess(t, d, p, false)
-}
-
-func inProcess(t testing.TB, d plugins.Driver, p int, direct bool) Target {
-	t.Helper()
-	gp := &plugins.GRPCPlugin{Driver: d, Protocol: p}
-	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{plugins.PluginName: gp})
+	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{
+		plugins.PluginName: &plugins.GRPCPlugin{Driver: d, Protocol: p},
+	})
 	// Close asks the server to stop (go-plugin's controller Shutdown); stopping
 	// it here as well would race with that.
-	t.Cleanup(func() { client.Close(); gp.Close() })
+	t.Cleanup(func() { client.Close() })
 	raw, err := client.Dispense(plugins.PluginName)
 	if err != nil {
 		t.Fatalf("dispense: %v", err)
@@ -87,15 +82,8 @@ func inProcess(t testing.TB, d plugins.Driver, p int, direct bool) Target {
 		info.Interfaces[iface] = []int{v}
 	}
 	level := "in-process"
-	if p != plugins.ProtocolVersion || !direct {
-		level = fmt.Sprintf("in-process protocol %d, gRPC only", p)
-	}
-	if direct {
-		open, err := c.OpenDirect(ctx)
-		if err != nil || !open {
-			t.Fatalf("direct channel: open %v, %v", open, err)
-		}
-		t.Cleanup(c.Close)
+	if p != plugins.ProtocolVersion {
+		level = fmt.Sprintf("in-process protocol %d", p)
 	}
 	return Target{Level: level, Driver: c, Info: info, Remote: true}
 }

@@ -15,10 +15,9 @@ type client struct {
 	base string
 	o    options
 	http *http.Client
-	// lean, when not nil, serves the read workloads (newGetter) and
-	// enroll (newLeanConn): the URL is plain http and --http-client is
-	// not net/http.
-	lean *leanTarget
+	// getHeader and postHeader are the headers of a getter's requests,
+	// made once: what do sends.
+	getHeader, postHeader http.Header
 }
 
 func newClient(o options) *client {
@@ -26,32 +25,22 @@ func newClient(o options) *client {
 	base = strings.TrimSuffix(base, "/v1")
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 256
+	// Rivet does not compress: asking for gzip only costs a header.
+	tr.DisableCompression = true
 	c := &client{base: base, o: o, http: &http.Client{Transport: tr, Timeout: requestTimeout}}
-	if o.httpClient != httpClientNetHTTP {
-		c.lean, _ = newLeanTarget(base, o) // not plain http: net/http serves everything
+	c.getHeader = http.Header{
+		"X-Openstack-Ironic-Api-Version": {o.apiVersion},
+		"Accept":                         {"application/json"},
 	}
+	if o.username != "" {
+		r := &http.Request{Header: c.getHeader}
+		r.SetBasicAuth(o.username, o.password)
+	}
+	c.postHeader = c.getHeader.Clone()
+	c.postHeader["Content-Type"] = []string{"application/json"}
 	return c
 }
 
-// clientName names the HTTP client of enroll and the read workloads, for
-// the report.
-func (c *client) clientName() string {
-	if c.lean != nil {
-		return httpClientLean
-	}
-	return httpClientNetHTTP
-}
-
-// checkHTTPClient validates a --http-client value.
-func checkHTTPClient(v string) error {
-	if v != httpClientLean && v != httpClientNetHTTP {
-		return fmt.Errorf("--http-client: %q is neither %s nor %s", v, httpClientLean, httpClientNetHTTP)
-	}
-	return nil
-}
-
-// do sends a request and decodes a JSON reply into out (when not nil). A
-// status other than want is an error carrying the body.
 // do sends one request and checks its status; out receives the JSON
 // body decoded, or the body itself when out is a *[]byte.
 func (c *client) do(ctx context.Context, method, path string, body any, want int, out any) error {

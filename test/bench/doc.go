@@ -14,29 +14,24 @@
 // times. Nodes it creates are deleted at the end unless --keep is given. It
 // only talks to the URL it is given.
 //
-// Enroll and the read workloads (get, list, detail) use a lean HTTP/1.1
-// client on a plain http:// URL: one keep-alive connection per worker,
-// each request written from bytes built once, each response parsed into a
-// buffer reused across requests (Content-Length or chunked bodies;
-// Connection: close re-dials; anything else unexpected is an error for the
-// request). Enroll's POST body is the template marshalled once with each
-// node's name spliced in (the per-node name replaces a name of the
-// template's), and only the created node's uuid is read from the reply. A
-// GET is sent again once when a reused connection turns out closed by the
-// server; a POST never is, whatever failed: the server may have acted on
-// it, so it counts as an error. The bench shares the machine with the
-// server it measures: net/http cost it about 86 µs of CPU per GET against
-// some 230 µs for the whole server side, and about 220 µs per enrolled
-// node against about 77 µs on the lean client. --http-client net/http puts
-// those workloads back on net/http, to compare; https URLs, and every
-// other request, always use net/http. Each workload reports the bench's
-// own CPU time per request ("client cpu µs/req", client_cpu_us_per_req in
-// JSON).
+// Every request goes through Go's net/http client, one transport with
+// keep-alive connections (up to 256 idle ones to the API, so each worker
+// finds one). Enroll and the read workloads (get, list, detail) keep what
+// a request costs the bench beyond net/http out of the loop: headers built
+// once, each worker's response buffer reused, enroll's POST body the
+// template marshalled once with each node's name spliced in (the per-node
+// name replaces a name of the template's), and only the created node's
+// uuid read from the reply. net/http sends a GET again when a reused
+// connection turns out closed by the server; a POST that failed is never
+// sent again (the server may have acted on it): it counts as an error.
+// The bench shares the machine with the server it measures, so each
+// workload reports the bench's own CPU time per request ("client cpu
+// µs/req", client_cpu_us_per_req in JSON).
 //
 // The suite mode measures Rivet itself, from the working tree, on
 // PostgreSQL, at several scales:
 //
-//	go run ./test/bench suite [--scales 1000,10000] [--workloads …,powersync] [--http-client lean|net/http] [--json]
+//	go run ./test/bench suite [--scales 1000,10000] [--workloads …,powersync] [--json]
 //
 // It builds rivet and rivet-driver-fake into a temporary folder, and for
 // each scale creates a private database on the server of

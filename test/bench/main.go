@@ -29,9 +29,6 @@ type options struct {
 	timeout        time.Duration
 	keep           bool
 	jsonOut        bool
-	// httpClient is --http-client: lean or net/http for enroll and the
-	// read workloads of a plain http URL.
-	httpClient string
 }
 
 func main() {
@@ -53,12 +50,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "bound of waiting workloads")
 	flag.BoolVar(&o.keep, "keep", false, "keep the enrolled nodes")
 	flag.BoolVar(&o.jsonOut, "json", false, "print results as JSON")
-	flag.StringVar(&o.httpClient, "http-client", httpClientLean, "client of the enroll, get, list and detail workloads on an http:// URL: lean (one keep-alive connection per worker, cheapest) or net/http; https always uses net/http")
 	flag.Parse()
-	if err := checkHTTPClient(o.httpClient); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(2)
-	}
 	o.password = os.Getenv("RIVET_PASSWORD") // from the environment only: never on a command line
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -71,7 +63,7 @@ func main() {
 	if o.jsonOut {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(map[string]any{"machine": machine(), "url": o.url, "http_client": o.httpClient, "results": results})
+		_ = enc.Encode(map[string]any{"machine": machine(), "url": o.url, "results": results})
 		return
 	}
 	fmt.Printf("machine: %s\n", machine())

@@ -21,8 +21,8 @@ func (r ScaleResult) find(name string) (Result, bool) {
 // power-sync figures.
 func formatReport(rep Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "machine: %s\ncommit: %s  date: %s  load (1/5/15 min): %s at start, %s at end  http client: %s\n\n",
-		rep.Machine, rep.Commit, rep.Date, rep.LoadStart, rep.LoadEnd, rep.HTTPClient)
+	fmt.Fprintf(&b, "machine: %s\ncommit: %s  date: %s  load (1/5/15 min): %s at start, %s at end\n\n",
+		rep.Machine, rep.Commit, rep.Date, rep.LoadStart, rep.LoadEnd)
 	if len(rep.Scales) > 0 {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "nodes\tenroll/s\tGET/s\tGET p50 ms\tGET p99 ms\tlist/s\tdetail/s\tpower s\tlifecycle s\tAPI MiB (peak)\tconductor MiB (peak)\tplugins MiB (peak)\terrors\t")

@@ -18,9 +18,6 @@ type Result struct {
 	P99ms       float64 `json:"p99_ms,omitempty"`
 	ElapsedS    float64 `json:"elapsed_s"`
 	Note        string  `json:"note,omitempty"`
-	// HTTPClient is the client of enroll or a read workload: lean or
-	// net/http.
-	HTTPClient string `json:"http_client,omitempty"`
 	// ClientCPUus is the bench process's CPU time (user + system) during
 	// the workload divided by its requests.
 	ClientCPUus float64 `json:"client_cpu_us_per_req,omitempty"`
@@ -41,9 +38,6 @@ func (r Result) String() string {
 	fmt.Fprintf(&b, "  elapsed %7.2f s  errors %d", r.ElapsedS, r.Errors)
 	if r.ClientCPUus > 0 {
 		fmt.Fprintf(&b, "  client cpu %.1f µs/req", r.ClientCPUus)
-	}
-	if r.HTTPClient != "" {
-		fmt.Fprintf(&b, " (%s)", r.HTTPClient)
 	}
 	if r.APICPUus > 0 || r.ConductorCPUus > 0 {
 		fmt.Fprintf(&b, "  api cpu %.1f µs/req  conductor cpu %.1f µs/req", r.APICPUus, r.ConductorCPUus)

@@ -31,7 +31,6 @@ type suiteOptions struct {
 	psLatency      time.Duration
 	psWorkers      []int
 	psCycles       int
-	httpClient     string
 }
 
 const suiteWorkloads = "enroll,get,list,detail,power,lifecycle,powersync"
@@ -53,11 +52,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (suiteOptions, error) {
 	fs.IntVar(&o.psNodes, "powersync-nodes", 10000, "nodes of the powersync workload's conductor")
 	fs.DurationVar(&o.psLatency, "powersync-latency", 100*time.Millisecond, "latency of each power-state probe (fake-hardware's fake_power_delay)")
 	fs.IntVar(&o.psCycles, "powersync-cycles", 3, "steady power-sync cycles to measure")
-	fs.StringVar(&o.httpClient, "http-client", httpClientLean, "client of the enroll, get, list and detail workloads: lean (one keep-alive connection per worker, cheapest) or net/http")
 	if err := fs.Parse(args); err != nil {
-		return o, err
-	}
-	if err := checkHTTPClient(o.httpClient); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
@@ -110,16 +105,13 @@ type ScaleResult struct {
 
 // Report is what the suite prints.
 type Report struct {
-	Machine   string `json:"machine"`
-	Commit    string `json:"commit"`
-	Date      string `json:"date"`
-	LoadStart string `json:"load_start"`
-	LoadEnd   string `json:"load_end"`
-	// HTTPClient is --http-client (the client of enroll and the read
-	// workloads).
-	HTTPClient string            `json:"http_client"`
-	Scales     []ScaleResult     `json:"scales"`
-	PowerSync  []PowerSyncResult `json:"powersync,omitempty"`
+	Machine   string            `json:"machine"`
+	Commit    string            `json:"commit"`
+	Date      string            `json:"date"`
+	LoadStart string            `json:"load_start"`
+	LoadEnd   string            `json:"load_end"`
+	Scales    []ScaleResult     `json:"scales"`
+	PowerSync []PowerSyncResult `json:"powersync,omitempty"`
 }
 
 type suite struct {
@@ -146,7 +138,7 @@ func (s *suite) down(d *deployment) {
 func (s *suite) benchOptions(url string, nodes int) options {
 	return options{url: url, apiVersion: "1.26", nodes: nodes, concurrency: s.o.concurrency, getConcurrency: s.o.getConcurrency,
 		duration: s.o.duration, powerNodes: s.o.powerNodes, lifecycleNodes: s.o.lifecycleNodes,
-		template: `{"driver": "fake-hardware"}`, timeout: 10 * time.Minute, keep: true, httpClient: s.o.httpClient}
+		template: `{"driver": "fake-hardware"}`, timeout: 10 * time.Minute, keep: true}
 }
 
 // runSuite is `bench suite`: it builds rivet, and for each scale brings
@@ -184,7 +176,7 @@ func runSuite(args []string) int {
 
 func suiteRun(ctx context.Context, o suiteOptions) (rep Report, err error) {
 	s := &suite{o: o, live: map[*deployment]bool{}, log: os.Stderr}
-	rep = Report{Machine: machine(), Commit: commit(ctx), Date: time.Now().UTC().Format(time.RFC3339), LoadStart: loadavg(), HTTPClient: o.httpClient}
+	rep = Report{Machine: machine(), Commit: commit(ctx), Date: time.Now().UTC().Format(time.RFC3339), LoadStart: loadavg()}
 	defer func() { rep.LoadEnd = loadavg() }()
 	if s.dir, err = os.MkdirTemp("", "rivet-bench-"); err != nil {
 		return rep, err

@@ -74,9 +74,8 @@ func parallelEach(ctx context.Context, n, conc int, worker func() (fn func(ctx c
 	return lat, int(errs.Load()), time.Since(start)
 }
 
-// readFor is a read workload: conc workers, each with its own getter (a
-// keep-alive connection of the lean client), GET path until d has
-// passed; check, when not nil, judges each body.
+// readFor is a read workload: conc workers, each with its own getter,
+// GET path until d has passed; check, when not nil, judges each body.
 func (b *bench) readFor(ctx context.Context, d time.Duration, conc int, path string, check func(body []byte) error) (*latencies, int, time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -100,43 +99,19 @@ func enroll(ctx context.Context, b *bench) (Result, error) {
 	if err := json.Unmarshal([]byte(b.o.template), &tmpl); err != nil {
 		return Result{}, fmt.Errorf("--node-template: %w", err)
 	}
-	stamp := time.Now().UnixNano()
-	if b.c.lean != nil {
-		return b.enrollLean(ctx, tmpl, stamp)
-	}
-	lat, errs, elapsed := parallel(ctx, b.o.nodes, b.o.concurrency, func(ctx context.Context, i int) error {
-		body := map[string]any{}
-		for k, v := range tmpl {
-			body[k] = v
-		}
-		body["name"] = fmt.Sprintf("bench-%d-%d", stamp, i)
-		var n node
-		if err := b.c.do(ctx, http.MethodPost, "/v1/nodes", body, http.StatusCreated, &n); err != nil {
-			return err
-		}
-		if n.UUID == "" {
-			return errors.New("POST /v1/nodes: the created node has no uuid")
-		}
-		b.added(n.UUID)
-		return nil
-	})
-	return b.clientResult(lat.result("enroll", b.o.concurrency, errs, elapsed)), nil
-}
-
-// enrollLean is enroll on the lean client: each worker POSTs on its own
-// keep-alive connection a body spliced from the template marshalled once,
-// and reads only the created node's uuid from the reply.
-func (b *bench) enrollLean(ctx context.Context, tmpl map[string]any, stamp int64) (Result, error) {
 	nb, err := newNodeBody(tmpl)
 	if err != nil {
 		return Result{}, fmt.Errorf("--node-template: %w", err)
 	}
+	stamp := time.Now().UnixNano()
+	// Each worker POSTs a body spliced from the template marshalled once,
+	// and reads only the created node's uuid from the reply.
 	lat, errs, elapsed := parallelEach(ctx, b.o.nodes, b.o.concurrency, func() (func(context.Context, int) error, func()) {
-		l := b.c.newLeanConn()
+		g := b.c.newGetter()
 		var body []byte
 		return func(ctx context.Context, i int) error {
 			body = nb.appendTo(body[:0], stamp, i)
-			resp, err := l.post(ctx, "/v1/nodes", body, http.StatusCreated)
+			resp, err := g.post(ctx, "/v1/nodes", body, http.StatusCreated)
 			if err != nil {
 				return err
 			}
@@ -146,9 +121,9 @@ func (b *bench) enrollLean(ctx context.Context, tmpl map[string]any, stamp int64
 			}
 			b.added(uuid)
 			return nil
-		}, l.close
+		}, g.close
 	})
-	return b.clientResult(lat.result("enroll", b.o.concurrency, errs, elapsed)), nil
+	return lat.result("enroll", b.o.concurrency, errs, elapsed), nil
 }
 
 // added records an enrolled node.
@@ -204,7 +179,7 @@ func (nb nodeBody) appendTo(dst []byte, stamp int64, i int) []byte {
 // objects and arrays), so a "uuid" inside "extra" or "driver_info" is not
 // taken for the node's. json.Unmarshal into a one-field struct took some
 // 17 µs on Rivet's 1.5 KB reply (BenchmarkCreatedUUID, on the loaded
-// 2-core machine), more than the lean POST itself; the scan takes 2 µs,
+// 2-core machine), more than the POST itself; the scan takes 2 µs,
 // allocating only the string it returns. Whatever
 // the scan does not recognise (a uuid written with escapes, a body that is
 // not an object, a truncated one) goes to json.Unmarshal, which says what
@@ -337,13 +312,6 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// clientResult names the HTTP client of a workload that has a choice of
-// two (enroll and the read workloads) in its result.
-func (b *bench) clientResult(r Result) Result {
-	r.HTTPClient = b.c.clientName()
-	return r
-}
-
 // runWorkload runs the workload called name and adds the CPU time this
 // process spent in it per request: the bench shares the machine with the
 // server it measures, so its own cost is part of every figure.
@@ -381,7 +349,7 @@ func get(ctx context.Context, b *bench) (Result, error) {
 		return Result{}, err
 	}
 	lat, errs, elapsed := b.readFor(ctx, b.o.duration, b.o.getConcurrency, "/v1/nodes/"+nodes[0], nil)
-	return b.clientResult(lat.result("get", b.o.getConcurrency, errs, elapsed)), nil
+	return lat.result("get", b.o.getConcurrency, errs, elapsed), nil
 }
 
 func list(ctx context.Context, b *bench) (Result, error) {
@@ -398,7 +366,7 @@ func list(ctx context.Context, b *bench) (Result, error) {
 		}
 		return nil
 	})
-	return b.clientResult(lat.result(fmt.Sprintf("list-%d", n), 1, errs, elapsed)), nil
+	return lat.result(fmt.Sprintf("list-%d", n), 1, errs, elapsed), nil
 }
 
 func detail(ctx context.Context, b *bench) (Result, error) {
@@ -406,7 +374,7 @@ func detail(ctx context.Context, b *bench) (Result, error) {
 		return Result{}, err
 	}
 	lat, errs, elapsed := b.readFor(ctx, b.o.duration, b.o.getConcurrency, "/v1/nodes/detail?limit=100", nil)
-	return b.clientResult(lat.result("detail-100", b.o.getConcurrency, errs, elapsed)), nil
+	return lat.result("detail-100", b.o.getConcurrency, errs, elapsed), nil
 }
 
 // countListed checks that body is one JSON document and counts the items

@@ -1094,151 +1094,6 @@ func (x *ErrorDetail) GetInvalidKeys() []string {
 	return nil
 }
 
-type OpenDirectRequest struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The DER certificate the host presents on the direct channel.
-	ClientCertificate []byte `protobuf:"bytes,1,opt,name=client_certificate,json=clientCertificate,proto3" json:"client_certificate,omitempty"`
-	// Full gRPC method names ("/rivet.driver.v1.Driver/GetPowerState") the
-	// host would send over the direct channel.
-	Methods []string `protobuf:"bytes,2,rep,name=methods,proto3" json:"methods,omitempty"`
-	// Highest framing version the host speaks (1).
-	Version       uint32 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *OpenDirectRequest) Reset() {
-	*x = OpenDirectRequest{}
-	mi := &file_driver_proto_msgTypes[19]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *OpenDirectRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*OpenDirectRequest) ProtoMessage() {}
-
-func (x *OpenDirectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[19]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use OpenDirectRequest.ProtoReflect.Descriptor instead.
-func (*OpenDirectRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{19}
-}
-
-func (x *OpenDirectRequest) GetClientCertificate() []byte {
-	if x != nil {
-		return x.ClientCertificate
-	}
-	return nil
-}
-
-func (x *OpenDirectRequest) GetMethods() []string {
-	if x != nil {
-		return x.Methods
-	}
-	return nil
-}
-
-func (x *OpenDirectRequest) GetVersion() uint32 {
-	if x != nil {
-		return x.Version
-	}
-	return 0
-}
-
-type OpenDirectResponse struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Where the plugin listens: network "unix" and a socket path.
-	Network string `protobuf:"bytes,1,opt,name=network,proto3" json:"network,omitempty"`
-	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
-	// The DER certificate the plugin presents; the host accepts only it.
-	ServerCertificate []byte `protobuf:"bytes,3,opt,name=server_certificate,json=serverCertificate,proto3" json:"server_certificate,omitempty"`
-	// The requested methods the plugin serves on the channel, in the order
-	// requests name them (a request carries the index into this list).
-	Methods []string `protobuf:"bytes,4,rep,name=methods,proto3" json:"methods,omitempty"`
-	// The framing version both speak (1).
-	Version       uint32 `protobuf:"varint,5,opt,name=version,proto3" json:"version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *OpenDirectResponse) Reset() {
-	*x = OpenDirectResponse{}
-	mi := &file_driver_proto_msgTypes[20]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *OpenDirectResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*OpenDirectResponse) ProtoMessage() {}
-
-func (x *OpenDirectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[20]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use OpenDirectResponse.ProtoReflect.Descriptor instead.
-func (*OpenDirectResponse) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{20}
-}
-
-func (x *OpenDirectResponse) GetNetwork() string {
-	if x != nil {
-		return x.Network
-	}
-	return ""
-}
-
-func (x *OpenDirectResponse) GetAddress() string {
-	if x != nil {
-		return x.Address
-	}
-	return ""
-}
-
-func (x *OpenDirectResponse) GetServerCertificate() []byte {
-	if x != nil {
-		return x.ServerCertificate
-	}
-	return nil
-}
-
-func (x *OpenDirectResponse) GetMethods() []string {
-	if x != nil {
-		return x.Methods
-	}
-	return nil
-}
-
-func (x *OpenDirectResponse) GetVersion() uint32 {
-	if x != nil {
-		return x.Version
-	}
-	return 0
-}
-
 var File_driver_proto protoreflect.FileDescriptor
 
 const file_driver_proto_rawDesc = "" +
@@ -1326,17 +1181,7 @@ const file_driver_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1c\n" +
 	"\tretryable\x18\x02 \x01(\bR\tretryable\x12!\n" +
 	"\fmissing_keys\x18\x03 \x03(\tR\vmissingKeys\x12!\n" +
-	"\finvalid_keys\x18\x04 \x03(\tR\vinvalidKeys\"v\n" +
-	"\x11OpenDirectRequest\x12-\n" +
-	"\x12client_certificate\x18\x01 \x01(\fR\x11clientCertificate\x12\x18\n" +
-	"\amethods\x18\x02 \x03(\tR\amethods\x12\x18\n" +
-	"\aversion\x18\x03 \x01(\rR\aversion\"\xab\x01\n" +
-	"\x12OpenDirectResponse\x12\x18\n" +
-	"\anetwork\x18\x01 \x01(\tR\anetwork\x12\x18\n" +
-	"\aaddress\x18\x02 \x01(\tR\aaddress\x12-\n" +
-	"\x12server_certificate\x18\x03 \x01(\fR\x11serverCertificate\x12\x18\n" +
-	"\amethods\x18\x04 \x03(\tR\amethods\x12\x18\n" +
-	"\aversion\x18\x05 \x01(\rR\aversion2\xe7\t\n" +
+	"\finvalid_keys\x18\x04 \x03(\tR\vinvalidKeys2\x90\t\n" +
 	"\x06Driver\x12C\n" +
 	"\x04Info\x12\x1c.rivet.driver.v1.InfoRequest\x1a\x1d.rivet.driver.v1.InfoResponse\x12R\n" +
 	"\tConfigure\x12!.rivet.driver.v1.ConfigureRequest\x1a\".rivet.driver.v1.ConfigureResponse\x12R\n" +
@@ -1352,9 +1197,7 @@ const file_driver_proto_rawDesc = "" +
 	"\bTearDown\x12\x1c.rivet.driver.v1.NodeRequest\x1a\x16.rivet.driver.v1.Empty\x12S\n" +
 	"\x0eListCleanSteps\x12\x1c.rivet.driver.v1.NodeRequest\x1a#.rivet.driver.v1.CleanStepsResponse\x12T\n" +
 	"\x10ExecuteCleanStep\x12(.rivet.driver.v1.ExecuteCleanStepRequest\x1a\x16.rivet.driver.v1.Empty\x12I\n" +
-	"\aInspect\x12\x1c.rivet.driver.v1.NodeRequest\x1a .rivet.driver.v1.InspectResponse\x12U\n" +
-	"\n" +
-	"OpenDirect\x12\".rivet.driver.v1.OpenDirectRequest\x1a#.rivet.driver.v1.OpenDirectResponseB=Z;github.com/rivetmetal/rivet/plugins/internal/proto/driverv1b\x06proto3"
+	"\aInspect\x12\x1c.rivet.driver.v1.NodeRequest\x1a .rivet.driver.v1.InspectResponseB=Z;github.com/rivetmetal/rivet/plugins/internal/proto/driverv1b\x06proto3"
 
 var (
 	file_driver_proto_rawDescOnce sync.Once
@@ -1368,7 +1211,7 @@ func file_driver_proto_rawDescGZIP() []byte {
 	return file_driver_proto_rawDescData
 }
 
-var file_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_driver_proto_goTypes = []any{
 	(*Empty)(nil),                        // 0: rivet.driver.v1.Empty
 	(*InfoRequest)(nil),                  // 1: rivet.driver.v1.InfoRequest
@@ -1389,21 +1232,19 @@ var file_driver_proto_goTypes = []any{
 	(*NIC)(nil),                          // 16: rivet.driver.v1.NIC
 	(*InspectResponse)(nil),              // 17: rivet.driver.v1.InspectResponse
 	(*ErrorDetail)(nil),                  // 18: rivet.driver.v1.ErrorDetail
-	(*OpenDirectRequest)(nil),            // 19: rivet.driver.v1.OpenDirectRequest
-	(*OpenDirectResponse)(nil),           // 20: rivet.driver.v1.OpenDirectResponse
-	nil,                                  // 21: rivet.driver.v1.InfoResponse.InterfacesEntry
-	nil,                                  // 22: rivet.driver.v1.ConfigureRequest.InterfacesEntry
-	(*structpb.Struct)(nil),              // 23: google.protobuf.Struct
+	nil,                                  // 19: rivet.driver.v1.InfoResponse.InterfacesEntry
+	nil,                                  // 20: rivet.driver.v1.ConfigureRequest.InterfacesEntry
+	(*structpb.Struct)(nil),              // 21: google.protobuf.Struct
 }
 var file_driver_proto_depIdxs = []int32{
-	21, // 0: rivet.driver.v1.InfoResponse.interfaces:type_name -> rivet.driver.v1.InfoResponse.InterfacesEntry
-	22, // 1: rivet.driver.v1.ConfigureRequest.interfaces:type_name -> rivet.driver.v1.ConfigureRequest.InterfacesEntry
-	23, // 2: rivet.driver.v1.Node.driver_info:type_name -> google.protobuf.Struct
-	23, // 3: rivet.driver.v1.Node.instance_info:type_name -> google.protobuf.Struct
+	19, // 0: rivet.driver.v1.InfoResponse.interfaces:type_name -> rivet.driver.v1.InfoResponse.InterfacesEntry
+	20, // 1: rivet.driver.v1.ConfigureRequest.interfaces:type_name -> rivet.driver.v1.ConfigureRequest.InterfacesEntry
+	21, // 2: rivet.driver.v1.Node.driver_info:type_name -> google.protobuf.Struct
+	21, // 3: rivet.driver.v1.Node.instance_info:type_name -> google.protobuf.Struct
 	6,  // 4: rivet.driver.v1.NodeRequest.node:type_name -> rivet.driver.v1.Node
 	6,  // 5: rivet.driver.v1.SetPowerStateRequest.node:type_name -> rivet.driver.v1.Node
 	6,  // 6: rivet.driver.v1.SetBootDeviceRequest.node:type_name -> rivet.driver.v1.Node
-	23, // 7: rivet.driver.v1.CleanStep.args:type_name -> google.protobuf.Struct
+	21, // 7: rivet.driver.v1.CleanStep.args:type_name -> google.protobuf.Struct
 	13, // 8: rivet.driver.v1.CleanStepsResponse.steps:type_name -> rivet.driver.v1.CleanStep
 	6,  // 9: rivet.driver.v1.ExecuteCleanStepRequest.node:type_name -> rivet.driver.v1.Node
 	13, // 10: rivet.driver.v1.ExecuteCleanStepRequest.step:type_name -> rivet.driver.v1.CleanStep
@@ -1424,25 +1265,23 @@ var file_driver_proto_depIdxs = []int32{
 	7,  // 25: rivet.driver.v1.Driver.ListCleanSteps:input_type -> rivet.driver.v1.NodeRequest
 	15, // 26: rivet.driver.v1.Driver.ExecuteCleanStep:input_type -> rivet.driver.v1.ExecuteCleanStepRequest
 	7,  // 27: rivet.driver.v1.Driver.Inspect:input_type -> rivet.driver.v1.NodeRequest
-	19, // 28: rivet.driver.v1.Driver.OpenDirect:input_type -> rivet.driver.v1.OpenDirectRequest
-	3,  // 29: rivet.driver.v1.Driver.Info:output_type -> rivet.driver.v1.InfoResponse
-	5,  // 30: rivet.driver.v1.Driver.Configure:output_type -> rivet.driver.v1.ConfigureResponse
-	8,  // 31: rivet.driver.v1.Driver.GetPowerState:output_type -> rivet.driver.v1.PowerStateResponse
-	0,  // 32: rivet.driver.v1.Driver.SetPowerState:output_type -> rivet.driver.v1.Empty
-	0,  // 33: rivet.driver.v1.Driver.Reboot:output_type -> rivet.driver.v1.Empty
-	10, // 34: rivet.driver.v1.Driver.GetBootDevice:output_type -> rivet.driver.v1.BootDeviceResponse
-	0,  // 35: rivet.driver.v1.Driver.SetBootDevice:output_type -> rivet.driver.v1.Empty
-	12, // 36: rivet.driver.v1.Driver.SupportedBootDevices:output_type -> rivet.driver.v1.SupportedBootDevicesResponse
-	0,  // 37: rivet.driver.v1.Driver.InjectNMI:output_type -> rivet.driver.v1.Empty
-	0,  // 38: rivet.driver.v1.Driver.PrepareDeploy:output_type -> rivet.driver.v1.Empty
-	0,  // 39: rivet.driver.v1.Driver.Deploy:output_type -> rivet.driver.v1.Empty
-	0,  // 40: rivet.driver.v1.Driver.TearDown:output_type -> rivet.driver.v1.Empty
-	14, // 41: rivet.driver.v1.Driver.ListCleanSteps:output_type -> rivet.driver.v1.CleanStepsResponse
-	0,  // 42: rivet.driver.v1.Driver.ExecuteCleanStep:output_type -> rivet.driver.v1.Empty
-	17, // 43: rivet.driver.v1.Driver.Inspect:output_type -> rivet.driver.v1.InspectResponse
-	20, // 44: rivet.driver.v1.Driver.OpenDirect:output_type -> rivet.driver.v1.OpenDirectResponse
-	29, // [29:45] is the sub-list for method output_type
-	13, // [13:29] is the sub-list for method input_type
+	3,  // 28: rivet.driver.v1.Driver.Info:output_type -> rivet.driver.v1.InfoResponse
+	5,  // 29: rivet.driver.v1.Driver.Configure:output_type -> rivet.driver.v1.ConfigureResponse
+	8,  // 30: rivet.driver.v1.Driver.GetPowerState:output_type -> rivet.driver.v1.PowerStateResponse
+	0,  // 31: rivet.driver.v1.Driver.SetPowerState:output_type -> rivet.driver.v1.Empty
+	0,  // 32: rivet.driver.v1.Driver.Reboot:output_type -> rivet.driver.v1.Empty
+	10, // 33: rivet.driver.v1.Driver.GetBootDevice:output_type -> rivet.driver.v1.BootDeviceResponse
+	0,  // 34: rivet.driver.v1.Driver.SetBootDevice:output_type -> rivet.driver.v1.Empty
+	12, // 35: rivet.driver.v1.Driver.SupportedBootDevices:output_type -> rivet.driver.v1.SupportedBootDevicesResponse
+	0,  // 36: rivet.driver.v1.Driver.InjectNMI:output_type -> rivet.driver.v1.Empty
+	0,  // 37: rivet.driver.v1.Driver.PrepareDeploy:output_type -> rivet.driver.v1.Empty
+	0,  // 38: rivet.driver.v1.Driver.Deploy:output_type -> rivet.driver.v1.Empty
+	0,  // 39: rivet.driver.v1.Driver.TearDown:output_type -> rivet.driver.v1.Empty
+	14, // 40: rivet.driver.v1.Driver.ListCleanSteps:output_type -> rivet.driver.v1.CleanStepsResponse
+	0,  // 41: rivet.driver.v1.Driver.ExecuteCleanStep:output_type -> rivet.driver.v1.Empty
+	17, // 42: rivet.driver.v1.Driver.Inspect:output_type -> rivet.driver.v1.InspectResponse
+	28, // [28:43] is the sub-list for method output_type
+	13, // [13:28] is the sub-list for method input_type
 	13, // [13:13] is the sub-list for extension type_name
 	13, // [13:13] is the sub-list for extension extendee
 	0,  // [0:13] is the sub-list for field type_name
@@ -1459,7 +1298,7 @@ func file_driver_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_driver_proto_rawDesc), len(file_driver_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

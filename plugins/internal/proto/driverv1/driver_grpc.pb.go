@@ -47,7 +47,6 @@ const (
 	Driver_ListCleanSteps_FullMethodName       = "/rivet.driver.v1.Driver/ListCleanSteps"
 	Driver_ExecuteCleanStep_FullMethodName     = "/rivet.driver.v1.Driver/ExecuteCleanStep"
 	Driver_Inspect_FullMethodName              = "/rivet.driver.v1.Driver/Inspect"
-	Driver_OpenDirect_FullMethodName           = "/rivet.driver.v1.Driver/OpenDirect"
 )
 
 // DriverClient is the client API for Driver service.
@@ -76,14 +75,6 @@ type DriverClient interface {
 	ExecuteCleanStep(ctx context.Context, in *ExecuteCleanStepRequest, opts ...grpc.CallOption) (*Empty, error)
 	// inspect interface
 	Inspect(ctx context.Context, in *NodeRequest, opts ...grpc.CallOption) (*InspectResponse, error)
-	// OpenDirect opens the direct channel (added in the 0.2 SDK; a plugin
-	// built before answers Unimplemented and every call stays on gRPC): a
-	// TLS 1.3 connection per concurrent call, over a Unix socket the plugin
-	// listens on, carrying the unary calls both sides list (see
-	// plugins/direct.go for the framing). Both certificates are exchanged
-	// here, inside the AutoMTLS connection, and each side accepts only the
-	// other's; nothing else can talk to the socket.
-	OpenDirect(ctx context.Context, in *OpenDirectRequest, opts ...grpc.CallOption) (*OpenDirectResponse, error)
 }
 
 type driverClient struct {
@@ -244,16 +235,6 @@ func (c *driverClient) Inspect(ctx context.Context, in *NodeRequest, opts ...grp
 	return out, nil
 }
 
-func (c *driverClient) OpenDirect(ctx context.Context, in *OpenDirectRequest, opts ...grpc.CallOption) (*OpenDirectResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(OpenDirectResponse)
-	err := c.cc.Invoke(ctx, Driver_OpenDirect_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // DriverServer is the server API for Driver service.
 // All implementations must embed UnimplementedDriverServer
 // for forward compatibility.
@@ -280,14 +261,6 @@ type DriverServer interface {
 	ExecuteCleanStep(context.Context, *ExecuteCleanStepRequest) (*Empty, error)
 	// inspect interface
 	Inspect(context.Context, *NodeRequest) (*InspectResponse, error)
-	// OpenDirect opens the direct channel (added in the 0.2 SDK; a plugin
-	// built before answers Unimplemented and every call stays on gRPC): a
-	// TLS 1.3 connection per concurrent call, over a Unix socket the plugin
-	// listens on, carrying the unary calls both sides list (see
-	// plugins/direct.go for the framing). Both certificates are exchanged
-	// here, inside the AutoMTLS connection, and each side accepts only the
-	// other's; nothing else can talk to the socket.
-	OpenDirect(context.Context, *OpenDirectRequest) (*OpenDirectResponse, error)
 	mustEmbedUnimplementedDriverServer()
 }
 
@@ -342,9 +315,6 @@ func (UnimplementedDriverServer) ExecuteCleanStep(context.Context, *ExecuteClean
 }
 func (UnimplementedDriverServer) Inspect(context.Context, *NodeRequest) (*InspectResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Inspect not implemented")
-}
-func (UnimplementedDriverServer) OpenDirect(context.Context, *OpenDirectRequest) (*OpenDirectResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method OpenDirect not implemented")
 }
 func (UnimplementedDriverServer) mustEmbedUnimplementedDriverServer() {}
 func (UnimplementedDriverServer) testEmbeddedByValue()                {}
@@ -637,24 +607,6 @@ func _Driver_Inspect_Handler(srv interface{}, ctx context.Context, dec func(inte
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Driver_OpenDirect_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(OpenDirectRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(DriverServer).OpenDirect(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: Driver_OpenDirect_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(DriverServer).OpenDirect(ctx, req.(*OpenDirectRequest))
-	}
-	return interceptor(ctx, in, info, handler)
-}
-
 // Driver_ServiceDesc is the grpc.ServiceDesc for Driver service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -721,10 +673,6 @@ var Driver_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Inspect",
 			Handler:    _Driver_Inspect_Handler,
-		},
-		{
-			MethodName: "OpenDirect",
-			Handler:    _Driver_OpenDirect_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
