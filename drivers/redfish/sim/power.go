@@ -22,8 +22,13 @@ const resetAction = "ComputerSystem.Reset"
 //   - Nmi needs the system On (not PoweringOn) and only counts.
 //
 // Every power change passes through PoweringOn/PoweringOff for settle.
-func (s *system) reset(rt string, now int64, settle time.Duration) *apiError {
+func (s *system) reset(rt string, now int64, settle, delay time.Duration) *apiError {
 	state := s.powerState(now)
+	if delay > 0 && rt != "Nmi" {
+		// The last request wins, as the BMC's queue of one would have it.
+		s.delayedAt, s.delayedRT = now+int64(delay), rt
+		return nil
+	}
 	switch rt {
 	case "Nmi":
 		if state != PowerOn {
@@ -72,7 +77,7 @@ func (s *Simulator) reset(w http.ResponseWriter, r *http.Request) {
 	case perr != nil:
 		aerr = perr
 	default:
-		aerr = sys.reset(rt, now, s.opts.PowerSettle)
+		aerr = sys.reset(rt, now, s.opts.PowerSettle, s.opts.Quirks.PowerDelay)
 	}
 	sys.mu.Unlock()
 	if aerr != nil {

@@ -22,8 +22,9 @@ const (
 	targetUsb  uint8 = 3
 	targetHdd  uint8 = 4
 
-	enabledDisabled uint8 = 0
-	enabledOnce     uint8 = 1
+	enabledDisabled   uint8 = 0
+	enabledOnce       uint8 = 1
+	enabledContinuous uint8 = 2
 )
 
 // Power states as Redfish spells them.
@@ -42,6 +43,8 @@ type system struct {
 	on          bool  // where power is, or is heading during a transition
 	pendingBoot bool  // the transition in progress ends in a boot
 	settleAt    int64 // UnixNano when the transition ends; 0 when settled
+	delayedAt   int64 // UnixNano when a Reset held by Quirks.PowerDelay applies; 0: none
+	delayedRT   string
 	boot        [3]uint8
 	gen         uint32 // bumped on every visible change; the System ETag
 	resets      uint32
@@ -107,6 +110,11 @@ type Media struct {
 // and writer calls it first under the lock, so a transition ends exactly as
 // if it had been applied at settleAt.
 func (s *system) advance(now int64) {
+	if s.delayedAt != 0 && now >= s.delayedAt {
+		at, rt := s.delayedAt, s.delayedRT
+		s.delayedAt, s.delayedRT = 0, ""
+		_ = s.reset(rt, at, 0, 0)
+	}
 	if s.settleAt == 0 || now < s.settleAt {
 		return
 	}
