@@ -22,11 +22,13 @@ const resetAction = "ComputerSystem.Reset"
 //   - Nmi needs the system On (not PoweringOn) and only counts.
 //
 // Every power change passes through PoweringOn/PoweringOff for settle.
+// With delay (Quirks.PowerDelay) the change is queued instead and applied
+// delay later, without settle; an NMI is never delayed.
 func (s *system) reset(rt string, now int64, settle, delay time.Duration) *apiError {
 	state := s.powerState(now)
 	if delay > 0 && rt != "Nmi" {
-		// The last request wins, as the BMC's queue of one would have it.
-		s.delayedAt, s.delayedRT = now+int64(delay), rt
+		// Applied in order, each delay after it was accepted.
+		s.delayed = append(s.delayed, delayedReset{at: now + int64(delay), resetType: rt})
 		return nil
 	}
 	switch rt {
