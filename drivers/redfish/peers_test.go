@@ -41,6 +41,9 @@ type peerEnv struct {
 	// inventory is what out-of-band inspection must find, read from the
 	// peer's own resources independently of the driver and gofish.
 	inventory func(t *testing.T) plugins.Inventory
+	// quirk, when set, checks after the run that the peer's quirk was in
+	// force (a quirk nobody hit proves nothing).
+	quirk func(t *testing.T)
 }
 
 // deviation is a documented way a peer differs, with the test of what the
@@ -137,6 +140,9 @@ func TestPeerMatrix(t *testing.T) {
 				}
 			})
 			record(name, "inventory", cond(ok, cellPass, cellFail))
+			if env.quirk != nil {
+				t.Run("quirk in force", env.quirk)
+			}
 		})
 	}
 	t.Cleanup(func() {
@@ -166,7 +172,7 @@ func cond[T any](c bool, a, b T) T {
 // quirkPeers are rivet-sim with the habits of BMC families nobody here
 // wrote, one at a time.
 func quirkPeers() map[string]peer {
-	simPeer := func(opts sim.Options, setup func(t *testing.T, b *bmcSim)) peer {
+	simPeer := func(opts sim.Options, setup func(t *testing.T, b *bmcSim), effect func(t *testing.T, b *bmcSim)) peer {
 		return peer{start: func(t *testing.T) peerEnv {
 			b := startSim(t, opts)
 			if setup != nil {
@@ -190,7 +196,11 @@ func quirkPeers() map[string]peer {
 				}
 				return inv
 			}
-			return peerEnv{node: node(b, "node-0"), booted: booted, inventory: inventory}
+			env := peerEnv{node: node(b, "node-0"), booted: booted, inventory: inventory}
+			if effect != nil {
+				env.quirk = func(t *testing.T) { effect(t, b) }
+			}
+			return env
 		}}
 	}
 	holdSessions := func(n int) func(t *testing.T, b *bmcSim) {
@@ -201,17 +211,45 @@ func quirkPeers() map[string]peer {
 			}
 		}
 	}
+	atLeast := func(method, part string, n int) func(t *testing.T, b *bmcSim) {
+		return func(t *testing.T, b *bmcSim) {
+			if got := b.count(method, part); got < n {
+				t.Errorf("%d %s requests to *%s*, want at least %d", got, method, part, n)
+			}
+		}
+	}
+	none := func(method, part string) func(t *testing.T, b *bmcSim) {
+		return func(t *testing.T, b *bmcSim) {
+			if got := b.count(method, part); got != 0 {
+				t.Errorf("%d %s requests to *%s*, want none", got, method, part)
+			}
+		}
+	}
+	both := func(fs ...func(t *testing.T, b *bmcSim)) func(t *testing.T, b *bmcSim) {
+		return func(t *testing.T, b *bmcSim) {
+			for _, f := range fs {
+				f(t, b)
+			}
+		}
+	}
+	sessionsHeld := func(n int) func(t *testing.T, b *bmcSim) {
+		return func(t *testing.T, b *bmcSim) {
+			if got := b.SessionCount(); got != n {
+				t.Errorf("%d sessions live, want the %d held before the run (the driver fell back to basic)", got, n)
+			}
+		}
+	}
 	peers := map[string]peer{
-		"plain":                  simPeer(sim.Options{SystemVirtualMedia: true}, nil),
-		"media under Managers":   simPeer(sim.Options{}, nil),
-		"no SessionService":      simPeer(sim.Options{Quirks: sim.Quirks{NoSessionService: true}}, nil),
-		"power delay 300ms":      simPeer(sim.Options{Quirks: sim.Quirks{PowerDelay: 300 * time.Millisecond}}, nil),
-		"no InsertMedia action":  simPeer(sim.Options{Quirks: sim.Quirks{NoMediaActions: true}}, nil),
-		"Memory 404":             simPeer(sim.Options{Quirks: sim.Quirks{MissingCollections: []string{"Memory"}}}, nil),
-		"EthernetInterfaces 404": simPeer(sim.Options{Quirks: sim.Quirks{MissingCollections: []string{"EthernetInterfaces"}}}, nil),
-		"sessions exhausted 503": simPeer(sim.Options{SessionLimit: 2}, holdSessions(2)),
-		"sessions exhausted 409": simPeer(sim.Options{SessionLimit: 2, Quirks: sim.Quirks{SessionLimitConflict: true}}, holdSessions(2)),
-		"boot always Continuous": simPeer(sim.Options{Quirks: sim.Quirks{BootAlwaysContinuous: true}}, nil),
+		"plain":                  simPeer(sim.Options{SystemVirtualMedia: true}, nil, atLeast("POST", "/Systems/node-0/VirtualMedia/Cd/Actions/", 1)),
+		"media under Managers":   simPeer(sim.Options{}, nil, atLeast("POST", "/Managers/BMC-node-0/VirtualMedia/Cd/Actions/", 1)),
+		"no SessionService":      simPeer(sim.Options{Quirks: sim.Quirks{NoSessionService: true}}, nil, none("POST", "/SessionService")),
+		"power delay 300ms":      simPeer(sim.Options{Quirks: sim.Quirks{PowerDelay: 300 * time.Millisecond}}, nil, nil),
+		"no InsertMedia action":  simPeer(sim.Options{Quirks: sim.Quirks{NoMediaActions: true}}, nil, both(atLeast("PATCH", "/VirtualMedia/Cd", 2), none("POST", "/VirtualMedia/"))),
+		"Memory 404":             simPeer(sim.Options{Quirks: sim.Quirks{MissingCollections: []string{"Memory"}}}, nil, none("GET", "/Memory")), // MemorySummary first
+		"EthernetInterfaces 404": simPeer(sim.Options{Quirks: sim.Quirks{MissingCollections: []string{"EthernetInterfaces"}}}, nil, atLeast("GET", "/EthernetInterfaces", 1)),
+		"sessions exhausted 503": simPeer(sim.Options{SessionLimit: 2}, holdSessions(2), sessionsHeld(2)),
+		"sessions exhausted 409": simPeer(sim.Options{SessionLimit: 2, Quirks: sim.Quirks{SessionLimitConflict: true}}, holdSessions(2), sessionsHeld(2)),
+		"boot always Continuous": simPeer(sim.Options{Quirks: sim.Quirks{BootAlwaysContinuous: true}}, nil, nil),
 	}
 	p := peers["boot always Continuous"]
 	p.deviations = map[string]deviation{"management": {
