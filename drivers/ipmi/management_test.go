@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/plugintest"
 )
 
 // TestBootDeviceRoundTrip sets every device, once and persistent, in both
@@ -77,6 +78,29 @@ func TestInjectNMI(t *testing.T) {
 			}
 			if got := bmc.chassis.nmis.Load(); got != tc.wantNMIs {
 				t.Errorf("BMC saw %d NMIs, want %d", got, tc.wantNMIs)
+			}
+		})
+	}
+}
+
+// TestBootDeviceFreshBMC: a BMC that never had a boot override (selector
+// "no override") reads as the zero setting, which the API shows as
+// Ironic's {"boot_device": null, "persistent": null}; not an error. The
+// same through the SDK's gRPC boundary.
+func TestBootDeviceFreshBMC(t *testing.T) {
+	bmc := startBMC(t, bmcConfig{})
+	d := newDriver(t, Options{})
+	for name, g := range map[string]plugins.BootDeviceGetter{
+		"direct":     d,
+		"in-process": plugintest.InProcess(t, d).Driver.(plugins.BootDeviceGetter),
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := g.GetBootDevice(testCtx(t), bmc.node(nil))
+			if err != nil {
+				t.Fatalf("get boot device on a fresh BMC: %v", err)
+			}
+			if got != (plugins.BootDeviceSetting{}) {
+				t.Errorf("boot device %+v, want the zero setting (unknown)", got)
 			}
 		})
 	}
