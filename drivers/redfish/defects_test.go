@@ -3,6 +3,7 @@ package redfish_test
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -97,5 +98,50 @@ func TestSchemelessAddressIsHTTPS(t *testing.T) {
 	must(t, "get power state with a schemeless address", err)
 	if got != plugins.PowerOff {
 		t.Errorf("power state %q, want %q", got, plugins.PowerOff)
+	}
+}
+
+// TestNMIRefusedByTheBMC: a BMC that refuses the Nmi reset (409 on a
+// powered-off system, 501 where it is not implemented) gives
+// ErrNotSupported naming its answer, directly and through gRPC, which the
+// conductor answers with a 400 (not a 500).
+func TestNMIRefusedByTheBMC(t *testing.T) {
+	tests := map[string]struct {
+		hook func(*bmcSim)
+		want string
+	}{
+		"409 system off": {want: "the BMC refused the NMI (HTTP 409"},
+		"501 not implemented": {hook: func(b *bmcSim) {
+			b.intercept = func(w http.ResponseWriter, r *http.Request) bool {
+				if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/Actions/ComputerSystem.Reset") {
+					return false
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotImplemented)
+				_, _ = w.Write([]byte(`{"error":{"code":"Base.1.8.ActionNotSupported","message":"Nmi is not implemented"}}`))
+				return true
+			}
+		}, want: "the BMC refused the NMI (HTTP 501 Base.1.8.ActionNotSupported"},
+	}
+	for name, tc := range tests {
+		for level, nmi := range map[string]func(*testing.T) plugins.NMIInjector{
+			"direct": func(t *testing.T) plugins.NMIInjector { return newDriver(t, testOptions()) },
+			"in-process": func(t *testing.T) plugins.NMIInjector {
+				return plugintest.InProcess(t, newDriver(t, testOptions())).Driver.(plugins.NMIInjector)
+			},
+		} {
+			t.Run(name+"/"+level, func(t *testing.T) {
+				var hooks []func(*bmcSim)
+				if tc.hook != nil {
+					hooks = append(hooks, tc.hook)
+				}
+				b := startSim(t, sim.Options{}, hooks...)
+				err := nmi(t).InjectNMI(ctx(t), node(b, "node-0"))
+				noSecret(t, err)
+				if !errors.Is(err, plugins.ErrNotSupported) || !strings.Contains(fmt.Sprint(err), tc.want) {
+					t.Errorf("got %v, want ErrNotSupported saying %q", err, tc.want)
+				}
+			})
+		}
 	}
 }
