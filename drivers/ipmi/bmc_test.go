@@ -41,6 +41,9 @@ type chassisSim struct {
 	// read (from 1), as a BMC slow to answer does.
 	pollDelay func(n int) time.Duration
 	polls     atomic.Int32
+	// nmiCC, when set, is the completion code the diagnostic interrupt
+	// gets instead of an NMI.
+	nmiCC types.CompletionCode
 }
 
 func (c *chassisSim) PowerState(ctx context.Context) (bool, error) {
@@ -172,6 +175,9 @@ func chassisControl(ctx context.Context, hctx *handlers.HandlerContext, req []by
 	case chassis.ChassisControlHardReset:
 		err = ch.ColdReset(ctx)
 	case chassis.ChassisControlDiagnosticInterrupt:
+		if ch.nmiCC != 0 {
+			return nil, ch.nmiCC, nil
+		}
 		ch.nmis.Add(1)
 	default:
 		return nil, types.CodeParameterOutOfRange, nil

@@ -76,6 +76,8 @@ const (
 	ccParamOutOfRange   types.CompletionCode = 0xC9
 	ccInvalidDataField  types.CompletionCode = 0xCC
 	ccNotInPresentState types.CompletionCode = 0xD5
+	// ccDisabled: the command (or sub-function) is disabled or unavailable.
+	ccDisabled types.CompletionCode = 0xD6
 	// ccParamNotSet is Get System Boot Options' "parameter not supported",
 	// which a BMC that never had boot flags set answers.
 	ccParamNotSet types.CompletionCode = 0x80

@@ -107,7 +107,7 @@ func errNotSupportedCC(err error, what string) error {
 		return err
 	}
 	switch cc {
-	case ccInvalidCommand, ccParamOutOfRange, ccInvalidDataField, ccNotInPresentState, 0x80:
+	case ccInvalidCommand, ccParamOutOfRange, ccInvalidDataField, ccNotInPresentState, ccDisabled, 0x80:
 		return fmt.Errorf("BMC does not support %s (completion code %#02x): %w", what, uint8(cc), plugins.ErrNotSupported)
 	}
 	return err

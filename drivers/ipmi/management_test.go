@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bougou/go-ipmi/pkg/hal/mock"
+	"github.com/bougou/go-ipmi/pkg/types"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rivetmetal/rivet/plugins"
@@ -59,21 +61,25 @@ func TestBootDeviceUnknown(t *testing.T) {
 func TestInjectNMI(t *testing.T) {
 	tests := map[string]struct {
 		noNMI    bool
+		cc       types.CompletionCode // the BMC's refusal, 0: none
 		wantErr  error
+		wantCC   string
 		wantNMIs int32
 	}{
-		"supported":   {false, nil, 1},
-		"unsupported": {true, plugins.ErrNotSupported, 0},
+		"supported":       {wantNMIs: 1},
+		"unsupported":     {noNMI: true, wantErr: plugins.ErrNotSupported, wantCC: "0xc9"},
+		"disabled (0xd6)": {cc: 0xD6, wantErr: plugins.ErrNotSupported, wantCC: "0xd6"},
+		"not now (0xd5)":  {cc: 0xD5, wantErr: plugins.ErrNotSupported, wantCC: "0xd5"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			bmc := startBMC(t, bmcConfig{noNMI: tc.noNMI})
+			bmc := startBMC(t, bmcConfig{noNMI: tc.noNMI, chasis: &chassisSim{Chassis: &mock.Chassis{}, nmiCC: tc.cc}})
 			d := newDriver(t, Options{})
 			err := d.InjectNMI(testCtx(t), bmc.node(nil))
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
 				t.Fatalf("InjectNMI: %v, want %v", err, tc.wantErr)
 			}
-			if err != nil && !strings.Contains(err.Error(), "completion code 0xc9") {
+			if err != nil && !strings.Contains(err.Error(), "completion code "+tc.wantCC) {
 				t.Errorf("error %q does not name the completion code", err)
 			}
 			if got := bmc.chassis.nmis.Load(); got != tc.wantNMIs {
