@@ -153,6 +153,9 @@ func (c *Client) GetBootDevice(ctx context.Context, node Node) (BootDeviceSettin
 	if err != nil {
 		return BootDeviceSetting{}, fromStatus(err)
 	}
+	if resp.GetDevice() == "" { // unknown: no override in force
+		return BootDeviceSetting{}, nil
+	}
 	dev, err := ParseBootDevice(resp.GetDevice())
 	if err != nil {
 		return BootDeviceSetting{}, err

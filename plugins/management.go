@@ -65,7 +65,10 @@ type BootDeviceSetting struct {
 	Mode BootMode
 }
 
-// BootDeviceGetter reads the current boot device override.
+// BootDeviceGetter reads the current boot device override. A BMC that
+// reports none, or one the SDK has no name for, gives the zero
+// BootDeviceSetting (Device ""): the API shows it as Ironic's
+// {"boot_device": null, "persistent": null}.
 type BootDeviceGetter interface {
 	GetBootDevice(ctx context.Context, node Node) (BootDeviceSetting, error)
 }

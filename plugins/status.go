@@ -99,7 +99,9 @@ func fromStatus(err error) error {
 		return &remoteError{msg: msg, kind: ErrNotSupported}
 	case kindInvalidDriverInfo:
 		if len(detail.MissingKeys)+len(detail.InvalidKeys) > 0 {
-			return &InvalidDriverInfoError{Missing: detail.MissingKeys, Invalid: detail.InvalidKeys}
+			// The plugin's message is kept: it may say more than the keys
+			// ("the BMC refused the credentials (HTTP 401)").
+			return &remoteError{msg: msg, kind: &InvalidDriverInfoError{Missing: detail.MissingKeys, Invalid: detail.InvalidKeys}}
 		}
 		return &remoteError{msg: msg, kind: ErrInvalidDriverInfo}
 	case kindBMCUnreachable:

@@ -67,6 +67,11 @@ func flags() []cli.Flag {
 		&cli.DurationFlag{Name: "session-timeout", Value: sim.DefaultSessionTimeout, Usage: "idle time after which a session expires"},
 		&cli.DurationFlag{Name: "power-settle", Usage: "time a power change spends in PoweringOn/PoweringOff"},
 		&cli.BoolFlag{Name: "system-virtual-media", Usage: "also serve virtual media under /redfish/v1/Systems/{id}, as newer BMCs do"},
+		&cli.StringFlag{Name: "quirks", Usage: "comma-separated habits of real BMC families: " +
+			"no-sessions (no SessionService, HTTP Basic only), power-delay=2s (a reset applies that much later, the old state reads meanwhile), " +
+			"boot-continuous (a Once boot override becomes Continuous), no-media-actions (virtual media changed by PATCH only), " +
+			"missing=Memory|Processors|Storage|SimpleStorage|EthernetInterfaces (a linked collection answers 404), " +
+			"session-limit-409 (logins beyond --session-limit get 409, not 503)"},
 		&cli.Uint64Flag{Name: "seed", Usage: "seed for hardware identities (UUIDs, MACs, sizes) and fault draws"},
 		&cli.StringFlag{Name: "tls-cert", Usage: "PEM certificate file: serve https"},
 		&cli.StringFlag{Name: "tls-key", Usage: "PEM private key file for --tls-cert"},
@@ -88,7 +93,12 @@ func serve(c *cli.Context, stdout, stderr io.Writer) error {
 	if c.Bool("debug") {
 		level = slog.LevelDebug
 	}
+	quirks, err := sim.ParseQuirks(c.String("quirks"))
+	if err != nil {
+		return fmt.Errorf("--quirks: %w", err)
+	}
 	s, err := sim.New(sim.Options{
+		Quirks:             quirks,
 		Systems:            c.Int("systems"),
 		Username:           c.String("username"),
 		Password:           c.String("password"),

@@ -113,6 +113,7 @@ func TestBadFlags(t *testing.T) {
 		"negative systems":   {[]string{"--systems", "-3"}, "systems -3"},
 		"bad listen":         {[]string{"--listen", "nope"}, "nope"},
 		"control not local":  {[]string{"--listen", "127.0.0.1:0", "--control-listen", "0.0.0.0:0"}, "give a loopback address"},
+		"unknown quirk":      {[]string{"--quirks", "no-sessions,slow"}, `--quirks: unknown quirk "slow"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

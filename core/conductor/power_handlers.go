@@ -130,6 +130,9 @@ func (s *Service) getBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	if bd.Device == "" { // the BMC reports no override: Ironic's nulls
+		return rpc.BootDevice{}, nil
+	}
 	dev := string(bd.Device)
 	return rpc.BootDevice{BootDevice: &dev, Persistent: &bd.Persistent}, nil
 }

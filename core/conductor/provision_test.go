@@ -155,3 +155,52 @@ func TestDeployCallbackTimeout(t *testing.T) {
 		t.Fatalf("last_error %q", deref(got.LastError))
 	}
 }
+
+// TestDeployNeedsBootServer: a network-boot (ipmi) deploy on a conductor
+// that serves no iPXE scripts is refused by validation and by the deploy,
+// naming the option, instead of power-cycling the node into nothing and
+// calling it active; with boot_http_address set it goes ahead.
+func TestDeployNeedsBootServer(t *testing.T) {
+	for name, addr := range map[string]string{"no boot server": "", "boot server": "127.0.0.1:0"} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, nil, "cond-a", func(c *Config) { c.BootHTTPAddress = addr }, "ipmi")
+			ctx := context.Background()
+			n := h.available("node-1")
+			row := h.node(n.UUID)
+			row.Driver, row.DriverInfo = "ipmi", map[string]any{"ipmi_address": "10.0.0.9"}
+			row.InstanceInfo = map[string]any{"boot_iso": "http://images.example.test/ramdisk.iso"}
+			for _, iface := range catalog.Types() {
+				*row.InterfaceField(iface) = nil
+			}
+			if err := h.store.Save(ctx, row); err != nil {
+				t.Fatal(err)
+			}
+			v, err := h.api.ValidateDriverInterfaces(ctx, h.node(n.UUID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, derr := h.api.Client.Call(ctx, h.svc.Hostname(), "do_node_deploy", map[string]any{"node_id": n.UUID})
+			if addr != "" {
+				if !v["boot"].Result || !v["deploy"].Result {
+					t.Errorf("validate with a boot server: boot %+v deploy %+v", v["boot"], v["deploy"])
+				}
+				if derr != nil {
+					t.Errorf("deploy with a boot server: %v", derr)
+				}
+				return
+			}
+			for _, iface := range []string{"boot", "deploy"} {
+				if v[iface].Result || !strings.Contains(deref(v[iface].Reason), "boot_http_address") {
+					t.Errorf("validate %s without a boot server: %v %q", iface, v[iface].Result, deref(v[iface].Reason))
+				}
+			}
+			class, code := classOf(derr)
+			if class != "InstanceDeployFailure" || code != 400 || !strings.Contains(derr.Error(), "boot_http_address") {
+				t.Errorf("deploy without a boot server: %v (%s %d)", derr, class, code)
+			}
+			if got := h.node(n.UUID); got.ProvisionState != "available" {
+				t.Errorf("refused deploy moved the node to %q", got.ProvisionState)
+			}
+		})
+	}
+}

@@ -72,7 +72,10 @@ func (s *Service) validateInterface(n *objects.Node, name string) rpc.InterfaceV
 		if v := s.validateDriverInfo(n); !v.Result {
 			return v
 		}
-		return validateInstanceInfo(n, name)
+		if v := validateInstanceInfo(n, name); !v.Result {
+			return v
+		}
+		return s.validateBootServer(n, name)
 	case "network":
 		_, v := uses(name)
 		return v

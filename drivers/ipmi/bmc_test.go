@@ -41,6 +41,9 @@ type chassisSim struct {
 	// read (from 1), as a BMC slow to answer does.
 	pollDelay func(n int) time.Duration
 	polls     atomic.Int32
+	// nmiCC, when set, is the completion code the diagnostic interrupt
+	// gets instead of an NMI.
+	nmiCC types.CompletionCode
 }
 
 func (c *chassisSim) PowerState(ctx context.Context) (bool, error) {
@@ -95,9 +98,11 @@ type testBMC struct {
 
 // bmcConfig tunes startBMC.
 type bmcConfig struct {
-	port   int  // 0: any free port
-	noNMI  bool // answer the diagnostic interrupt as the stock handler does (cc 0xC9)
-	chasis *chassisSim
+	port  int  // 0: any free port
+	noNMI bool // answer the diagnostic interrupt as the stock handler does (cc 0xC9)
+	// maxPriv caps the test user's privilege (default administrator).
+	maxPriv bmc.PrivilegeLevel
+	chasis  *chassisSim
 }
 
 // startBMC starts an in-process BMC accepting testUser/testPassword; it
@@ -116,7 +121,11 @@ func startBMC(t *testing.T, cfg bmcConfig) *testBMC {
 	}
 	u.SetPassword([]byte(testPassword))
 	u.Enabled = true
-	u.ChannelAccess[1] = bmc.UserChannelAccess{MaxPrivilege: bmc.PrivilegeLevelAdministrator, Enabled: true}
+	maxPriv := cfg.maxPriv
+	if maxPriv == 0 {
+		maxPriv = bmc.PrivilegeLevelAdministrator
+	}
+	u.ChannelAccess[1] = bmc.UserChannelAccess{MaxPrivilege: maxPriv, Enabled: true}
 	conn, err := udp.Listen(net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.port)))
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +175,9 @@ func chassisControl(ctx context.Context, hctx *handlers.HandlerContext, req []by
 	case chassis.ChassisControlHardReset:
 		err = ch.ColdReset(ctx)
 	case chassis.ChassisControlDiagnosticInterrupt:
+		if ch.nmiCC != 0 {
+			return nil, ch.nmiCC, nil
+		}
 		ch.nmis.Add(1)
 	default:
 		return nil, types.CodeParameterOutOfRange, nil

@@ -4,7 +4,8 @@
 // driver (rivet-driver-ipmi, or `rivet plugin serve ipmi`).
 //
 // driver_info keys are Ironic's: ipmi_address (required), ipmi_port (623),
-// ipmi_username, ipmi_password (secret), ipmi_cipher_suite (3). A plugin
+// ipmi_username, ipmi_password (secret), ipmi_cipher_suite (3), ipmi_priv_level (the session privilege
+// requested: ADMINISTRATOR by default, OPERATOR, USER or CALLBACK). A plugin
 // cannot read the conductor's configuration: `rivet plugin serve ipmi`
 // builds Options from the conductor's [ipmi] section, which the conductor
 // passes as RIVET_IPMI_* variables. A node overrides them with

@@ -14,10 +14,6 @@ import (
 	"github.com/rivetmetal/rivet/plugins"
 )
 
-// ErrNoBootOverride is returned by GetBootDevice when the BMC reports no
-// boot device override; the SDK's BootDeviceSetting has no "none".
-var ErrNoBootOverride = errors.New("no boot device override is set")
-
 // ErrInvalidInstanceInfo is returned by PrepareDeploy and Deploy when
 // instance_info lacks what a network-boot ramdisk deploy needs.
 var ErrInvalidInstanceInfo = errors.New("invalid instance_info")
@@ -80,6 +76,11 @@ const (
 	ccParamOutOfRange   types.CompletionCode = 0xC9
 	ccInvalidDataField  types.CompletionCode = 0xCC
 	ccNotInPresentState types.CompletionCode = 0xD5
+	// ccDisabled: the command (or sub-function) is disabled or unavailable.
+	ccDisabled types.CompletionCode = 0xD6
+	// ccParamNotSet is Get System Boot Options' "parameter not supported",
+	// which a BMC that never had boot flags set answers.
+	ccParamNotSet types.CompletionCode = 0x80
 )
 
 // classify turns a go-ipmi error into the SDK's kinds, naming the BMC and

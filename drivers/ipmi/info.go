@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bougou/go-ipmi/pkg/types"
+
 	"github.com/rivetmetal/rivet/plugins"
 )
 
@@ -20,6 +22,7 @@ const (
 	KeyUsername                = "ipmi_username"
 	KeyPassword                = "ipmi_password"
 	KeyCipherSuite             = "ipmi_cipher_suite"
+	KeyPrivLevel               = "ipmi_priv_level"
 	KeyTimeout                 = "ipmi_timeout"
 	KeyRetries                 = "ipmi_retries"
 	KeyMinCommandInterval      = "ipmi_min_command_interval"
@@ -38,6 +41,7 @@ var supportedSuites = []int{3, 17}
 type params struct {
 	host, user, password string
 	port, suite, retries int
+	priv                 types.PrivilegeLevel // the session's privilege level
 	timeout, interval    time.Duration
 	powerTimeout         time.Duration
 }
@@ -45,11 +49,19 @@ type params struct {
 // addr is host:port, as errors and logs name the BMC.
 func (p params) addr() string { return net.JoinHostPort(p.host, strconv.Itoa(p.port)) }
 
+// privLevels are Ironic's ipmi_priv_level values (ipmitool -L).
+var privLevels = map[string]types.PrivilegeLevel{
+	"ADMINISTRATOR": types.PrivilegeLevelAdministrator,
+	"OPERATOR":      types.PrivilegeLevelOperator,
+	"USER":          types.PrivilegeLevelUser,
+	"CALLBACK":      types.PrivilegeLevelCallback,
+}
+
 // parseInfo validates driver_info; missing or bad keys come back as one
 // *plugins.InvalidDriverInfoError naming them (never their values).
 func parseInfo(info plugins.DriverInfo, o Options) (params, error) {
 	p := params{port: DefaultPort, suite: o.CipherSuite, retries: o.Retries, timeout: o.CommandTimeout,
-		interval: o.MinCommandInterval, powerTimeout: o.PowerStateChangeTimeout}
+		interval: o.MinCommandInterval, powerTimeout: o.PowerStateChangeTimeout, priv: types.PrivilegeLevelAdministrator}
 	var bad []string
 	if err := info.Require(KeyAddress); err != nil {
 		return params{}, err
@@ -70,6 +82,14 @@ func parseInfo(info plugins.DriverInfo, o Options) (params, error) {
 	p.password, _ = info.StringValue(KeyPassword)
 	if len(p.user) > 16 { // IPMI 2.0 user names are at most 16 bytes
 		bad = append(bad, KeyUsername)
+	}
+	if v, present := info[KeyPrivLevel]; present && v != nil && v != "" {
+		s, _ := v.(string)
+		if lvl, ok := privLevels[strings.ToUpper(strings.TrimSpace(s))]; ok {
+			p.priv = lvl
+		} else {
+			bad = append(bad, KeyPrivLevel)
+		}
 	}
 	ints := []struct {
 		key      string

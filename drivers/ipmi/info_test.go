@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bougou/go-ipmi/pkg/bmc"
+	"github.com/bougou/go-ipmi/pkg/types"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rivetmetal/rivet/plugins"
@@ -27,21 +29,27 @@ func TestParseInfo(t *testing.T) {
 		invalid []string
 	}{
 		"defaults": {info: base(nil), want: params{host: "10.0.0.5", user: "root", password: "pw", port: 623, suite: 3,
-			retries: def.Retries, timeout: def.CommandTimeout, interval: def.MinCommandInterval, powerTimeout: def.PowerStateChangeTimeout}},
+			retries: def.Retries, timeout: def.CommandTimeout, interval: def.MinCommandInterval, powerTimeout: def.PowerStateChangeTimeout, priv: types.PrivilegeLevelAdministrator}},
 		"overrides as numbers and strings": {
 			info: base(plugins.DriverInfo{KeyPort: float64(6230), KeyCipherSuite: "17", KeyTimeout: 0.25, KeyRetries: "0",
 				KeyMinCommandInterval: "0.1", KeyPowerStateChangeTimeout: float64(5)}),
 			want: params{host: "10.0.0.5", user: "root", password: "pw", port: 6230, suite: 17,
-				retries: 0, timeout: 250 * time.Millisecond, interval: 100 * time.Millisecond, powerTimeout: 5 * time.Second}},
+				retries: 0, timeout: 250 * time.Millisecond, interval: 100 * time.Millisecond, powerTimeout: 5 * time.Second, priv: types.PrivilegeLevelAdministrator}},
 		"no credentials (anonymous BMC)": {info: plugins.DriverInfo{KeyAddress: "bmc.example"},
 			want: params{host: "bmc.example", port: 623, suite: 3, retries: def.Retries, timeout: def.CommandTimeout,
-				interval: def.MinCommandInterval, powerTimeout: def.PowerStateChangeTimeout}},
+				interval: def.MinCommandInterval, powerTimeout: def.PowerStateChangeTimeout, priv: types.PrivilegeLevelAdministrator}},
 		"missing address": {info: plugins.DriverInfo{KeyUsername: "root"}, missing: []string{KeyAddress}},
 		"bad values": {info: base(plugins.DriverInfo{KeyPort: float64(70000), KeyCipherSuite: float64(2),
 			KeyRetries: 1.5, KeyTimeout: "soon"}), invalid: []string{KeyPort, KeyRetries, KeyCipherSuite, KeyTimeout}},
-		"address with a path":      {info: base(plugins.DriverInfo{KeyAddress: "http://bmc/"}), invalid: []string{KeyAddress}},
-		"password not a string":    {info: base(plugins.DriverInfo{KeyPassword: float64(1234)}), invalid: []string{KeyPassword}},
-		"user name over 16 bytes":  {info: base(plugins.DriverInfo{KeyUsername: "a-very-long-user-name"}), invalid: []string{KeyUsername}},
+		"address with a path":     {info: base(plugins.DriverInfo{KeyAddress: "http://bmc/"}), invalid: []string{KeyAddress}},
+		"password not a string":   {info: base(plugins.DriverInfo{KeyPassword: float64(1234)}), invalid: []string{KeyPassword}},
+		"user name over 16 bytes": {info: base(plugins.DriverInfo{KeyUsername: "a-very-long-user-name"}), invalid: []string{KeyUsername}},
+		"priv level operator, any case": {info: base(plugins.DriverInfo{KeyPrivLevel: " operator"}),
+			want: params{host: "10.0.0.5", user: "root", password: "pw", port: 623, suite: 3, retries: def.Retries,
+				timeout: def.CommandTimeout, interval: def.MinCommandInterval, powerTimeout: def.PowerStateChangeTimeout,
+				priv: types.PrivilegeLevelOperator}},
+		"priv level unknown":       {info: base(plugins.DriverInfo{KeyPrivLevel: "ROOT"}), invalid: []string{KeyPrivLevel}},
+		"priv level not a string":  {info: base(plugins.DriverInfo{KeyPrivLevel: float64(4)}), invalid: []string{KeyPrivLevel}},
 		"cipher suite 1 is unsafe": {info: base(plugins.DriverInfo{KeyCipherSuite: float64(1)}), invalid: []string{KeyCipherSuite}},
 	}
 	for name, tc := range tests {
@@ -81,4 +89,22 @@ func FuzzParseInfo(f *testing.F) {
 			t.Errorf("error %q carries the password", err)
 		}
 	})
+}
+
+// TestPrivLevelHonoured: ipmi_priv_level is the level the session asks
+// for. A BMC account capped at OPERATOR cannot open the default
+// ADMINISTRATOR session, and works with ipmi_priv_level OPERATOR.
+func TestPrivLevelHonoured(t *testing.T) {
+	b := startBMC(t, bmcConfig{maxPriv: bmc.PrivilegeLevelOperator})
+	d := newDriver(t, Options{})
+	if _, err := d.GetPowerState(testCtx(t), b.node(nil)); err == nil {
+		t.Error("an ADMINISTRATOR session opened for an account capped at OPERATOR")
+	}
+	n := b.node(plugins.DriverInfo{KeyPrivLevel: "OPERATOR"})
+	if err := d.SetPowerState(testCtx(t), n, plugins.PowerOn); err != nil {
+		t.Fatalf("power on at OPERATOR: %v", err)
+	}
+	if got, err := d.GetPowerState(testCtx(t), n); err != nil || got != plugins.PowerOn {
+		t.Errorf("power state at OPERATOR: %q, %v", got, err)
+	}
 }

@@ -46,13 +46,22 @@ func (d *Driver) SetBootDevice(ctx context.Context, node plugins.Node, setting p
 // (parameter 5). The device comes from the selector even when the BMC
 // marks the flags invalid (consumed, or a BMC such as ipmi_sim that never
 // sets the bit); Mode is unknown when the flags are invalid and legacy is
-// not stated. With no override it fails with ErrNoBootOverride.
+// not stated. With no override in force (selector "no override", or a
+// fresh BMC that answers the parameter with cc 0x80, "not set") the device
+// is unknown: the zero setting, which the API shows as null, as Ironic's
+// ipmitool driver does.
 func (d *Driver) GetBootDevice(ctx context.Context, node plugins.Node) (plugins.BootDeviceSetting, error) {
 	flags := &types.BootOptionParam_BootFlags{}
+	unset := false
 	p, err := d.do(ctx, node, "get boot device", func(ctx context.Context, c *client.Client) error {
-		return c.GetSystemBootOptionsParamFor(ctx, flags)
+		err := c.GetSystemBootOptionsParamFor(ctx, flags)
+		if cc, ok := completionCode(err); ok && cc == ccParamNotSet {
+			unset = true
+			return nil
+		}
+		return err
 	})
-	if err != nil {
+	if err != nil || unset {
 		return plugins.BootDeviceSetting{}, err
 	}
 	for dev, sel := range selectors {
@@ -69,7 +78,7 @@ func (d *Driver) GetBootDevice(ctx context.Context, node plugins.Node) (plugins.
 		return plugins.BootDeviceSetting{Device: dev, Persistent: flags.Persist, Mode: mode}, nil
 	}
 	if flags.BootDeviceSelector == types.BootDeviceSelectorNoOverride {
-		return plugins.BootDeviceSetting{}, fmt.Errorf("ipmi %s: get boot device: %w", p.addr(), ErrNoBootOverride)
+		return plugins.BootDeviceSetting{}, nil
 	}
 	return plugins.BootDeviceSetting{}, fmt.Errorf("ipmi %s: get boot device: selector %s has no Ironic name: %w",
 		p.addr(), flags.BootDeviceSelector, plugins.ErrNotSupported)
@@ -98,7 +107,7 @@ func errNotSupportedCC(err error, what string) error {
 		return err
 	}
 	switch cc {
-	case ccInvalidCommand, ccParamOutOfRange, ccInvalidDataField, ccNotInPresentState, 0x80:
+	case ccInvalidCommand, ccParamOutOfRange, ccInvalidDataField, ccNotInPresentState, ccDisabled, 0x80:
 		return fmt.Errorf("BMC does not support %s (completion code %#02x): %w", what, uint8(cc), plugins.ErrNotSupported)
 	}
 	return err

@@ -5,9 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bougou/go-ipmi/pkg/hal/mock"
+	"github.com/bougou/go-ipmi/pkg/types"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/plugintest"
 )
 
 // TestBootDeviceRoundTrip sets every device, once and persistent, in both
@@ -58,25 +61,52 @@ func TestBootDeviceUnknown(t *testing.T) {
 func TestInjectNMI(t *testing.T) {
 	tests := map[string]struct {
 		noNMI    bool
+		cc       types.CompletionCode // the BMC's refusal, 0: none
 		wantErr  error
+		wantCC   string
 		wantNMIs int32
 	}{
-		"supported":   {false, nil, 1},
-		"unsupported": {true, plugins.ErrNotSupported, 0},
+		"supported":       {wantNMIs: 1},
+		"unsupported":     {noNMI: true, wantErr: plugins.ErrNotSupported, wantCC: "0xc9"},
+		"disabled (0xd6)": {cc: 0xD6, wantErr: plugins.ErrNotSupported, wantCC: "0xd6"},
+		"not now (0xd5)":  {cc: 0xD5, wantErr: plugins.ErrNotSupported, wantCC: "0xd5"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			bmc := startBMC(t, bmcConfig{noNMI: tc.noNMI})
+			bmc := startBMC(t, bmcConfig{noNMI: tc.noNMI, chasis: &chassisSim{Chassis: &mock.Chassis{}, nmiCC: tc.cc}})
 			d := newDriver(t, Options{})
 			err := d.InjectNMI(testCtx(t), bmc.node(nil))
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
 				t.Fatalf("InjectNMI: %v, want %v", err, tc.wantErr)
 			}
-			if err != nil && !strings.Contains(err.Error(), "completion code 0xc9") {
+			if err != nil && !strings.Contains(err.Error(), "completion code "+tc.wantCC) {
 				t.Errorf("error %q does not name the completion code", err)
 			}
 			if got := bmc.chassis.nmis.Load(); got != tc.wantNMIs {
 				t.Errorf("BMC saw %d NMIs, want %d", got, tc.wantNMIs)
+			}
+		})
+	}
+}
+
+// TestBootDeviceFreshBMC: a BMC that never had a boot override (selector
+// "no override") reads as the zero setting, which the API shows as
+// Ironic's {"boot_device": null, "persistent": null}; not an error. The
+// same through the SDK's gRPC boundary.
+func TestBootDeviceFreshBMC(t *testing.T) {
+	bmc := startBMC(t, bmcConfig{})
+	d := newDriver(t, Options{})
+	for name, g := range map[string]plugins.BootDeviceGetter{
+		"direct":     d,
+		"in-process": plugintest.InProcess(t, d).Driver.(plugins.BootDeviceGetter),
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := g.GetBootDevice(testCtx(t), bmc.node(nil))
+			if err != nil {
+				t.Fatalf("get boot device on a fresh BMC: %v", err)
+			}
+			if got != (plugins.BootDeviceSetting{}) {
+				t.Errorf("boot device %+v, want the zero setting (unknown)", got)
 			}
 		})
 	}

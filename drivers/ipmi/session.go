@@ -41,10 +41,11 @@ type credentials struct {
 	user, password string
 	suite, retries int
 	timeout        time.Duration
+	priv           types.PrivilegeLevel
 }
 
 func (p params) credentials() credentials {
-	return credentials{user: p.user, password: p.password, suite: p.suite, retries: p.retries, timeout: p.timeout}
+	return credentials{user: p.user, password: p.password, suite: p.suite, retries: p.retries, timeout: p.timeout, priv: p.priv}
 }
 
 // session is the one RMCP+ session kept per BMC. Holding sem (a one-slot
@@ -121,7 +122,7 @@ func (s *session) connect(ctx context.Context, p params, dial dialer) error {
 		c.WithUDPProxy(dial)
 	}
 	c.WithTimeout(p.timeout).WithRetry(p.retries).WithCipherSuiteID(types.CipherSuiteID(p.suite))
-	c.WithMaxPrivilegeLevel(types.PrivilegeLevelAdministrator)
+	c.WithMaxPrivilegeLevel(p.priv)
 	if err := s.pace(ctx, p.interval); err != nil {
 		return err
 	}

@@ -2,7 +2,9 @@ package redfish
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 
 	"github.com/stmcginnis/gofish/schemas"
@@ -154,13 +156,30 @@ func setBoot(t target, setting plugins.BootDeviceSetting) error {
 // InjectNMI implements plugins.NMIInjector with ResetType Nmi. A system
 // that does not advertise Nmi answers ErrNotSupported: the plugin's nmi
 // capability is per driver (Describe does no I/O), so the per-system
-// answer comes here.
+// answer comes here. So does a BMC that refuses the action (400, 405, 409
+// such as ResourceInStandby on a powered-off system, 501): the error names
+// its answer, and the API gives the client a 400 rather than a 500.
 func (d *Driver) InjectNMI(ctx context.Context, node plugins.Node) error {
 	return d.call(ctx, node, "inject NMI", func(t target) error {
 		sys, err := t.system()
 		if err != nil {
 			return err
 		}
-		return reset(sys, actNMI)
+		return nmiRefusal(reset(sys, actNMI))
 	})
+}
+
+// nmiRefusal turns the BMC's refusal of an NMI into ErrNotSupported,
+// keeping its status and message.
+func nmiRefusal(err error) error {
+	var rf *schemas.Error
+	if !errors.As(err, &rf) {
+		return err
+	}
+	switch rf.HTTPReturnedStatusCode {
+	case http.StatusBadRequest, http.StatusMethodNotAllowed, http.StatusConflict, http.StatusNotImplemented:
+		return fmt.Errorf("the BMC refused the NMI (HTTP %d %s: %s): %w",
+			rf.HTTPReturnedStatusCode, messageID(rf), firstMessage(rf), plugins.ErrNotSupported)
+	}
+	return err
 }

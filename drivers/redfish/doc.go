@@ -4,7 +4,8 @@
 // schemas). It runs out of process like every driver (rivet-driver-redfish,
 // or `rivet plugin serve redfish`).
 //
-// driver_info keys are Ironic's: redfish_address (required; http(s)://host[:port]),
+// driver_info keys are Ironic's: redfish_address (required; [http(s)://]host[:port],
+// https when the scheme is left out, as in Ironic),
 // redfish_system_id (the System's @odata.id or its bare id; optional when the
 // BMC has exactly one system), redfish_username, redfish_password (secret),
 // redfish_verify_ca (bool, boolean string, or a CA bundle path) and

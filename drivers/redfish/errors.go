@@ -142,7 +142,11 @@ func newError(ni nodeInfo, node, op string, f failure, err error) *Error {
 		e.kind = context.Canceled
 	case failAuth:
 		e.kind = &plugins.InvalidDriverInfoError{Invalid: []string{KeyUsername, KeyPassword}}
-		e.msg = "credentials refused: " + e.msg
+		// Not "invalid credentials": the keys may be well-formed, the BMC
+		// said no. The address never holds credentials (parseInfo refuses
+		// them), so it is safe to show.
+		e.msg = fmt.Sprintf("the BMC at %s refused the credentials (HTTP %d); check %s and %s",
+			ni.address, e.Status, KeyUsername, KeyPassword)
 	}
 	var invalid *plugins.InvalidDriverInfoError
 	switch {

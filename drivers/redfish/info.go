@@ -41,7 +41,7 @@ const (
 // never reach a log or an error; secrets lists every secret value so that
 // error text can be scrubbed of them.
 type nodeInfo struct {
-	address       string // scheme://host[:port], no trailing slash
+	address       string // scheme://host[:port], no trailing slash; https when given without a scheme
 	systemID      string // as given: an @odata.id path, an id, or ""
 	username      string
 	password      string
@@ -82,6 +82,9 @@ func parseInfo(di plugins.DriverInfo, o Options) (nodeInfo, error) {
 		return strings.TrimSpace(s)
 	}
 	addr := str(KeyAddress)
+	if addr != "" && !strings.Contains(addr, "://") {
+		addr = "https://" + addr // as Ironic: a schemeless address is https
+	}
 	switch u, err := url.Parse(addr); {
 	case addr == "":
 		missing = append(missing, KeyAddress)

@@ -18,9 +18,8 @@ const gib = 1 << 30
 
 // Inspect implements plugins.Inspector, reading the system out of band as
 // Ironic's redfish inspect interface does:
-//   - cpus: the logical CPUs, the sum of the processors' TotalThreads
-//     (ProcessorSummary.LogicalProcessorCount, then Count, when the
-//     processors do not say);
+//   - cpus: the logical CPUs: ProcessorSummary.LogicalProcessorCount, else
+//     the sum of the processors' TotalThreads, else ProcessorSummary.Count;
 //   - cpu_arch: from the first CPU's InstructionSet (x86-64 → x86_64,
 //     ARM-A64 → aarch64, …);
 //   - memory_mb: MemorySummary.TotalSystemMemoryGiB × 1024, or the sum of
@@ -31,6 +30,10 @@ const gib = 1 << 30
 //   - NICs: each EthernetInterface with a valid MAC, lower-cased, in
 //     order of name.
 //
+// Only the System itself is required. Every sub-resource is optional: a
+// BMC that links a collection it then answers 404 (or 500) for loses what
+// that collection alone knows, logged as a warning, not the inspection. A
+// BMC that stops answering, or refuses the credentials, still fails it.
 // It never changes the power state.
 func (d *Driver) Inspect(ctx context.Context, node plugins.Node) (plugins.Inventory, error) {
 	var inv plugins.Inventory
@@ -39,19 +42,31 @@ func (d *Driver) Inspect(ctx context.Context, node plugins.Node) (plugins.Invent
 		if err != nil {
 			return err
 		}
-		if inv.CPUs, inv.CPUArch, err = cpus(sys); err != nil {
-			return err
+		var fatal error // the BMC stopped answering, or the caller gave up
+		skip := func(what string, err error) {
+			switch classify(ctx, err) {
+			case failNone:
+			case failNoAnswer, failCaller, failQueue, failAuth:
+				fatal = cmp.Or(fatal, err)
+			default:
+				t.logger.Warn("inspection: sub-resource unreadable; skipped", "resource", what, "error", scrub(err.Error(), t.ni.secrets))
+			}
 		}
-		if inv.MemoryMB, err = memoryMB(sys); err != nil {
-			return err
-		}
-		largest, err := largestDisk(sys)
-		if err != nil {
-			return err
+		var perr error
+		inv.CPUs, inv.CPUArch, perr = cpus(sys)
+		skip("Processors", perr)
+		var merr error
+		inv.MemoryMB, merr = memoryMB(sys)
+		skip("Memory", merr)
+		largest, serrs := largestDisk(sys)
+		for _, e := range serrs {
+			skip("Storage", e)
 		}
 		inv.LocalGB = max(0, largest/gib-1)
-		inv.NICs, err = nics(sys)
-		return err
+		var nerr error
+		inv.NICs, nerr = nics(sys)
+		skip("EthernetInterfaces", nerr)
+		return fatal
 	})
 	return inv, err
 }
@@ -68,12 +83,12 @@ var archs = map[schemas.InstructionSet]string{
 	"RV64":                       "riscv64",
 }
 
+// cpus reads the count from ProcessorSummary when it has it and the
+// processors for the architecture; their error is returned beside what
+// could be found without them.
 func cpus(sys *schemas.ComputerSystem) (int, string, error) {
-	procs, err := sys.Processors()
-	if err != nil {
-		return 0, "", err
-	}
 	count, arch := 0, ""
+	procs, err := sys.Processors()
 	for _, p := range procs {
 		if p.ProcessorType != "" && p.ProcessorType != schemas.CPUProcessorType {
 			continue
@@ -86,13 +101,13 @@ func cpus(sys *schemas.ComputerSystem) (int, string, error) {
 			}
 		}
 	}
-	if count == 0 {
-		count = int(gofish.Deref(sys.ProcessorSummary.LogicalProcessorCount))
+	if n := int(gofish.Deref(sys.ProcessorSummary.LogicalProcessorCount)); n > 0 {
+		count = n
 	}
 	if count == 0 {
 		count = int(gofish.Deref(sys.ProcessorSummary.Count))
 	}
-	return count, arch, nil
+	return count, arch, err
 }
 
 func memoryMB(sys *schemas.ComputerSystem) (int64, error) {
@@ -110,16 +125,19 @@ func memoryMB(sys *schemas.ComputerSystem) (int64, error) {
 	return mib, nil
 }
 
-func largestDisk(sys *schemas.ComputerSystem) (int64, error) {
+// largestDisk returns the largest drive found and the errors met on the
+// way; a Storage collection that fails leaves SimpleStorage to answer.
+func largestDisk(sys *schemas.ComputerSystem) (int64, []error) {
 	var largest int64
+	var errs []error
 	storage, err := sys.Storage()
 	if err != nil {
-		return 0, err
+		errs = append(errs, err)
 	}
 	for _, s := range storage {
 		drives, err := s.Drives()
 		if err != nil {
-			return 0, err
+			errs = append(errs, err)
 		}
 		for _, dr := range drives {
 			largest = max(largest, int64(gofish.Deref(dr.CapacityBytes)))
@@ -130,14 +148,17 @@ func largestDisk(sys *schemas.ComputerSystem) (int64, error) {
 	}
 	simple, err := sys.SimpleStorage()
 	if err != nil {
-		return 0, err
+		return 0, append(errs, err)
 	}
 	for _, s := range simple {
 		for _, dev := range s.Devices {
 			largest = max(largest, int64(gofish.Deref(dev.CapacityBytes)))
 		}
 	}
-	return largest, nil
+	if largest > 0 {
+		return largest, nil
+	}
+	return 0, errs
 }
 
 func nics(sys *schemas.ComputerSystem) ([]plugins.NIC, error) {

@@ -82,3 +82,32 @@ func TestInspect(t *testing.T) {
 		})
 	}
 }
+
+// TestInspectMissingCollection: a System that links a sub-collection the
+// BMC answers 404 for is still inspected: what the summaries and the other
+// collections say is reported, and only what the missing one alone knows
+// is left out.
+func TestInspectMissingCollection(t *testing.T) {
+	full := startSim(t, sim.Options{Seed: 42})
+	all := expectedInventory(t, full, "node-0")
+	tests := map[string]func(inv *plugins.Inventory){
+		"Memory":             func(*plugins.Inventory) {}, // MemorySummary has it
+		"Processors":         func(inv *plugins.Inventory) { inv.CPUArch = "" },
+		"Storage":            func(*plugins.Inventory) {}, // SimpleStorage has the same disks
+		"SimpleStorage":      func(*plugins.Inventory) {},
+		"EthernetInterfaces": func(inv *plugins.Inventory) { inv.NICs = nil },
+	}
+	d := newDriver(t, testOptions())
+	for missing, edit := range tests {
+		t.Run(missing, func(t *testing.T) {
+			b := startSim(t, sim.Options{Seed: 42, Quirks: sim.Quirks{MissingCollections: []string{missing}}})
+			want := all
+			edit(&want)
+			got, err := d.Inspect(ctx(t), node(b, "node-0"))
+			must(t, "inspect", err)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("inventory (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

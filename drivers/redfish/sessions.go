@@ -63,7 +63,6 @@ func (b *bmc) newClient(ctx context.Context, ni nodeInfo) (*gofish.APIClient, st
 	delay := firstSessionRetry
 	for {
 		auth, err := anon.Service.CreateSession(ni.username, ni.password)
-		var rf *schemas.Error
 		switch {
 		case err == nil:
 			cfg.Session = &gofish.Session{ID: auth.Session, Token: auth.Token}
@@ -74,7 +73,7 @@ func (b *bmc) newClient(ctx context.Context, ni nodeInfo) (*gofish.APIClient, st
 			}
 			b.log.Debug("redfish session opened")
 			return c, AuthSession, nil
-		case errors.As(err, &rf) && rf.HTTPReturnedStatusCode == 0 && strings.Contains(err.Error(), "no target"):
+		case noSessionService(err):
 			if ni.authType == AuthAuto {
 				b.log.Info("BMC has no session service; using basic auth")
 				c, err := b.basic(ctx, ni)
@@ -99,6 +98,19 @@ func (b *bmc) newClient(ctx context.Context, ni nodeInfo) (*gofish.APIClient, st
 		}
 		delay = min(2*delay, b.opts.SessionRetryMax)
 	}
+}
+
+// noSessionService reports whether a login failed because the service
+// root links no session collection (sushy-tools, older BMCs) or the link
+// answers 404. gofish refuses an empty link before sending anything, with a
+// plain error in some paths and a *schemas.Error without status in others,
+// so the text is what both share.
+func noSessionService(err error) bool {
+	var rf *schemas.Error
+	if errors.As(err, &rf) && rf.HTTPReturnedStatusCode == http.StatusNotFound {
+		return true
+	}
+	return err != nil && strings.Contains(err.Error(), "no target provided")
 }
 
 // basic connects with HTTP basic credentials.

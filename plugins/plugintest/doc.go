@@ -8,5 +8,7 @@
 // Rules: the suite checks behaviour the SDK documents (power round trips,
 // boot device round trips, idempotent tear down, advertised capabilities
 // work and unadvertised ones answer ErrNotSupported, inventory shape, no
-// secret in any error); it never asserts timing.
+// secret in any error); it never asserts timing. Run runs every part;
+// Cases lists them for a test that runs the suite against several BMC
+// peers and replaces a part one peer cannot pass by its own check.
 package plugintest

@@ -60,3 +60,25 @@ func RequireIPMITool(t testing.TB) string {
 	}
 	return p
 }
+
+// RedfishMockups are the DMTF mockups shared/redfish-mockups holds.
+var RedfishMockups = []string{"public-rackmount1", "public-tower", "public-bladed", "public-localstorage", "public-liquid-cooled-server"}
+
+// RequireRedfishMockups returns shared/redfish-mockups, the DMTF Redfish
+// mockups (BSD-3) the drivers are tested against as peers nobody here
+// wrote; every mockup of RedfishMockups must be there. They are read from
+// beside the checkout, never copied into it.
+func RequireRedfishMockups(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("RIVET_SHARED_DIR")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(), "..", "shared")
+	}
+	dir = filepath.Join(dir, "redfish-mockups")
+	for _, m := range RedfishMockups {
+		if _, err := os.Stat(filepath.Join(dir, m, "index.json")); err != nil {
+			Unavailable(t, "DMTF Redfish mockup "+m+" not found under "+dir+" (set RIVET_SHARED_DIR)")
+		}
+	}
+	return dir
+}

@@ -94,6 +94,9 @@ func (s *Simulator) getMedia(w http.ResponseWriter, r *http.Request) {
 			"#" + ejectAction:  obj{"target": p + "/Actions/" + ejectAction},
 		},
 	}
+	if s.opts.Quirks.NoMediaActions {
+		delete(body, "Actions")
+	}
 	if m.image != "" {
 		body["Image"], body["ImageName"], body["ConnectedVia"] = m.image, path.Base(m.image), "URI"
 	}

@@ -46,6 +46,8 @@ type Options struct {
 	// the same as under the Manager. Off, media lives on the Manager only,
 	// so a driver's Manager path is what gets exercised.
 	SystemVirtualMedia bool
+	// Quirks make it behave as some real BMC families do.
+	Quirks Quirks
 	// Seed makes hardware (UUIDs, MACs, sizes) and fault draws repeatable.
 	Seed uint64
 	// Now is the clock for power settling and session expiry (default
@@ -80,6 +82,7 @@ func (o Options) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %v: must not be negative", d.name, d.v))
 		}
 	}
+	errs = append(errs, o.Quirks.validate()...)
 	if o.SessionLimit < 0 {
 		errs = append(errs, fmt.Errorf("session limit %d: must not be negative", o.SessionLimit))
 	}

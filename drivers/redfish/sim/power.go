@@ -22,8 +22,15 @@ const resetAction = "ComputerSystem.Reset"
 //   - Nmi needs the system On (not PoweringOn) and only counts.
 //
 // Every power change passes through PoweringOn/PoweringOff for settle.
-func (s *system) reset(rt string, now int64, settle time.Duration) *apiError {
+// With delay (Quirks.PowerDelay) the change is queued instead and applied
+// delay later, without settle; an NMI is never delayed.
+func (s *system) reset(rt string, now int64, settle, delay time.Duration) *apiError {
 	state := s.powerState(now)
+	if delay > 0 && rt != "Nmi" {
+		// Applied in order, each delay after it was accepted.
+		s.delayed = append(s.delayed, delayedReset{at: now + int64(delay), resetType: rt})
+		return nil
+	}
 	switch rt {
 	case "Nmi":
 		if state != PowerOn {
@@ -72,7 +79,7 @@ func (s *Simulator) reset(w http.ResponseWriter, r *http.Request) {
 	case perr != nil:
 		aerr = perr
 	default:
-		aerr = sys.reset(rt, now, s.opts.PowerSettle)
+		aerr = sys.reset(rt, now, s.opts.PowerSettle, s.opts.Quirks.PowerDelay)
 	}
 	sys.mu.Unlock()
 	if aerr != nil {

@@ -81,6 +81,7 @@ func (s *Simulator) routes() http.Handler {
 
 	var h http.Handler = mux
 	h = s.withAuth(h)
+	h = s.withQuirks(h)
 	h = s.withFaults(h)
 	h = s.withLog(h)
 	return trimSlash(h)
@@ -100,7 +101,7 @@ func trimSlash(next http.Handler) http.Handler {
 }
 
 func (s *Simulator) getRoot(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, obj{
+	body := obj{
 		"@odata.id":      rootPath,
 		"@odata.type":    "#ServiceRoot.v1_15_0.ServiceRoot",
 		"Id":             "RootService",
@@ -115,7 +116,12 @@ func (s *Simulator) getRoot(w http.ResponseWriter, r *http.Request) {
 		"SessionService": link(sessionServicePath),
 		"AccountService": link(accountServicePath),
 		"Links":          obj{"Sessions": link(sessionsPath)},
-	})
+	}
+	if s.opts.Quirks.NoSessionService {
+		delete(body, "SessionService")
+		body["Links"] = obj{}
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // withLog writes one debug line per request: method, path, status, time.

@@ -24,17 +24,18 @@ type session struct {
 // sessionStore holds live sessions; expired ones are dropped lazily whenever
 // the store is consulted, so there is no background goroutine to stop.
 type sessionStore struct {
-	mu      sync.Mutex
-	byToken map[string]*session
-	byID    map[string]*session
-	limit   int
-	timeout time.Duration
+	mu       sync.Mutex
+	byToken  map[string]*session
+	byID     map[string]*session
+	limit    int
+	timeout  time.Duration
+	conflict bool // answer 409 rather than 503 beyond limit
 }
 
 func (st *sessionStore) init(o Options) {
 	st.byToken = map[string]*session{}
 	st.byID = map[string]*session{}
-	st.limit, st.timeout = o.SessionLimit, o.SessionTimeout
+	st.limit, st.timeout, st.conflict = o.SessionLimit, o.SessionTimeout, o.Quirks.SessionLimitConflict
 }
 
 func (st *sessionStore) expired(ss *session, now time.Time) bool {
@@ -56,7 +57,11 @@ func (st *sessionStore) create(user string, now time.Time) (session, *apiError) 
 	defer st.mu.Unlock()
 	st.purgeLocked(now)
 	if st.limit > 0 && len(st.byID) >= st.limit {
-		return session{}, errSessionLimit(st.limit)
+		e := errSessionLimit(st.limit)
+		if st.conflict {
+			e.Status, e.Header = http.StatusConflict, nil
+		}
+		return session{}, e
 	}
 	ss := &session{id: randomHex(8), token: randomHex(24), user: user, lastUsed: now}
 	st.byID[ss.id], st.byToken[ss.token] = ss, ss

@@ -22,8 +22,9 @@ const (
 	targetUsb  uint8 = 3
 	targetHdd  uint8 = 4
 
-	enabledDisabled uint8 = 0
-	enabledOnce     uint8 = 1
+	enabledDisabled   uint8 = 0
+	enabledOnce       uint8 = 1
+	enabledContinuous uint8 = 2
 )
 
 // Power states as Redfish spells them.
@@ -39,9 +40,10 @@ const (
 // index and the seed when the resource is rendered.
 type system struct {
 	mu          sync.Mutex
-	on          bool  // where power is, or is heading during a transition
-	pendingBoot bool  // the transition in progress ends in a boot
-	settleAt    int64 // UnixNano when the transition ends; 0 when settled
+	on          bool           // where power is, or is heading during a transition
+	pendingBoot bool           // the transition in progress ends in a boot
+	settleAt    int64          // UnixNano when the transition ends; 0 when settled
+	delayed     []delayedReset // Resets held by Quirks.PowerDelay, oldest first
 	boot        [3]uint8
 	gen         uint32 // bumped on every visible change; the System ETag
 	resets      uint32
@@ -52,6 +54,12 @@ type system struct {
 	media       [len(mediaSlots)]slot
 	fault       atomic.Pointer[Fault]
 	requests    atomic.Int64 // requests to its resources, faulted ones included
+}
+
+// delayedReset is a Reset accepted but not yet applied (Quirks.PowerDelay).
+type delayedReset struct {
+	at        int64 // UnixNano when it applies
+	resetType string
 }
 
 // slot is one virtual media drive.
@@ -107,6 +115,11 @@ type Media struct {
 // and writer calls it first under the lock, so a transition ends exactly as
 // if it had been applied at settleAt.
 func (s *system) advance(now int64) {
+	for len(s.delayed) > 0 && now >= s.delayed[0].at {
+		d := s.delayed[0]
+		s.delayed = s.delayed[1:]
+		_ = s.reset(d.resetType, d.at, 0, 0)
+	}
 	if s.settleAt == 0 || now < s.settleAt {
 		return
 	}

@@ -153,6 +153,9 @@ func (s *Simulator) applyPatch(i int, sys *system, body map[string]json.RawMessa
 			sys.boot[k] = *v
 		}
 	}
+	if s.opts.Quirks.BootAlwaysContinuous && sys.boot[1] == enabledOnce {
+		sys.boot[1] = enabledContinuous
+	}
 	sys.gen++
 	return nil
 }
