@@ -72,6 +72,7 @@ func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 	direct := newDirectServer(info.Name)
 	srv := newServer(p.Driver, info, p.protocol(), direct)
 	driverv1.RegisterDriverServer(s, srv)
+	driverv1.RegisterValidationServer(s, &validationServer{driver: p.Driver, info: info})
 	direct.register(&driverv1.Driver_ServiceDesc, srv)
 	if p.protocol() >= 2 {
 		driverv2.RegisterPowerServer(s, &powerServer{driver: p.Driver, info: info})
@@ -100,6 +101,7 @@ func (p *GRPCPlugin) Close() {
 func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
 	r := &router{cc: conn}
 	c := &Client{rpc: driverv1.NewDriverClient(r), router: r, protocol: p.protocol()}
+	c.validation = driverv1.NewValidationClient(conn)
 	if c.protocol >= 2 {
 		c.power = driverv2.NewPowerClient(conn)
 	}

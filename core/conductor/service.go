@@ -58,6 +58,9 @@ type Service struct {
 	log      *slog.Logger
 
 	tasks   *TaskManager
+	// validations caches drivers' Validate answers briefly
+	// (validate_driver.go).
+	validations validationCache
 	creates *groupCreator // create_node's group commit
 	pool    *workers.Pool
 	server  *rpc.Server
