@@ -113,16 +113,16 @@ func ClassifyValidation(err error) ValidationProblem {
 	switch {
 	case err == nil:
 		return ProblemNone
-	case errors.Is(err, ErrInvalidDriverInfo):
-		return ProblemInvalidDriverInfo
-	case errors.As(err, &inst):
-		return ProblemInvalidInstanceInfo
-	case errors.Is(err, ErrCredentialsRefused):
+	case errors.Is(err, ErrCredentialsRefused): // before driver_info: may wrap both
 		return ProblemCredentialsRefused
 	case errors.Is(err, ErrWrongSystemID):
 		return ProblemWrongSystemID
 	case errors.Is(err, ErrBMCUnreachable):
 		return ProblemUnreachable
+	case errors.Is(err, ErrInvalidDriverInfo):
+		return ProblemInvalidDriverInfo
+	case errors.As(err, &inst):
+		return ProblemInvalidInstanceInfo
 	}
 	return ProblemOther
 }

@@ -2,6 +2,7 @@ package conductor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -169,18 +170,74 @@ func (s *Service) vendorPassthru(ctx context.Context, p rpc.Params) (any, error)
 }
 
 // getDriverProperties returns the driver_info keys of a hardware type this
-// conductor serves, with their descriptions.
-func (s *Service) getDriverProperties(_ context.Context, p rpc.Params) (any, error) {
+// conductor serves, with their descriptions: those the driver declares
+// (capability properties), or, for a driver that declares none (a plugin
+// built with an older SDK), the conductor's own table of the built-in
+// hardware types.
+func (s *Service) getDriverProperties(ctx context.Context, p rpc.Params) (any, error) {
 	hw, err := p.String("driver_name")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.drivers.Hardware(hw); err != nil {
+	d, err := s.drivers.Hardware(hw)
+	if err != nil {
 		return nil, errDriverNotFound(hw)
+	}
+	if declared, err := declaredProperties(ctx, d); err == nil {
+		return declared, nil
+	} else if !errors.Is(err, plugins.ErrNotSupported) {
+		return nil, err
 	}
 	props, ok := driverProperties[hw]
 	if !ok {
 		props = map[string]string{}
 	}
 	return props, nil
+}
+
+// declaredProperties asks d for the driver_info keys it declares, as the
+// API lists them: name to description ending "Required." or "Optional.".
+// ErrNotSupported when d declares none.
+func declaredProperties(ctx context.Context, d Hardware) (map[string]string, error) {
+	var list []plugins.Property
+	switch pd := d.(type) {
+	case interface {
+		Properties(context.Context) ([]plugins.Property, error)
+	}:
+		cctx, cancel := context.WithTimeout(ctx, validateDeadline)
+		defer cancel()
+		l, err := pd.Properties(cctx)
+		if err != nil {
+			return nil, err
+		}
+		list = l
+	case plugins.PropertyDeclarer:
+		list = pd.Properties()
+	default:
+		return nil, plugins.ErrNotSupported
+	}
+	out := make(map[string]string, len(list))
+	for _, p := range list {
+		out[p.Name] = PropertyDescription(p)
+	}
+	return out, nil
+}
+
+// PropertyDescription is p's description as Ironic's properties end: with
+// "Required." or "Optional.".
+func PropertyDescription(p plugins.Property) string {
+	desc := strings.TrimSpace(p.Description)
+	if strings.HasSuffix(desc, "Required.") || strings.HasSuffix(desc, "Optional.") {
+		return desc
+	}
+	if desc != "" && !strings.HasSuffix(desc, ".") {
+		desc += "."
+	}
+	if desc != "" {
+		desc += " "
+	}
+	if p.Required {
+		return desc + "Required."
+	}
+	return desc + "Optional."
 }
