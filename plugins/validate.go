@@ -110,9 +110,12 @@ const (
 // ClassifyValidation returns the problem err reports (ProblemNone for nil).
 func ClassifyValidation(err error) ValidationProblem {
 	var inst *InvalidInstanceInfoError
+	var verr *ValidationError
 	switch {
 	case err == nil:
 		return ProblemNone
+	case errors.As(err, &verr): // from across the plugin boundary
+		return verr.Problem
 	case errors.Is(err, ErrCredentialsRefused): // before driver_info: may wrap both
 		return ProblemCredentialsRefused
 	case errors.Is(err, ErrWrongSystemID):

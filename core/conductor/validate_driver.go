@@ -142,12 +142,21 @@ func validationResult(n *objects.Node, err error) rpc.InterfaceValidation {
 		lead = "wrong system id"
 	}
 	msg := scrubSecrets(n, err.Error())
-	if lead != "" && !strings.Contains(strings.ToLower(msg), strings.ToLower(lead)) {
+	if lead != "" && !strings.HasPrefix(msg, lead) {
 		msg = lead + ": " + msg
 	}
+	// Only keys missing: Ironic's message for that.
 	var verr *plugins.ValidationError
-	if errors.As(err, &verr) && verr.Problem == plugins.ProblemInvalidDriverInfo && len(verr.Missing) > 0 && len(verr.Invalid) == 0 {
-		msg = "Some parameters were missing in node's driver_info: " + strings.Join(verr.Missing, ", ")
+	var dierr *plugins.InvalidDriverInfoError
+	var missing, invalid []string
+	switch {
+	case errors.As(err, &verr) && verr.Problem == plugins.ProblemInvalidDriverInfo:
+		missing, invalid = verr.Missing, verr.Invalid
+	case plugins.ClassifyValidation(err) == plugins.ProblemInvalidDriverInfo && errors.As(err, &dierr):
+		missing, invalid = dierr.Missing, dierr.Invalid
+	}
+	if len(missing) > 0 && len(invalid) == 0 {
+		msg = "Some parameters were missing in node's driver_info: " + strings.Join(missing, ", ")
 	}
 	return notOK("%s", msg)
 }
