@@ -35,6 +35,7 @@ func Run(t *testing.T, tgt Target, node plugins.Node) {
 	t.Run("management", s.management)
 	t.Run("deploy", s.deploy)
 	t.Run("inspect", s.inspect)
+	t.Run("validate", s.validate)
 }
 
 type suite struct {
