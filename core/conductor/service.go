@@ -58,9 +58,6 @@ type Service struct {
 	log      *slog.Logger
 
 	tasks   *TaskManager
-	// validations caches drivers' Validate answers briefly
-	// (validate_driver.go).
-	validations validationCache
 	creates *groupCreator // create_node's group commit
 	pool    *workers.Pool
 	server  *rpc.Server
@@ -68,6 +65,10 @@ type Service struct {
 	psync   *powersync.Scheduler
 	http    *jsonRPCListener
 	boot    *bootserver.Server // iPXE scripts, when BootHTTPAddress is set
+
+	// validations caches drivers' Validate answers briefly
+	// (validate_driver.go).
+	validations validationCache
 
 	conductorID atomic.Int64
 	// draining is set when Stop begins: no new background work, and

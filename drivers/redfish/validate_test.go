@@ -113,3 +113,20 @@ func TestProperties(t *testing.T) {
 		t.Errorf("required: address %v, system id %v; want true, false", got[redfish.KeyAddress].Required, got[redfish.KeySystemID].Required)
 	}
 }
+
+// TestValidateAgreesWithCalls: validate judges redfish_address as every
+// call does (one parsing function), also for a schemeless address, which
+// Ironic reads as https.
+func TestValidateAgreesWithCalls(t *testing.T) {
+	b := startSim(t, sim.Options{Systems: 1})
+	d := newDriver(t, testOptions())
+	for _, addr := range []string{strings.TrimPrefix(b.URL, "http://"), "bmc.example.test", "https://bmc.example.test:8443", "ftp://bmc"} {
+		n := node(b, "node-0")
+		n.DriverInfo[redfish.KeyAddress] = addr
+		errV := d.Validate(ctx(t), n, plugins.InterfacePower)
+		_, errP := d.GetPowerState(ctx(t), n)
+		if errors.Is(errV, plugins.ErrInvalidDriverInfo) != errors.Is(errP, plugins.ErrInvalidDriverInfo) {
+			t.Errorf("address %q: validate says %v, get power state says %v", addr, errV, errP)
+		}
+	}
+}
