@@ -49,7 +49,12 @@ func TestThirdPartyDriverInDev(t *testing.T) {
 
 	get := func(path string, out any) {
 		t.Helper()
-		resp, err := http.Get(d.URL + path)
+		req, err := http.NewRequest(http.MethodGet, d.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-OpenStack-Ironic-API-Version", "latest") // node names need 1.5
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
