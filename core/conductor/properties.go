@@ -1,8 +1,11 @@
 package conductor
 
 // driverProperties are the driver_info keys each hardware type takes, with
-// Ironic's descriptions (get_driver_properties). Keys marked "Required." are
-// checked by validate_driver_interfaces for power and management.
+// Ironic's descriptions (get_driver_properties). They are served, and the
+// keys of requiredKeys checked by validate_driver_interfaces, only for a
+// driver that declares no properties and has no Validate of its own (a
+// plugin built with an SDK older than the validate and properties
+// capabilities); the built-in drivers declare theirs.
 var driverProperties = map[string]map[string]string{
 	"fake-hardware": {},
 	"ipmi": {
@@ -19,7 +22,7 @@ var driverProperties = map[string]map[string]string{
 		"redfish_username":  "User account with admin/server-profile access privilege. Although this property is not mandatory it's highly recommended to set a username. Optional",
 		"redfish_password":  "User account password. Although this property is not mandatory, it's highly recommended to set a password. Optional",
 		"redfish_verify_ca": "Either a Boolean value, a path to a CA_BUNDLE file or directory with certificates of trusted CAs. If set to True the driver will verify the host certificates; if False the driver will ignore verifying the SSL certificate. If it's a path the driver will use the specified certificate or one of the certificates in the directory. Defaults to True. Optional",
-		"redfish_auth_type": "Redfish HTTP client authentication method. Can be \"basic\", \"session\" or \"auto\". The \"auto\" mode first tries \"session\" and falls back to \"basic\" if session authentication is not supported by the Redfish BMC. Default is set in ironic config as [redfish]auth_type. Optional",
+		"redfish_auth_type": "Redfish HTTP client authentication method. Can be \"basic\", \"session\" or \"auto\". The \"auto\" mode first tries \"session\" and falls back to \"basic\" if session authentication is not supported by the Redfish BMC. Defaults to \"auto\", or \"basic\" when [redfish] use_sessions is false. Optional",
 	},
 }
 
