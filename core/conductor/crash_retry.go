@@ -55,6 +55,9 @@ func (s *Service) powerAfterCrash(ctx context.Context, n *objects.Node, hw Hardw
 		return err
 	})
 	why := fmt.Sprintf("%s is not repeated automatically (it is not safe to send twice)", target)
+	if safeToRepeat(target) {
+		why = fmt.Sprintf("%s was repeated once and the plugin crashed again; it is not repeated again", target)
+	}
 	if err != nil {
 		return "", fmt.Sprintf("%v; %s, and reading the power state back failed too: %v", cause, why, err)
 	}

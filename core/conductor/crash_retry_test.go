@@ -151,3 +151,24 @@ func TestBootDeviceRepeatedAfterPluginCrash(t *testing.T) {
 		t.Fatalf("calls %v, want each twice", c.calls)
 	}
 }
+
+// TestPowerOnCrashingTwice: a power on whose repeat crashes too is not sent
+// a third time; the state is read back and last_error says so.
+func TestPowerOnCrashingTwice(t *testing.T) {
+	h, c, n := crashHarness(t, map[string]int{string(plugins.PowerOn): 2})
+	if err := h.api.ChangeNodePowerState(context.Background(), n, string(plugins.PowerOn), 0); err != nil {
+		t.Fatal(err)
+	}
+	got := h.waitFor(n.UUID, "power action done", func(n *objects.Node) bool { return n.TargetPowerState == nil && n.Reservation == nil })
+	if deref(got.PowerState) != string(plugins.PowerOn) {
+		t.Errorf("power state %q, want what the BMC reports: power on", deref(got.PowerState))
+	}
+	for _, part := range []string{"driver plugin crashed", "repeated once", "the BMC now reports power on"} {
+		if !strings.Contains(deref(got.LastError), part) {
+			t.Errorf("last_error %q does not say %q", deref(got.LastError), part)
+		}
+	}
+	if calls := c.count(string(plugins.PowerOn)); calls != 2 {
+		t.Errorf("power on reached the driver %d times, want 2", calls)
+	}
+}

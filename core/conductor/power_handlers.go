@@ -84,7 +84,9 @@ func (s *Service) changeNodePowerState(ctx context.Context, p rpc.Params) (any, 
 			if err = s.driverCallWithin(ctx, n, op, wait, call); err != nil {
 				err = fmt.Errorf("%w (repeated once after the driver plugin crashed)", err)
 			}
-		} else if crashed(err) && ctx.Err() == nil {
+		}
+		if crashed(err) && ctx.Err() == nil {
+			// Not safe to repeat, or crashed again: record what the BMC says.
 			state, msg := s.powerAfterCrash(ctx, n, hw, op, target, err)
 			n.TargetPowerState = nil
 			if state != "" {
