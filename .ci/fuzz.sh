@@ -44,6 +44,7 @@ targets=(
   "./core/conductor/bootserver FuzzRender"     # instance_info rendered into iPXE scripts
   "./core/conductor/bootserver FuzzParseIdent" # /ipxe/{uuid|mac} identifiers
   "./plugins/redact FuzzText"           # any text masked: a URL's password never comes out
+  "./plugins FuzzCheckImageRef"         # image references in instance_info/driver_info (validate)
 )
 
 out=$(mktemp)

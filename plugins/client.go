@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -19,12 +20,18 @@ import (
 // The host (plugins/host) and plugintest obtain one from GRPCPlugin; a
 // driver author never needs it.
 type Client struct {
-	rpc      driverv1.DriverClient
-	power    driverv2.PowerClient // nil below protocol 2
-	protocol int
+	rpc   driverv1.DriverClient
+	power driverv2.PowerClient // nil below protocol 2
+	// validation is the Validation service, served under every protocol
+	// major and called only for what the plugin advertised.
+	validation driverv1.ValidationClient
+	protocol   int
 	// powerVersion is the power interface version sent with Configure
 	// (0 before): version 1 keeps power actions on protocol 1's calls.
 	powerVersion atomic.Int32
+	// caps holds the capabilities of the last Info (nil before): soft
+	// power needs capability soft_power as well as power version 2.
+	caps atomic.Pointer[[]Capability]
 }
 
 var _ interface {
@@ -44,7 +51,9 @@ func (c *Client) Info(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, fromStatus(err)
 	}
-	return infoFromProto(resp), nil
+	info := infoFromProto(resp)
+	c.caps.Store(&info.Capabilities)
+	return info, nil
 }
 
 // Configure tells the plugin what the host negotiated.
@@ -96,8 +105,10 @@ func (c *Client) powerV2() bool {
 // CheckPowerAction implements PowerActor from the protocol and the power
 // interface version negotiated with Configure: soft power and timeouts need
 // power interface version 2, which needs protocol 2. Whether the plugin
-// advertised soft_power is the plugin's to say (or the host's, which
-// recorded its Info).
+// advertised soft_power is checked against its last Info: a plugin serving
+// power version 2 without SoftPowerOff and SoftReboot does not advertise it,
+// and its soft actions are refused here, before anything is sent. Before
+// any Info the plugin is left to say.
 func (c *Client) CheckPowerAction(target PowerState, timeout time.Duration) error {
 	if target.Final() == "" {
 		return fmt.Errorf("power action %q: %w", target, ErrNotSupported)
@@ -105,6 +116,9 @@ func (c *Client) CheckPowerAction(target PowerState, timeout time.Duration) erro
 	if !c.powerV2() && (target.Soft() || timeout > 0) {
 		return fmt.Errorf("%s: plugin protocol %d with power interface version %d has no soft power or power timeouts (power interface version 2, protocol 2): %w",
 			describeAction(target, timeout), c.protocol, max(c.powerVersion.Load(), 1), ErrNotSupported)
+	}
+	if caps := c.caps.Load(); target.Soft() && caps != nil && !slices.Contains(*caps, CapabilitySoftPower) {
+		return fmt.Errorf("%s: the plugin does not advertise capability %s: %w", target, CapabilitySoftPower, ErrNotSupported)
 	}
 	return nil
 }

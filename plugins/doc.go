@@ -14,6 +14,9 @@
 //   - Every call takes ctx first and the Node (identity plus driver_info).
 //   - Errors carry their kind and retry-ability across the process boundary;
 //     the mapping to and from gRPC status lives in status.go and nowhere else.
+//     A Validator's verdict (ValidationProblem: unreachable, credentials
+//     refused, wrong system id, invalid keys) is an answer, not a failed
+//     call: it travels in the Validation service's response.
 //   - Optional features are extra interfaces plus advertised capabilities;
 //     the host never guesses.
 //   - driver_info values whose key names a secret (password, secret, token,

@@ -175,10 +175,14 @@ func Describe(d Driver, protocols []int) (Info, error) {
 	_, nmi := d.(NMIInjector)
 	_, lists := d.(CleanStepLister)
 	_, runs := d.(CleanStepExecutor)
+	_, validates := d.(Validator)
+	_, declares := d.(PropertyDeclarer)
 	derived := map[Capability]bool{
 		CapabilityNMI:        nmi && served[InterfaceManagement],
 		CapabilityCleanSteps: lists && runs && served[InterfaceDeploy],
 		CapabilitySoftPower:  soft && powerV2 && served[InterfacePower],
+		CapabilityValidate:   validates,
+		CapabilityProperties: declares,
 	}
 	caps := slices.Clone(desc.Capabilities)
 	for c, ok := range derived {

@@ -66,6 +66,7 @@ func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 		return err
 	}
 	driverv1.RegisterDriverServer(s, newServer(p.Driver, info, p.protocol()))
+	driverv1.RegisterValidationServer(s, &validationServer{driver: p.Driver, info: info})
 	if p.protocol() >= 2 {
 		driverv2.RegisterPowerServer(s, &powerServer{driver: p.Driver, info: info})
 	}
@@ -75,6 +76,7 @@ func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 // GRPCClient returns a *Client over conn for p.Protocol (host side).
 func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
 	c := &Client{rpc: driverv1.NewDriverClient(conn), protocol: p.protocol()}
+	c.validation = driverv1.NewValidationClient(conn)
 	if c.protocol >= 2 {
 		c.power = driverv2.NewPowerClient(conn)
 	}

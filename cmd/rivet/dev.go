@@ -10,7 +10,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -29,9 +32,16 @@ SQLite database in --state-dir, and an embedded Redfish BMC simulator
 available. No authentication. Ctrl-C stops everything cleanly; starting
 again reuses the state directory (nodes, their states and history).
 
-Config files given with --config-file apply first; rivet dev then sets the
-database, the API address, noauth, in-process RPC and the enabled hardware
-types (fake-hardware, ipmi, redfish).`
+Config files given with --config-file and RIVET_* environment variables
+apply first; rivet dev then sets the database, the API address, noauth and
+in-process RPC. The enabled hardware types are those of the configuration
+([conductor] enabled_hardware_types, default fake-hardware, ipmi, redfish),
+plus every --enable-driver: to try a third-party driver, put its
+rivet-driver-NAME binary in a directory and run
+
+  rivet dev --plugin-dir DIR --enable-driver HARDWARE_TYPE
+
+The simulated Redfish nodes are enrolled only when redfish is enabled.`
 
 func devCommand() *cli.Command {
 	return &cli.Command{
@@ -43,13 +53,16 @@ func devCommand() *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:6385", Usage: "API `ADDRESS` (host:port)"},
 			&cli.IntFlag{Name: "sim-nodes", Value: 4, Usage: "simulated Redfish systems to enroll as nodes sim-0 … sim-`N-1`"},
 			&cli.StringFlag{Name: "sim-listen", Value: "127.0.0.1:6386", Usage: "`ADDRESS` of the embedded Redfish simulator"},
+			&cli.StringSliceFlag{Name: "enable-driver", Usage: "also enable hardware type `NAME` (repeatable), beside [conductor] enabled_hardware_types"},
+			&cli.StringFlag{Name: "plugin-dir", Usage: "`DIR` holding rivet-driver-* plugin binaries ([conductor] plugin_dir)"},
 		},
 		Action: runDev,
 	}
 }
 
 func runDev(c *cli.Context) error {
-	opts := devOptions{stateDir: c.String("state-dir"), listen: c.String("listen"), simNodes: c.Int("sim-nodes"), simListen: c.String("sim-listen")}
+	opts := devOptions{stateDir: c.String("state-dir"), listen: c.String("listen"), simNodes: c.Int("sim-nodes"), simListen: c.String("sim-listen"),
+		enableDrivers: c.StringSlice("enable-driver"), pluginDir: c.String("plugin-dir")}
 	if opts.simNodes < 0 || opts.simNodes > sim.MaxSystems {
 		return cli.Exit(fmt.Sprintf("dev: --sim-nodes %d: give 0 to %d", opts.simNodes, sim.MaxSystems), 2)
 	}
@@ -75,7 +88,14 @@ func runDev(c *cli.Context) error {
 type devOptions struct {
 	stateDir, listen, simListen string
 	simNodes                    int
+	// enableDrivers are hardware types enabled beside the configuration's
+	// (--enable-driver); pluginDir overrides [conductor] plugin_dir.
+	enableDrivers []string
+	pluginDir     string
 }
+
+// hardwareTypeName is what a hardware type name may hold.
+var hardwareTypeName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 
 // apply points cfg at the state directory and the dev defaults.
 func (o devOptions) apply(cfg *config.Config) error {
@@ -100,7 +120,25 @@ func (o devOptions) apply(cfg *config.Config) error {
 	cfg.Default.AuthStrategy = "noauth"
 	cfg.Default.RPCTransport = "local"
 	cfg.Default.Host = "rivet-dev"
-	cfg.Conductor.EnabledHardwareTypes = []string{"fake-hardware", "ipmi", "redfish"}
+	for _, hw := range o.enableDrivers {
+		hw = strings.TrimSpace(hw)
+		if !hardwareTypeName.MatchString(hw) {
+			return fmt.Errorf("--enable-driver %q: want a hardware type name (lower case letters, digits, '-', '_', '.')", hw)
+		}
+		if !slices.Contains(cfg.Conductor.EnabledHardwareTypes, hw) {
+			cfg.Conductor.EnabledHardwareTypes = append(cfg.Conductor.EnabledHardwareTypes, hw)
+		}
+	}
+	if o.pluginDir != "" {
+		pd, err := filepath.Abs(o.pluginDir)
+		if err != nil {
+			return fmt.Errorf("--plugin-dir: %w", err)
+		}
+		if fi, err := os.Stat(pd); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--plugin-dir %q: not a directory", o.pluginDir)
+		}
+		cfg.Conductor.PluginDir = pd
+	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -134,7 +172,10 @@ func devRun(ctx context.Context, cfg *config.Config, files []string, o devOption
 		return err
 	}
 	simURL := "http://" + simLn.Addr().String()
-	if err := enrollSimNodes(ctx, aio.URL, simURL, o.simNodes, log); err != nil {
+	if !slices.Contains(cfg.Conductor.EnabledHardwareTypes, "redfish") {
+		log.Info("redfish is not an enabled hardware type: the simulated nodes are not enrolled",
+			"enabled_hardware_types", cfg.Conductor.EnabledHardwareTypes)
+	} else if err := enrollSimNodes(ctx, aio.URL, simURL, o.simNodes, log); err != nil {
 		log.Error("enrolling the simulated nodes failed; the API keeps serving", "error", err)
 	}
 	fmt.Fprintf(out, `
@@ -142,13 +183,14 @@ Rivet dev is running.
   API:        %s   (noauth; Ironic clients work too: baremetal --os-endpoint %s/v1 --os-auth-type none)
   Redfish:    %s   (%d simulated systems, user %s)
   State:      %s
+  Drivers:    %s
 Try, in another terminal:
   export RIVET_URL=%s
   go run ./cmd/rivet node list
   go run ./cmd/rivet node power on sim-0
   go run ./cmd/rivet node deploy sim-1 --wait
 Stop with Ctrl-C.
-`, aio.URL, aio.URL, simURL, o.simNodes, sim.DefaultUsername, o.stateDir, aio.URL)
+`, aio.URL, aio.URL, simURL, o.simNodes, sim.DefaultUsername, o.stateDir, strings.Join(cfg.Conductor.EnabledHardwareTypes, ", "), aio.URL)
 	err = aio.Wait()
 	stopSim()
 	return err

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rivetmetal/rivet/core/config"
 )
 
 func TestDevRefusesBadFlags(t *testing.T) {
@@ -20,6 +25,59 @@ func TestDevRefusesBadFlags(t *testing.T) {
 			code, _, errOut := runCLI(t, append([]string{"dev", "--state-dir", dir}, tc.args...)...)
 			if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and one line with %q", code, errOut, tc.want)
+			}
+		})
+	}
+}
+
+// TestDevHonoursEnabledHardwareTypes: rivet dev takes the enabled hardware
+// types from the config file and the environment, adds each
+// --enable-driver, and takes --plugin-dir; on 9b9faca it always set
+// fake-hardware, ipmi, redfish whatever the configuration said.
+func TestDevHonoursEnabledHardwareTypes(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "rivet.conf")
+	if err := os.WriteFile(file, []byte("[conductor]\nenabled_hardware_types = fake-hardware,redfish\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plugins := t.TempDir()
+	for name, tc := range map[string]struct {
+		files  []string
+		env    []string
+		opts   devOptions
+		want   []string
+		errHas string
+	}{
+		"default":         {want: []string{"fake-hardware", "ipmi", "redfish"}},
+		"config file":     {files: []string{file}, want: []string{"fake-hardware", "redfish"}},
+		"environment":     {files: []string{file}, env: []string{"RIVET_CONDUCTOR_ENABLED_HARDWARE_TYPES=fake-hardware"}, want: []string{"fake-hardware"}},
+		"enable-driver":   {files: []string{file}, opts: devOptions{enableDrivers: []string{"acme-hardware", "redfish"}}, want: []string{"fake-hardware", "redfish", "acme-hardware"}},
+		"bad driver name": {opts: devOptions{enableDrivers: []string{"Acme Hardware"}}, errHas: `--enable-driver "Acme Hardware"`},
+		"plugin dir":      {opts: devOptions{pluginDir: plugins}, want: []string{"fake-hardware", "ipmi", "redfish"}},
+		"plugin dir gone": {opts: devOptions{pluginDir: filepath.Join(plugins, "nope")}, errHas: "--plugin-dir"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg, err := config.Load(tc.files, tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := tc.opts
+			o.stateDir, o.listen = filepath.Join(dir, "state-"+strings.ReplaceAll(name, " ", "-")), "127.0.0.1:6385"
+			err = o.apply(cfg)
+			if tc.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+					t.Fatalf("apply: %v, want an error with %q", err, tc.errHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Conductor.EnabledHardwareTypes; !slices.Equal(got, tc.want) {
+				t.Errorf("enabled_hardware_types %v, want %v", got, tc.want)
+			}
+			if o.pluginDir != "" && cfg.Conductor.PluginDir != o.pluginDir {
+				t.Errorf("plugin_dir %q, want %q", cfg.Conductor.PluginDir, o.pluginDir)
 			}
 		})
 	}

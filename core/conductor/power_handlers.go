@@ -72,11 +72,35 @@ func (s *Service) changeNodePowerState(ctx context.Context, p rpc.Params) (any, 
 	}
 	work := func(ctx context.Context, t *Task) {
 		n := t.Node
-		err := s.driverCallWithin(ctx, n, op, wait, func(ctx context.Context, pn plugins.Node) error {
+		call := func(ctx context.Context, pn plugins.Node) error {
 			return actor.PowerAction(ctx, pn, target, wait)
-		})
-		n.TargetPowerState = nil
+		}
+		err := s.driverCallWithin(ctx, n, op, wait, call)
 		log := t.log
+		if crashed(err) && ctx.Err() == nil && safeToRepeat(target) {
+			// Hard power on/off: sending it again is harmless (crash_retry.go).
+			log.Warn("driver plugin crashed during the power action; repeating it once on the restarted plugin",
+				"target", string(target), "error", err)
+			if err = s.driverCallWithin(ctx, n, op, wait, call); err != nil {
+				err = fmt.Errorf("%w (repeated once after the driver plugin crashed)", err)
+			}
+		}
+		if crashed(err) && ctx.Err() == nil {
+			// Not safe to repeat, or crashed again: record what the BMC says.
+			state, msg := s.powerAfterCrash(ctx, n, hw, op, target, err)
+			n.TargetPowerState = nil
+			if state != "" {
+				n.PowerState = ptr(string(state))
+			}
+			n.LastError = ptr(msg)
+			log.Warn("driver plugin crashed during the power action; not repeated, power state read back",
+				"target", string(target), "power_state", string(state), "error", err)
+			if serr := t.Save(ctx); serr != nil {
+				log.Error("recording the power action failed", "error", serr)
+			}
+			return
+		}
+		n.TargetPowerState = nil
 		if err != nil {
 			n.LastError = ptr(err.Error())
 			log.Warn("power action failed", "target", string(target), "timeout", wait, "error", err)
@@ -123,7 +147,7 @@ func (s *Service) getBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 		return nil, err
 	}
 	var bd plugins.BootDeviceSetting
-	err = s.driverCall(ctx, n, "get boot device", func(ctx context.Context, pn plugins.Node) (err error) {
+	err = s.driverCallRepeatable(ctx, n, "get boot device", func(ctx context.Context, pn plugins.Node) (err error) {
 		bd, err = hw.GetBootDevice(ctx, pn)
 		return err
 	})
@@ -160,7 +184,7 @@ func (s *Service) setBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		return nil, s.driverCall(ctx, t.Node, "set boot device to "+device, func(ctx context.Context, pn plugins.Node) error {
+		return nil, s.driverCallRepeatable(ctx, t.Node, "set boot device to "+device, func(ctx context.Context, pn plugins.Node) error {
 			return hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: dev, Persistent: persistent})
 		})
 	})
@@ -173,7 +197,7 @@ func (s *Service) getSupportedBootDevices(ctx context.Context, p rpc.Params) (an
 		return nil, err
 	}
 	var devs []plugins.BootDevice
-	err = s.driverCall(ctx, n, "list supported boot devices", func(ctx context.Context, pn plugins.Node) (err error) {
+	err = s.driverCallRepeatable(ctx, n, "list supported boot devices", func(ctx context.Context, pn plugins.Node) (err error) {
 		devs, err = hw.SupportedBootDevices(ctx, pn)
 		return err
 	})

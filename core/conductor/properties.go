@@ -1,8 +1,11 @@
 package conductor
 
 // driverProperties are the driver_info keys each hardware type takes, with
-// Ironic's descriptions (get_driver_properties). Keys marked "Required." are
-// checked by validate_driver_interfaces for power and management.
+// Ironic's descriptions (get_driver_properties). They are served, and the
+// keys of requiredKeys checked by validate_driver_interfaces, only for a
+// driver that declares no properties and has no Validate of its own (a
+// plugin built with an SDK older than the validate and properties
+// capabilities); the built-in drivers declare theirs.
 var driverProperties = map[string]map[string]string{
 	"fake-hardware": {},
 	"ipmi": {

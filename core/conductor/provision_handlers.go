@@ -35,14 +35,15 @@ func (s *Service) doNodeDeploy(ctx context.Context, p rpc.Params) (any, error) {
 		if n.Maintenance {
 			return errMaintenance(action, n.UUID)
 		}
-		if _, err := s.hardware(n); err != nil {
+		hw, err := s.hardware(n)
+		if err != nil {
 			return err
 		}
 		if err := s.requireInterface(n, catalog.Deploy); err != nil {
 			return err
 		}
 		for _, iface := range []string{"power", "deploy"} {
-			if v := s.validateInterface(n, iface); !v.Result {
+			if v := s.validateInterface(ctx, n, hw, iface); !v.Result {
 				return classed("InstanceDeployFailure", http.StatusBadRequest, nil,
 					"Failed to validate deploy or power info for node %s. Error: %s", n.UUID, deref(v.Reason))
 			}

@@ -66,6 +66,10 @@ type Service struct {
 	http    *jsonRPCListener
 	boot    *bootserver.Server // iPXE scripts, when BootHTTPAddress is set
 
+	// validations caches drivers' Validate answers briefly
+	// (validate_driver.go).
+	validations validationCache
+
 	conductorID atomic.Int64
 	// draining is set when Stop begins: no new background work, and
 	// heartbeats write the rows offline. beatMu orders it with a heartbeat

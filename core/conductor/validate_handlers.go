@@ -2,8 +2,10 @@ package conductor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
@@ -16,7 +18,12 @@ import (
 var validatedInterfaces = []string{"boot", "console", "deploy", "inspect", "management", "network", "power", "raid", "rescue", "storage"}
 
 // validateDriverInterfaces reports, per interface, whether the node can use
-// it and why not. It takes no lease and calls no BMC.
+// it and why not. It takes no lease. A driver with a Validate hook checks
+// its own driver_info and instance_info keys and, for power and
+// management, reaches the BMC (bounded and cached, validate_driver.go); a
+// driver without one (an older plugin) gets the conductor's own checks.
+// The interfaces are validated concurrently, so a dead BMC costs one
+// deadline, not one per interface.
 func (s *Service) validateDriverInterfaces(ctx context.Context, p rpc.Params) (any, error) {
 	id, err := nodeID(p)
 	if err != nil {
@@ -26,12 +33,23 @@ func (s *Service) validateDriverInterfaces(ctx context.Context, p rpc.Params) (a
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.hardware(n); err != nil {
+	hw, err := s.hardware(n)
+	if err != nil {
 		return nil, err
 	}
+	results := make([]rpc.InterfaceValidation, len(validatedInterfaces))
+	var wg sync.WaitGroup
+	for i, name := range validatedInterfaces {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = s.validateInterface(ctx, n, hw, name)
+		}()
+	}
+	wg.Wait()
 	out := make(map[string]rpc.InterfaceValidation, len(validatedInterfaces))
-	for _, name := range validatedInterfaces {
-		out[name] = s.validateInterface(n, name)
+	for i, name := range validatedInterfaces {
+		out[name] = results[i]
 	}
 	return out, nil
 }
@@ -46,7 +64,7 @@ func notOK(format string, args ...any) rpc.InterfaceValidation {
 // validateInterface validates one interface of n with the implementation
 // it uses: one it names that this conductor does not enable fails with the
 // catalog's reason; none, or a no-* implementation, is "not supported".
-func (s *Service) validateInterface(n *objects.Node, name string) rpc.InterfaceValidation {
+func (s *Service) validateInterface(ctx context.Context, n *objects.Node, hw Hardware, name string) rpc.InterfaceValidation {
 	uses := func(iface string) (bool, rpc.InterfaceValidation) {
 		impl, err := s.nodeInterface(n, iface)
 		if err != nil {
@@ -62,12 +80,21 @@ func (s *Service) validateInterface(n *objects.Node, name string) rpc.InterfaceV
 		if has, v := uses(name); !has {
 			return v
 		}
+		if v, handled := s.driverValidate(ctx, n, hw, plugins.Interface(name)); handled {
+			return v
+		}
 		return s.validateDriverInfo(n)
 	case "deploy", "boot":
 		for _, iface := range []string{catalog.Deploy, name} {
 			if has, v := uses(iface); !has {
 				return v
 			}
+		}
+		if v, handled := s.driverValidate(ctx, n, hw, plugins.InterfaceDeploy); handled {
+			if !v.Result || n.Driver == "fake-hardware" {
+				return v
+			}
+			return checkImageRefs(n, name)
 		}
 		if v := s.validateDriverInfo(n); !v.Result {
 			return v
@@ -99,14 +126,15 @@ func (s *Service) validateDriverInfo(n *objects.Node) rpc.InterfaceValidation {
 }
 
 // validateInstanceInfo checks what a ramdisk deploy needs: boot_iso, or
-// kernel and ramdisk. fake-hardware needs nothing.
+// kernel and ramdisk, and that every image reference is a URL or an image
+// id (checkImageRefs). fake-hardware needs nothing.
 func validateInstanceInfo(n *objects.Node, iface string) rpc.InterfaceValidation {
 	if n.Driver == "fake-hardware" {
 		return ok()
 	}
 	str := func(k string) string { v, _ := n.InstanceInfo[k].(string); return strings.TrimSpace(v) }
 	if str("boot_iso") != "" || (str("kernel") != "" && str("ramdisk") != "") {
-		return ok()
+		return checkImageRefs(n, iface)
 	}
 	return notOK("Cannot validate %s interface: missing instance_info: boot_iso (or kernel and ramdisk)", iface)
 }
@@ -145,18 +173,74 @@ func (s *Service) vendorPassthru(ctx context.Context, p rpc.Params) (any, error)
 }
 
 // getDriverProperties returns the driver_info keys of a hardware type this
-// conductor serves, with their descriptions.
-func (s *Service) getDriverProperties(_ context.Context, p rpc.Params) (any, error) {
+// conductor serves, with their descriptions: those the driver declares
+// (capability properties), or, for a driver that declares none (a plugin
+// built with an older SDK), the conductor's own table of the built-in
+// hardware types.
+func (s *Service) getDriverProperties(ctx context.Context, p rpc.Params) (any, error) {
 	hw, err := p.String("driver_name")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.drivers.Hardware(hw); err != nil {
+	d, err := s.drivers.Hardware(hw)
+	if err != nil {
 		return nil, errDriverNotFound(hw)
+	}
+	if declared, err := declaredProperties(ctx, d); err == nil {
+		return declared, nil
+	} else if !errors.Is(err, plugins.ErrNotSupported) {
+		return nil, err
 	}
 	props, ok := driverProperties[hw]
 	if !ok {
 		props = map[string]string{}
 	}
 	return props, nil
+}
+
+// declaredProperties asks d for the driver_info keys it declares, as the
+// API lists them: name to description ending "Required." or "Optional.".
+// ErrNotSupported when d declares none.
+func declaredProperties(ctx context.Context, d Hardware) (map[string]string, error) {
+	var list []plugins.Property
+	switch pd := d.(type) {
+	case interface {
+		Properties(context.Context) ([]plugins.Property, error)
+	}:
+		cctx, cancel := context.WithTimeout(ctx, validateDeadline)
+		defer cancel()
+		l, err := pd.Properties(cctx)
+		if err != nil {
+			return nil, err
+		}
+		list = l
+	case plugins.PropertyDeclarer:
+		list = pd.Properties()
+	default:
+		return nil, plugins.ErrNotSupported
+	}
+	out := make(map[string]string, len(list))
+	for _, p := range list {
+		out[p.Name] = PropertyDescription(p)
+	}
+	return out, nil
+}
+
+// PropertyDescription is p's description as Ironic's properties end: with
+// "Required." or "Optional.".
+func PropertyDescription(p plugins.Property) string {
+	desc := strings.TrimSpace(p.Description)
+	if strings.HasSuffix(desc, "Required.") || strings.HasSuffix(desc, "Optional.") {
+		return desc
+	}
+	if desc != "" && !strings.HasSuffix(desc, ".") {
+		desc += "."
+	}
+	if desc != "" {
+		desc += " "
+	}
+	if p.Required {
+		return desc + "Required."
+	}
+	return desc + "Optional."
 }

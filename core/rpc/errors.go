@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/rivetmetal/rivet/core/version"
@@ -94,10 +95,26 @@ func (e *TemporaryFailure) ErrorClass() string { return "TemporaryFailure" }
 func (e *TemporaryFailure) HTTPCode() int      { return http.StatusServiceUnavailable }
 
 // NoValidHost means no live conductor serves the node's driver and group.
-type NoValidHost struct{ Driver, Group string }
+// Enabled, when known, lists the hardware types the group's live
+// conductors do serve; the message names them and the option that enables
+// one, so a driver author learns why a new hardware type is not served.
+type NoValidHost struct {
+	Driver, Group string
+	Enabled       []string
+	// EnabledKnown is true when Enabled was computed (even if empty).
+	EnabledKnown bool
+}
 
 func (e *NoValidHost) Error() string {
-	return fmt.Sprintf("No valid host was found. Reason: No conductor service registered which supports driver %s for conductor group %q.", e.Driver, e.Group)
+	msg := fmt.Sprintf("No valid host was found. Reason: No conductor service registered which supports driver %s for conductor group %q.", e.Driver, e.Group)
+	if !e.EnabledKnown {
+		return msg
+	}
+	served := "none"
+	if len(e.Enabled) > 0 {
+		served = strings.Join(e.Enabled, ", ")
+	}
+	return msg + fmt.Sprintf(" Hardware types enabled on the live conductors of that group: %s. A hardware type is served only when it is listed in [conductor] enabled_hardware_types and a driver plugin serving it is running.", served)
 }
 func (e *NoValidHost) ErrorClass() string { return "NoValidHost" }
 func (e *NoValidHost) HTTPCode() int      { return http.StatusBadRequest }

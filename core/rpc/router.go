@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -89,7 +90,15 @@ func (r *Router) lookup(t Target) (string, error) {
 	}
 	ring, ok := r.rings[ringKey(t.Group, t.Driver)]
 	if !ok {
-		return "", &NoValidHost{Driver: t.Driver, Group: t.Group}
+		nv := &NoValidHost{Driver: t.Driver, Group: t.Group, EnabledKnown: true}
+		prefix := ringKey(t.Group, "")
+		for k := range r.rings {
+			if hw, found := strings.CutPrefix(k, prefix); found {
+				nv.Enabled = append(nv.Enabled, hw)
+			}
+		}
+		slices.Sort(nv.Enabled)
+		return "", nv
 	}
 	return ring.Get([]byte(t.UUID))
 }

@@ -97,8 +97,8 @@ func classify(ctx context.Context, p params, op string, err error) error {
 		return fmt.Errorf("%s: %w", prefix, scrub(err, p.password))
 	case isAuthFailure(err):
 		// go-ipmi's text is dropped: it adds nothing an operator can act on.
-		return fmt.Errorf("%s: BMC rejected the user name or password (or cipher suite %d): %w",
-			prefix, p.suite, &plugins.InvalidDriverInfoError{Invalid: []string{KeyUsername, KeyPassword}})
+		return fmt.Errorf("%s: BMC rejected the user name or password (or cipher suite %d): %w: %w",
+			prefix, p.suite, plugins.ErrCredentialsRefused, &plugins.InvalidDriverInfoError{Invalid: []string{KeyUsername, KeyPassword}})
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		return fmt.Errorf("%s: %w", prefix, ctx.Err())
 	case isSilence(err):

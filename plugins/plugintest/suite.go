@@ -54,6 +54,7 @@ func Cases(tgt Target, node plugins.Node) []Case {
 		{"management", s.management},
 		{"deploy", s.deploy},
 		{"inspect", s.inspect},
+		{"validate", s.validate},
 	}
 }
 

@@ -65,10 +65,16 @@ func startDev(t *testing.T, simNodes int) *devProcess {
 // startDevIn is startDev on a given state directory.
 func startDevIn(t *testing.T, state string, simNodes int) *devProcess {
 	t.Helper()
+	return startDevWith(t, state, simNodes)
+}
+
+// startDevWith is startDevIn with extra rivet dev flags.
+func startDevWith(t *testing.T, state string, simNodes int, extra ...string) *devProcess {
+	t.Helper()
 	listen, simListen := freeTCP(t), freeTCP(t)
 	d := &devProcess{URL: "http://" + listen, SimURL: "http://" + simListen, cache: t.TempDir(), out: &testenv.SyncBuffer{}, errOut: &testenv.SyncBuffer{}}
-	d.cmd = exec.Command(rivetBin, "dev", "--state-dir", state, "--listen", listen, "--sim-listen", simListen,
-		"--sim-nodes", fmt.Sprint(simNodes))
+	d.cmd = exec.Command(rivetBin, append([]string{"dev", "--state-dir", state, "--listen", listen, "--sim-listen", simListen,
+		"--sim-nodes", fmt.Sprint(simNodes)}, extra...)...)
 	d.cmd.Stdout, d.cmd.Stderr = d.out, d.errOut
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -35,10 +35,12 @@ func countLines(t *testing.T, path string) int {
 }
 
 // A driver plugin that serves one call and crashes on the next, over and
-// over, next to a healthy driver in the same conductor: its nodes' actions
-// fail with an error naming the driver and the crash; the restarts back
-// off (they do not follow the rate of the calls); the conductor keeps
-// serving the other driver's nodes and stays up.
+// over, next to a healthy driver in the same conductor: a hard power on or
+// off the plugin died during is repeated once on the restarted plugin
+// (which serves it), and an action that still fails names the driver and
+// the crash; the restarts back off (they do not follow the rate of the
+// calls); the conductor keeps serving the other driver's nodes and stays
+// up.
 func TestPluginCrashLoop(t *testing.T) {
 	starts := filepath.Join(t.TempDir(), "starts")
 	aio := allInOne(t, filepath.Join(t.TempDir(), "rivet.db"), pluginDir(t),
@@ -81,8 +83,13 @@ func TestPluginCrashLoop(t *testing.T) {
 	t.Logf("%d actions on the crashing driver in %v: %d failed, %d plugin restarts; last error: %s",
 		actions, window, failed, restarts, lastErr)
 	t.Logf("%d actions on the other driver, all done", steadyOK)
-	if failed == 0 || actions < 6 {
-		t.Fatalf("%d actions, %d failed: the crash loop was not exercised", actions, failed)
+	if restarts == 0 || actions < 6 {
+		t.Fatalf("%d actions, %d plugin restarts: the crash loop was not exercised", actions, restarts)
+	}
+	// Every other action met a crash; each was repeated on the restarted
+	// plugin, whose first call succeeds.
+	if failed > 0 {
+		t.Errorf("%d of %d power on/off actions failed although the restarted plugin serves its first call: not repeated after the crash", failed, actions)
 	}
 	// Backoff 0, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4 s… after the 1st, 2nd, …
 	// consecutive crash: at most 8 starts fit in 10 s (12.6 s for 8 gaps).
@@ -94,6 +101,51 @@ func TestPluginCrashLoop(t *testing.T) {
 	}
 	aio.running(t)
 	api.must(t, http.StatusOK, http.MethodGet, "/v1/nodes/steady", nil)
+}
+
+// A power action in flight when its plugin dies, after the BMC acted: a
+// hard power on is repeated once on the restarted plugin and the node
+// records the state reached without last_error; a reboot is not repeated:
+// the power state is read back from the BMC and recorded with a last_error
+// that says what happened. On 9b9faca both ended with last_error "driver
+// plugin crashed" and the power state from before the action.
+func TestPluginCrashDuringPowerAction(t *testing.T) {
+	dir := t.TempDir()
+	aio := allInOne(t, filepath.Join(dir, "rivet.db"), pluginDir(t),
+		"RIVET_CONDUCTOR_ENABLED_HARDWARE_TYPES=fake-hardware,test-hardware",
+		"RIVET_CONDUCTOR_SYNC_POWER_STATE_INTERVAL=0",
+		"RIVET_TESTPLUGIN_CRASH_AFTER=1", "RIVET_TESTPLUGIN_CRASH_APPLIED=1",
+		"RIVET_TESTPLUGIN_STATE="+filepath.Join(dir, "bmc.json"))
+	api := aio.api
+	api.createNode(t, "test-hardware", "crashy", nil)
+	done := func(target string) node {
+		return api.waitNode(t, 60*time.Second, "crashy", target+" ending", func(n node) bool { return n.Reservation == nil })
+	}
+	// The plugin's first call: served.
+	api.setPower(t, "crashy", "power off")
+	if n := done("power off"); n.power() != "power off" || n.lastError() != "" {
+		t.Fatalf("power off: %q, last_error %q", n.power(), n.lastError())
+	}
+	// Its second call applies and crashes: repeated on the next plugin.
+	api.setPower(t, "crashy", "power on")
+	if n := done("power on"); n.power() != "power on" || n.lastError() != "" {
+		t.Fatalf("power on interrupted by a crash: power %q, last_error %q; want power on, no error (repeated once)", n.power(), n.lastError())
+	}
+	// The next plugin's second call is a reboot: it applies and crashes,
+	// is not repeated, and the state is read back (the third plugin's
+	// first call).
+	api.setPower(t, "crashy", "rebooting")
+	n := done("reboot")
+	t.Logf("reboot interrupted by a crash: power %q, last_error %q", n.power(), n.lastError())
+	if n.power() != "power on" {
+		t.Errorf("power %q after the reboot, want what the BMC reports: power on", n.power())
+	}
+	for _, part := range []string{"driver plugin crashed", "not repeated", "the BMC now reports power on"} {
+		if !strings.Contains(n.lastError(), part) {
+			t.Errorf("last_error %q does not say %q", n.lastError(), part)
+		}
+	}
+	aio.running(t)
 }
 
 // A driver plugin that exits as it starts is refused once, logged with

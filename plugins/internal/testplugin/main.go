@@ -8,10 +8,16 @@
 // "<unix nanoseconds> <pid>" to as it starts; $RIVET_TESTPLUGIN_CRASH_AT_START=1
 // makes it exit at once (status 3); $RIVET_TESTPLUGIN_CRASH_AFTER=N makes
 // the call after the N-th power call of each process exit it (status 2).
+//
+// For crash-during-action tests: $RIVET_TESTPLUGIN_STATE names a JSON file
+// holding the power states, so they survive the process as a BMC's do;
+// $RIVET_TESTPLUGIN_CRASH_APPLIED=1 makes a crashing power change apply
+// first and exit after, as a plugin killed after the BMC acted does.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -24,22 +30,51 @@ import (
 )
 
 type driver struct {
-	mu         sync.Mutex
-	power      map[string]plugins.PowerState
-	calls      int
-	crashAfter int // < 0: never
+	mu           sync.Mutex
+	power        map[string]plugins.PowerState
+	calls        int
+	crashAfter   int    // < 0: never
+	stateFile    string // "": power states live in memory only
+	crashApplied bool   // a crashing change applies before the exit
 }
 
 // call counts a power call and exits the process when crashAfter calls
-// have been served.
-func (d *driver) call() {
+// have been served; with crashApplied a change (apply non-nil) is applied
+// first.
+func (d *driver) call(apply func()) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.crashAfter >= 0 && d.calls >= d.crashAfter {
+		if apply != nil && d.crashApplied {
+			apply()
+			d.save()
+		}
 		fmt.Fprintf(os.Stderr, "testplugin: crashing on call %d as RIVET_TESTPLUGIN_CRASH_AFTER says\n", d.calls+1)
 		os.Exit(2)
 	}
 	d.calls++
+}
+
+// load reads the power states from the state file, if any.
+func (d *driver) load() {
+	if d.stateFile == "" {
+		return
+	}
+	if b, err := os.ReadFile(d.stateFile); err == nil {
+		_ = json.Unmarshal(b, &d.power)
+	}
+}
+
+// save writes the power states to the state file, if any (d.mu held).
+func (d *driver) save() {
+	if d.stateFile == "" {
+		return
+	}
+	b, _ := json.Marshal(d.power)
+	tmp := d.stateFile + ".tmp"
+	if os.WriteFile(tmp, b, 0o644) == nil {
+		_ = os.Rename(tmp, d.stateFile)
+	}
 }
 
 func (d *driver) Describe() plugins.Description {
@@ -47,7 +82,7 @@ func (d *driver) Describe() plugins.Description {
 }
 
 func (d *driver) GetPowerState(ctx context.Context, n plugins.Node) (plugins.PowerState, error) {
-	d.call()
+	d.call(nil)
 	if ms, ok := n.DriverInfo["sleep_ms"].(float64); ok {
 		select {
 		case <-time.After(time.Duration(ms) * time.Millisecond):
@@ -64,10 +99,11 @@ func (d *driver) GetPowerState(ctx context.Context, n plugins.Node) (plugins.Pow
 }
 
 func (d *driver) SetPowerState(_ context.Context, n plugins.Node, p plugins.PowerState) error {
-	d.call()
+	d.call(func() { d.power[n.UUID] = p })
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.power[n.UUID] = p
+	d.save()
 	return nil
 }
 
@@ -128,6 +164,8 @@ func main() {
 		}
 	}
 	log.Info("testplugin starting", "pid", os.Getpid(), "ipmi_password", "hunter2")
-	plugins.Serve(plugins.ServeConfig{Driver: &driver{power: map[string]plugins.PowerState{}, crashAfter: crashAfter},
-		Logger: log, Protocols: protocols})
+	d := &driver{power: map[string]plugins.PowerState{}, crashAfter: crashAfter,
+		stateFile: os.Getenv("RIVET_TESTPLUGIN_STATE"), crashApplied: os.Getenv("RIVET_TESTPLUGIN_CRASH_APPLIED") == "1"}
+	d.load()
+	plugins.Serve(plugins.ServeConfig{Driver: d, Logger: log, Protocols: protocols})
 }
