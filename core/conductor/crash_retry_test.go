@@ -11,6 +11,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/drivers/fake"
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 )
 
 // crashingHW is the hooked fake whose plugin "crashes" during chosen
@@ -29,7 +30,7 @@ func (c *crashingHW) hit(op string) error {
 	c.calls[op]++
 	if c.crashes[op] > 0 {
 		c.crashes[op]--
-		return &plugins.PluginCrashedError{Driver: "crashy", Err: errors.New("rpc error: code = Unavailable desc = error reading from server: EOF")}
+		return &host.PluginCrashedError{Driver: "crashy", Err: errors.New("rpc error: code = Unavailable desc = error reading from server: EOF")}
 	}
 	return nil
 }

@@ -20,7 +20,7 @@
 //     exec.Cmd), after a backoff that grows with consecutive failures. The
 //     count clears only after a successful call on a process that ran for
 //     StableAfter, so a plugin that crashes every few calls backs off too.
-//     The call that saw the crash gets a retryable *plugins.PluginCrashedError;
+//     The call that saw the crash gets a retryable *PluginCrashedError;
 //     so does, at once, a call whose deadline falls before the next restart.
 //   - A plugin that fails to start is refused and not retried until its
 //     binary changes.

@@ -33,7 +33,7 @@ func (d *Driver) CheckPowerAction(target plugins.PowerState, timeout time.Durati
 func (d *Driver) PowerAction(ctx context.Context, n plugins.Node, target plugins.PowerState, timeout time.Duration) error {
 	_, err := callChecked(ctx, d, plugins.InterfacePower, string(target), func(reg Registration) error {
 		return powerSupport(reg, target, timeout)
-	}, func(c *plugins.Client) (none, error) {
+	}, func(c *Client) (none, error) {
 		return noValue(c.PowerAction(ctx, d.node(n), target, timeout))
 	})
 	return err

@@ -1,4 +1,4 @@
-package plugins
+package host
 
 import (
 	"context"
@@ -10,15 +10,16 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/rivetmetal/rivet/plugins"
 	"github.com/rivetmetal/rivet/plugins/internal/proto/driverv1"
 	"github.com/rivetmetal/rivet/plugins/internal/proto/driverv2"
 )
 
 // Client is the host's view of a plugin reached over gRPC: it implements
 // every capability interface and turns the wire back into the SDK's types
-// and errors. A method the plugin does not serve returns ErrNotSupported.
-// The host (plugins/host) and plugintest obtain one from GRPCPlugin; a
-// driver author never needs it.
+// and errors. A method the plugin does not serve returns
+// plugins.ErrNotSupported. Driver (through its supervisor) and plugintest
+// obtain one from GRPCPlugin.
 type Client struct {
 	rpc   driverv1.DriverClient
 	power driverv2.PowerClient // nil below protocol 2
@@ -31,25 +32,25 @@ type Client struct {
 	powerVersion atomic.Int32
 	// caps holds the capabilities of the last Info (nil before): soft
 	// power needs capability soft_power as well as power version 2.
-	caps atomic.Pointer[[]Capability]
+	caps atomic.Pointer[[]plugins.Capability]
 }
 
 var _ interface {
-	PowerInterface
-	PowerActor
-	ManagementInterface
-	NMIInjector
-	DeployInterface
-	CleanStepLister
-	CleanStepExecutor
-	Inspector
+	plugins.PowerInterface
+	plugins.PowerActor
+	plugins.ManagementInterface
+	plugins.NMIInjector
+	plugins.DeployInterface
+	plugins.CleanStepLister
+	plugins.CleanStepExecutor
+	plugins.Inspector
 } = (*Client)(nil)
 
 // Info asks the plugin what it serves.
-func (c *Client) Info(ctx context.Context) (Info, error) {
+func (c *Client) Info(ctx context.Context) (plugins.Info, error) {
 	resp, err := c.rpc.Info(ctx, &driverv1.InfoRequest{})
 	if err != nil {
-		return Info{}, fromStatus(err)
+		return plugins.Info{}, fromStatus(err)
 	}
 	info := infoFromProto(resp)
 	c.caps.Store(&info.Capabilities)
@@ -57,16 +58,16 @@ func (c *Client) Info(ctx context.Context) (Info, error) {
 }
 
 // Configure tells the plugin what the host negotiated.
-func (c *Client) Configure(ctx context.Context, n Negotiation) error {
+func (c *Client) Configure(ctx context.Context, n plugins.Negotiation) error {
 	_, err := c.rpc.Configure(ctx, negotiationToProto(n))
 	if err == nil {
-		c.powerVersion.Store(int32(n.Interfaces[InterfacePower]))
+		c.powerVersion.Store(int32(n.Interfaces[plugins.InterfacePower]))
 	}
 	return fromStatus(err)
 }
 
 // GetPowerState implements PowerStateGetter.
-func (c *Client) GetPowerState(ctx context.Context, node Node) (PowerState, error) {
+func (c *Client) GetPowerState(ctx context.Context, node plugins.Node) (plugins.PowerState, error) {
 	req, err := nodeRequest(node)
 	if err != nil {
 		return "", err
@@ -75,11 +76,11 @@ func (c *Client) GetPowerState(ctx context.Context, node Node) (PowerState, erro
 	if err != nil {
 		return "", fromStatus(err)
 	}
-	return ParsePowerState(resp.GetPowerState())
+	return plugins.ParsePowerState(resp.GetPowerState())
 }
 
 // SetPowerState implements PowerSetter.
-func (c *Client) SetPowerState(ctx context.Context, node Node, target PowerState) error {
+func (c *Client) SetPowerState(ctx context.Context, node plugins.Node, target plugins.PowerState) error {
 	n, err := nodeToProto(node)
 	if err != nil {
 		return err
@@ -89,7 +90,7 @@ func (c *Client) SetPowerState(ctx context.Context, node Node, target PowerState
 }
 
 // Reboot implements Rebooter.
-func (c *Client) Reboot(ctx context.Context, node Node) error {
+func (c *Client) Reboot(ctx context.Context, node plugins.Node) error {
 	return c.nodeCall(ctx, node, c.rpc.Reboot)
 }
 
@@ -102,23 +103,23 @@ func (c *Client) powerV2() bool {
 	return c.power != nil && c.powerVersion.Load() != 1
 }
 
-// CheckPowerAction implements PowerActor from the protocol and the power
+// CheckPowerAction implements plugins.PowerActor from the protocol and the power
 // interface version negotiated with Configure: soft power and timeouts need
 // power interface version 2, which needs protocol 2. Whether the plugin
 // advertised soft_power is checked against its last Info: a plugin serving
 // power version 2 without SoftPowerOff and SoftReboot does not advertise it,
 // and its soft actions are refused here, before anything is sent. Before
 // any Info the plugin is left to say.
-func (c *Client) CheckPowerAction(target PowerState, timeout time.Duration) error {
+func (c *Client) CheckPowerAction(target plugins.PowerState, timeout time.Duration) error {
 	if target.Final() == "" {
-		return fmt.Errorf("power action %q: %w", target, ErrNotSupported)
+		return fmt.Errorf("power action %q: %w", target, plugins.ErrNotSupported)
 	}
 	if !c.powerV2() && (target.Soft() || timeout > 0) {
 		return fmt.Errorf("%s: plugin protocol %d with power interface version %d has no soft power or power timeouts (power interface version 2, protocol 2): %w",
-			describeAction(target, timeout), c.protocol, max(c.powerVersion.Load(), 1), ErrNotSupported)
+			describeAction(target, timeout), c.protocol, max(c.powerVersion.Load(), 1), plugins.ErrNotSupported)
 	}
-	if caps := c.caps.Load(); target.Soft() && caps != nil && !slices.Contains(*caps, CapabilitySoftPower) {
-		return fmt.Errorf("%s: the plugin does not advertise capability %s: %w", target, CapabilitySoftPower, ErrNotSupported)
+	if caps := c.caps.Load(); target.Soft() && caps != nil && !slices.Contains(*caps, plugins.CapabilitySoftPower) {
+		return fmt.Errorf("%s: the plugin does not advertise capability %s: %w", target, plugins.CapabilitySoftPower, plugins.ErrNotSupported)
 	}
 	return nil
 }
@@ -126,12 +127,12 @@ func (c *Client) CheckPowerAction(target PowerState, timeout time.Duration) erro
 // PowerAction implements PowerActor: the Power service with power interface
 // version 2; otherwise SetPowerState and Reboot, for what CheckPowerAction
 // allows.
-func (c *Client) PowerAction(ctx context.Context, node Node, target PowerState, timeout time.Duration) error {
+func (c *Client) PowerAction(ctx context.Context, node plugins.Node, target plugins.PowerState, timeout time.Duration) error {
 	if err := c.CheckPowerAction(target, timeout); err != nil {
 		return err
 	}
 	if !c.powerV2() {
-		if target == Rebooting {
+		if target == plugins.Rebooting {
 			return c.Reboot(ctx, node)
 		}
 		return c.SetPowerState(ctx, node, target)
@@ -150,7 +151,7 @@ func (c *Client) PowerAction(ctx context.Context, node Node, target PowerState, 
 
 // describeAction names a power action for messages: "soft power off",
 // "power on with a timeout of 30s".
-func describeAction(target PowerState, timeout time.Duration) string {
+func describeAction(target plugins.PowerState, timeout time.Duration) string {
 	if timeout > 0 {
 		return fmt.Sprintf("%s with a timeout of %s", target, timeout)
 	}
@@ -158,31 +159,31 @@ func describeAction(target PowerState, timeout time.Duration) string {
 }
 
 // GetBootDevice implements BootDeviceGetter.
-func (c *Client) GetBootDevice(ctx context.Context, node Node) (BootDeviceSetting, error) {
+func (c *Client) GetBootDevice(ctx context.Context, node plugins.Node) (plugins.BootDeviceSetting, error) {
 	req, err := nodeRequest(node)
 	if err != nil {
-		return BootDeviceSetting{}, err
+		return plugins.BootDeviceSetting{}, err
 	}
 	resp, err := c.rpc.GetBootDevice(ctx, req)
 	if err != nil {
-		return BootDeviceSetting{}, fromStatus(err)
+		return plugins.BootDeviceSetting{}, fromStatus(err)
 	}
 	if resp.GetDevice() == "" { // unknown: no override in force
-		return BootDeviceSetting{}, nil
+		return plugins.BootDeviceSetting{}, nil
 	}
-	dev, err := ParseBootDevice(resp.GetDevice())
+	dev, err := plugins.ParseBootDevice(resp.GetDevice())
 	if err != nil {
-		return BootDeviceSetting{}, err
+		return plugins.BootDeviceSetting{}, err
 	}
-	mode, err := ParseBootMode(resp.GetBootMode())
+	mode, err := plugins.ParseBootMode(resp.GetBootMode())
 	if err != nil {
-		return BootDeviceSetting{}, err
+		return plugins.BootDeviceSetting{}, err
 	}
-	return BootDeviceSetting{Device: dev, Persistent: resp.GetPersistent(), Mode: mode}, nil
+	return plugins.BootDeviceSetting{Device: dev, Persistent: resp.GetPersistent(), Mode: mode}, nil
 }
 
 // SetBootDevice implements BootDeviceSetter.
-func (c *Client) SetBootDevice(ctx context.Context, node Node, s BootDeviceSetting) error {
+func (c *Client) SetBootDevice(ctx context.Context, node plugins.Node, s plugins.BootDeviceSetting) error {
 	n, err := nodeToProto(node)
 	if err != nil {
 		return err
@@ -192,7 +193,7 @@ func (c *Client) SetBootDevice(ctx context.Context, node Node, s BootDeviceSetti
 }
 
 // SupportedBootDevices implements SupportedBootDevicesLister.
-func (c *Client) SupportedBootDevices(ctx context.Context, node Node) ([]BootDevice, error) {
+func (c *Client) SupportedBootDevices(ctx context.Context, node plugins.Node) ([]plugins.BootDevice, error) {
 	req, err := nodeRequest(node)
 	if err != nil {
 		return nil, err
@@ -201,9 +202,9 @@ func (c *Client) SupportedBootDevices(ctx context.Context, node Node) ([]BootDev
 	if err != nil {
 		return nil, fromStatus(err)
 	}
-	out := make([]BootDevice, 0, len(resp.GetDevices()))
+	out := make([]plugins.BootDevice, 0, len(resp.GetDevices()))
 	for _, d := range resp.GetDevices() {
-		dev, err := ParseBootDevice(d)
+		dev, err := plugins.ParseBootDevice(d)
 		if err != nil {
 			continue // a device a newer plugin knows and this host does not
 		}
@@ -212,28 +213,28 @@ func (c *Client) SupportedBootDevices(ctx context.Context, node Node) ([]BootDev
 	return out, nil
 }
 
-// InjectNMI implements NMIInjector.
-func (c *Client) InjectNMI(ctx context.Context, node Node) error {
+// InjectNMI implements plugins.NMIInjector.
+func (c *Client) InjectNMI(ctx context.Context, node plugins.Node) error {
 	return c.nodeCall(ctx, node, c.rpc.InjectNMI)
 }
 
 // PrepareDeploy implements DeployPreparer.
-func (c *Client) PrepareDeploy(ctx context.Context, node Node) error {
+func (c *Client) PrepareDeploy(ctx context.Context, node plugins.Node) error {
 	return c.nodeCall(ctx, node, c.rpc.PrepareDeploy)
 }
 
 // Deploy implements Deployer.
-func (c *Client) Deploy(ctx context.Context, node Node) error {
+func (c *Client) Deploy(ctx context.Context, node plugins.Node) error {
 	return c.nodeCall(ctx, node, c.rpc.Deploy)
 }
 
 // TearDown implements DeployTearDowner.
-func (c *Client) TearDown(ctx context.Context, node Node) error {
+func (c *Client) TearDown(ctx context.Context, node plugins.Node) error {
 	return c.nodeCall(ctx, node, c.rpc.TearDown)
 }
 
-// ListCleanSteps implements CleanStepLister.
-func (c *Client) ListCleanSteps(ctx context.Context, node Node) ([]CleanStep, error) {
+// ListCleanSteps implements plugins.CleanStepLister.
+func (c *Client) ListCleanSteps(ctx context.Context, node plugins.Node) ([]plugins.CleanStep, error) {
 	req, err := nodeRequest(node)
 	if err != nil {
 		return nil, err
@@ -242,15 +243,15 @@ func (c *Client) ListCleanSteps(ctx context.Context, node Node) ([]CleanStep, er
 	if err != nil {
 		return nil, fromStatus(err)
 	}
-	out := make([]CleanStep, 0, len(resp.GetSteps()))
+	out := make([]plugins.CleanStep, 0, len(resp.GetSteps()))
 	for _, s := range resp.GetSteps() {
 		out = append(out, cleanStepFromProto(s))
 	}
 	return out, nil
 }
 
-// ExecuteCleanStep implements CleanStepExecutor.
-func (c *Client) ExecuteCleanStep(ctx context.Context, node Node, step CleanStep) error {
+// ExecuteCleanStep implements plugins.CleanStepExecutor.
+func (c *Client) ExecuteCleanStep(ctx context.Context, node plugins.Node, step plugins.CleanStep) error {
 	n, err := nodeToProto(node)
 	if err != nil {
 		return err
@@ -263,20 +264,20 @@ func (c *Client) ExecuteCleanStep(ctx context.Context, node Node, step CleanStep
 	return fromStatus(err)
 }
 
-// Inspect implements Inspector.
-func (c *Client) Inspect(ctx context.Context, node Node) (Inventory, error) {
+// Inspect implements plugins.Inspector.
+func (c *Client) Inspect(ctx context.Context, node plugins.Node) (plugins.Inventory, error) {
 	req, err := nodeRequest(node)
 	if err != nil {
-		return Inventory{}, err
+		return plugins.Inventory{}, err
 	}
 	resp, err := c.rpc.Inspect(ctx, req)
 	if err != nil {
-		return Inventory{}, fromStatus(err)
+		return plugins.Inventory{}, fromStatus(err)
 	}
 	return inventoryFromProto(resp), nil
 }
 
-func (c *Client) nodeCall(ctx context.Context, node Node, rpc func(context.Context, *driverv1.NodeRequest, ...grpc.CallOption) (*driverv1.Empty, error)) error {
+func (c *Client) nodeCall(ctx context.Context, node plugins.Node, rpc func(context.Context, *driverv1.NodeRequest, ...grpc.CallOption) (*driverv1.Empty, error)) error {
 	req, err := nodeRequest(node)
 	if err != nil {
 		return err
@@ -285,10 +286,49 @@ func (c *Client) nodeCall(ctx context.Context, node Node, rpc func(context.Conte
 	return fromStatus(err)
 }
 
-func nodeRequest(node Node) (*driverv1.NodeRequest, error) {
+func nodeRequest(node plugins.Node) (*driverv1.NodeRequest, error) {
 	n, err := nodeToProto(node)
 	if err != nil {
 		return nil, err
 	}
 	return &driverv1.NodeRequest{Node: n}, nil
+}
+
+var _ interface {
+	plugins.Validator
+} = (*Client)(nil)
+
+// Properties asks the plugin for the driver_info keys it declares;
+// plugins.ErrNotSupported when it declares none (an older plugin).
+func (c *Client) Properties(ctx context.Context) ([]plugins.Property, error) {
+	if c.validation == nil {
+		return nil, plugins.ErrNotSupported
+	}
+	resp, err := c.validation.Properties(ctx, &driverv1.Empty{})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	out := make([]plugins.Property, 0, len(resp.GetProperties()))
+	for _, p := range resp.GetProperties() {
+		out = append(out, plugins.Property{Name: p.GetName(), Required: p.GetRequired(), Description: p.GetDescription()})
+	}
+	return out, nil
+}
+
+// Validate implements plugins.Validator over the plugin's Validation service; a
+// failure comes back as a *ValidationError. plugins.ErrNotSupported when the plugin
+// has no Validate (an older plugin).
+func (c *Client) Validate(ctx context.Context, node plugins.Node, iface plugins.Interface) error {
+	if c.validation == nil {
+		return plugins.ErrNotSupported
+	}
+	n, err := nodeToProto(node)
+	if err != nil {
+		return err
+	}
+	resp, err := c.validation.Validate(ctx, &driverv1.ValidateRequest{Node: n, Interface: string(iface)})
+	if err != nil {
+		return fromStatus(err)
+	}
+	return validationError(resp.GetProblem(), resp.GetReason(), resp.GetMissingKeys(), resp.GetInvalidKeys())
 }
