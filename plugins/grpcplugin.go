@@ -30,6 +30,7 @@ func Protocols() []int { return []int{1, 2} }
 func init() {
 	wire.RegisterServer = registerServer
 	wire.ToStatus = toStatus
+	wire.LocalPowerActor = func(d any) any { return localPower{d.(PowerInterface)} }
 }
 
 // registerServer registers on s the services of protocol major protocol

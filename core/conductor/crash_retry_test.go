@@ -44,7 +44,7 @@ func (c *crashingHW) count(op string) int {
 func (c *crashingHW) CheckPowerAction(plugins.PowerState, time.Duration) error { return nil }
 
 func (c *crashingHW) PowerAction(ctx context.Context, n plugins.Node, target plugins.PowerState, timeout time.Duration) error {
-	if err := plugins.LocalPowerActor(c.hookedFake).PowerAction(ctx, n, target, timeout); err != nil {
+	if err := host.LocalPowerActor(c.hookedFake).PowerAction(ctx, n, target, timeout); err != nil {
 		return err
 	}
 	return c.hit(string(target))

@@ -37,7 +37,7 @@ type Client struct {
 
 var _ interface {
 	plugins.PowerInterface
-	plugins.PowerActor
+	PowerActor
 	plugins.ManagementInterface
 	plugins.NMIInjector
 	plugins.DeployInterface
@@ -103,7 +103,7 @@ func (c *Client) powerV2() bool {
 	return c.power != nil && c.powerVersion.Load() != 1
 }
 
-// CheckPowerAction implements plugins.PowerActor from the protocol and the power
+// CheckPowerAction implements PowerActor from the protocol and the power
 // interface version negotiated with Configure: soft power and timeouts need
 // power interface version 2, which needs protocol 2. Whether the plugin
 // advertised soft_power is checked against its last Info: a plugin serving

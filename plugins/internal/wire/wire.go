@@ -48,6 +48,11 @@ const (
 // through plugins/host, to serve a driver over an in-memory connection.
 var RegisterServer func(s *grpc.Server, driver any, protocols []int, protocol int) error
 
+// LocalPowerActor returns, for a plugins.PowerInterface, the value with
+// CheckPowerAction and PowerAction that the plugin's Power service uses:
+// set when plugins is initialised, for plugins/host's LocalPowerActor.
+var LocalPowerActor func(d any) any
+
 // ToStatus is package plugins' toStatus, how a driver's error leaves the
 // plugin: set when plugins is initialised, for the host's tests of the
 // round trip.
