@@ -28,6 +28,12 @@
 //     started and negotiated, new calls go to it, and the old one is killed
 //     once its in-flight calls drain. A new binary that fails to start
 //     leaves the old one serving.
+//   - The wire's client side is here, not in the driver SDK (package
+//     plugins), whose exported API is the author's only: Client and
+//     GRPCPlugin (what go-plugin dispenses), fromStatus turning a plugin's
+//     status back into the SDK's errors (status.go), the errors only the
+//     host raises (PluginCrashedError, IncompatibleError, ValidationError)
+//     and PowerActor, the conductor's entry point for power actions.
 //   - Plugin stderr (hclog JSON) is forwarded into the host's slog logger;
 //     values under secret-looking keys are masked on the way.
 package host
