@@ -66,7 +66,7 @@ func (c *Client) Configure(ctx context.Context, n plugins.Negotiation) error {
 	return fromStatus(err)
 }
 
-// GetPowerState implements PowerStateGetter.
+// GetPowerState implements plugins.PowerStateGetter.
 func (c *Client) GetPowerState(ctx context.Context, node plugins.Node) (plugins.PowerState, error) {
 	req, err := nodeRequest(node)
 	if err != nil {
@@ -79,7 +79,7 @@ func (c *Client) GetPowerState(ctx context.Context, node plugins.Node) (plugins.
 	return plugins.ParsePowerState(resp.GetPowerState())
 }
 
-// SetPowerState implements PowerSetter.
+// SetPowerState implements plugins.PowerSetter.
 func (c *Client) SetPowerState(ctx context.Context, node plugins.Node, target plugins.PowerState) error {
 	n, err := nodeToProto(node)
 	if err != nil {
@@ -89,7 +89,7 @@ func (c *Client) SetPowerState(ctx context.Context, node plugins.Node, target pl
 	return fromStatus(err)
 }
 
-// Reboot implements Rebooter.
+// Reboot implements plugins.Rebooter.
 func (c *Client) Reboot(ctx context.Context, node plugins.Node) error {
 	return c.nodeCall(ctx, node, c.rpc.Reboot)
 }
@@ -158,7 +158,7 @@ func describeAction(target plugins.PowerState, timeout time.Duration) string {
 	return string(target)
 }
 
-// GetBootDevice implements BootDeviceGetter.
+// GetBootDevice implements plugins.BootDeviceGetter.
 func (c *Client) GetBootDevice(ctx context.Context, node plugins.Node) (plugins.BootDeviceSetting, error) {
 	req, err := nodeRequest(node)
 	if err != nil {
@@ -182,7 +182,7 @@ func (c *Client) GetBootDevice(ctx context.Context, node plugins.Node) (plugins.
 	return plugins.BootDeviceSetting{Device: dev, Persistent: resp.GetPersistent(), Mode: mode}, nil
 }
 
-// SetBootDevice implements BootDeviceSetter.
+// SetBootDevice implements plugins.BootDeviceSetter.
 func (c *Client) SetBootDevice(ctx context.Context, node plugins.Node, s plugins.BootDeviceSetting) error {
 	n, err := nodeToProto(node)
 	if err != nil {
@@ -192,7 +192,7 @@ func (c *Client) SetBootDevice(ctx context.Context, node plugins.Node, s plugins
 	return fromStatus(err)
 }
 
-// SupportedBootDevices implements SupportedBootDevicesLister.
+// SupportedBootDevices implements plugins.SupportedBootDevicesLister.
 func (c *Client) SupportedBootDevices(ctx context.Context, node plugins.Node) ([]plugins.BootDevice, error) {
 	req, err := nodeRequest(node)
 	if err != nil {
@@ -218,17 +218,17 @@ func (c *Client) InjectNMI(ctx context.Context, node plugins.Node) error {
 	return c.nodeCall(ctx, node, c.rpc.InjectNMI)
 }
 
-// PrepareDeploy implements DeployPreparer.
+// PrepareDeploy implements plugins.DeployPreparer.
 func (c *Client) PrepareDeploy(ctx context.Context, node plugins.Node) error {
 	return c.nodeCall(ctx, node, c.rpc.PrepareDeploy)
 }
 
-// Deploy implements Deployer.
+// Deploy implements plugins.Deployer.
 func (c *Client) Deploy(ctx context.Context, node plugins.Node) error {
 	return c.nodeCall(ctx, node, c.rpc.Deploy)
 }
 
-// TearDown implements DeployTearDowner.
+// TearDown implements plugins.DeployTearDowner.
 func (c *Client) TearDown(ctx context.Context, node plugins.Node) error {
 	return c.nodeCall(ctx, node, c.rpc.TearDown)
 }
