@@ -12,8 +12,14 @@
 //   - This package imports nothing from Rivet's core, db or drivers; a test
 //     enforces it. An author needs only plugins/... and go-plugin.
 //   - Every call takes ctx first and the Node (identity plus driver_info).
+//   - Only the author's API is exported. The conductor's side of the wire
+//     (the gRPC client, PowerActor, the errors only the host raises) is in
+//     plugins/host; what both ends share and no author names (the go-plugin
+//     handshake, the error kinds on the wire) in plugins/internal/wire. A
+//     test (TestAuthorAPIHasNoHostOnlyNames) keeps host-only names out.
 //   - Errors carry their kind and retry-ability across the process boundary;
-//     the mapping to and from gRPC status lives in status.go and nowhere else.
+//     the mapping to gRPC status lives in status.go (toStatus) and back in
+//     plugins/host's status.go (fromStatus), and nowhere else.
 //     A Validator's verdict (ValidationProblem: unreachable, credentials
 //     refused, wrong system id, invalid keys) is an answer, not a failed
 //     call: it travels in the Validation service's response.

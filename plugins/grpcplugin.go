@@ -2,17 +2,16 @@ package plugins
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
 	"github.com/rivetmetal/rivet/plugins/internal/proto/driverv1"
 	"github.com/rivetmetal/rivet/plugins/internal/proto/driverv2"
+	"github.com/rivetmetal/rivet/plugins/internal/wire"
 )
-
-// PluginName is the key under which a driver is dispensed from a go-plugin
-// PluginSet.
-const PluginName = "driver"
 
 // ProtocolVersion is the highest plugin protocol major this SDK release
 // speaks. Within a major every change is additive (new RPCs, new fields); a
@@ -28,69 +27,63 @@ const ProtocolVersion = 2
 // sends its list; go-plugin picks the highest major both speak.
 func Protocols() []int { return []int{1, 2} }
 
-// Handshake is the go-plugin handshake every Rivet driver plugin uses. The
-// magic cookie only stops a user from running a plugin binary by hand; it is
-// not a security measure (AutoMTLS and checksums are). Its ProtocolVersion
-// stays 1: the majors themselves are negotiated through VersionedPlugins.
-var Handshake = plugin.HandshakeConfig{
-	ProtocolVersion:  1,
-	MagicCookieKey:   "RIVET_DRIVER_PLUGIN",
-	MagicCookieValue: "4f1c7f0e-3b8e-4c5a-9d2b-7a6e5c1d8b90",
+func init() {
+	wire.RegisterServer = registerServer
+	wire.ToStatus = toStatus
+	wire.LocalPowerActor = func(d any) any { return localPower{d.(PowerInterface)} }
 }
 
-// GRPCPlugin is the go-plugin Plugin of one protocol major: on the plugin
-// side it serves Driver, on the host side it dispenses a *Client.
-type GRPCPlugin struct {
-	plugin.NetRPCUnsupportedPlugin
-	// Driver is served on the plugin side; nil on the host side.
-	Driver Driver
-	// Protocols is what the plugin advertises in Info as its protocol
-	// majors; nil means Protocols().
-	Protocols []int
-	// Protocol is the major this PluginSet entry serves; 0 means 1. From 2
-	// on, the Power service is registered (plugin side) and used (host
-	// side) beside the Driver service.
-	Protocol int
-}
-
-var _ plugin.GRPCPlugin = (*GRPCPlugin)(nil)
-
-// GRPCServer registers the services of p.Protocol (plugin side).
-func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	protocols := p.Protocols
+// registerServer registers on s the services of protocol major protocol
+// for driver d, which advertises protocols: the plugin side of a
+// connection. Serve reaches it through serverPlugin; plugins/host (for
+// plugintest's in-memory connections) through wire.RegisterServer.
+func registerServer(s *grpc.Server, driver any, protocols []int, protocol int) error {
+	d, ok := driver.(Driver)
+	if !ok {
+		return fmt.Errorf("plugin: %T is not a Driver", driver)
+	}
 	if protocols == nil {
 		protocols = Protocols()
 	}
-	info, err := Describe(p.Driver, protocols)
+	info, err := Describe(d, protocols)
 	if err != nil {
 		return err
 	}
-	driverv1.RegisterDriverServer(s, newServer(p.Driver, info, p.protocol()))
-	driverv1.RegisterValidationServer(s, &validationServer{driver: p.Driver, info: info})
-	if p.protocol() >= 2 {
-		driverv2.RegisterPowerServer(s, &powerServer{driver: p.Driver, info: info})
+	protocol = max(protocol, 1)
+	driverv1.RegisterDriverServer(s, newServer(d, info, protocol))
+	driverv1.RegisterValidationServer(s, &validationServer{driver: d, info: info})
+	if protocol >= 2 {
+		driverv2.RegisterPowerServer(s, &powerServer{driver: d, info: info})
 	}
 	return nil
 }
 
-// GRPCClient returns a *Client over conn for p.Protocol (host side).
-func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
-	c := &Client{rpc: driverv1.NewDriverClient(conn), protocol: p.protocol()}
-	c.validation = driverv1.NewValidationClient(conn)
-	if c.protocol >= 2 {
-		c.power = driverv2.NewPowerClient(conn)
-	}
-	return c, nil
+// serverPlugin is the go-plugin Plugin of one protocol major on the plugin
+// side: it serves driver. From protocol 2 on, the Power service is
+// registered beside the Driver service.
+type serverPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	driver    Driver
+	protocols []int // advertised in Info
+	protocol  int   // the major this PluginSet entry serves
 }
 
-func (p *GRPCPlugin) protocol() int { return max(p.Protocol, 1) }
+var _ plugin.GRPCPlugin = (*serverPlugin)(nil)
 
-// PluginSets returns go-plugin's VersionedPlugins for the given protocol
-// majors. A host passes nil for d.
-func PluginSets(d Driver, versions []int) map[int]plugin.PluginSet {
+func (p *serverPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	return registerServer(s, p.driver, p.protocols, p.protocol)
+}
+
+func (p *serverPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
+	return nil, errors.New("plugin: the driver SDK serves drivers; the host's client is in plugins/host")
+}
+
+// pluginSets returns go-plugin's VersionedPlugins serving d at the given
+// protocol majors.
+func pluginSets(d Driver, versions []int) map[int]plugin.PluginSet {
 	sets := make(map[int]plugin.PluginSet, len(versions))
 	for _, v := range versions {
-		sets[v] = plugin.PluginSet{PluginName: &GRPCPlugin{Driver: d, Protocols: versions, Protocol: v}}
+		sets[v] = plugin.PluginSet{wire.PluginName: &serverPlugin{driver: d, protocols: versions, protocol: v}}
 	}
 	return sets
 }

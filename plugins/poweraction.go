@@ -6,27 +6,12 @@ import (
 	"time"
 )
 
-// PowerActor performs power actions named by Ironic's targets (PowerOn,
-// PowerOff, Rebooting, SoftPowerOff, SoftRebooting), each with an optional
-// timeout: the one entry point a conductor needs. The host's driver handle
-// implements it over the plugin protocol; LocalPowerActor adapts a driver
-// value in the same process.
-type PowerActor interface {
-	// CheckPowerAction reports, without any I/O, whether target with
-	// timeout (zero: none asked) can be asked of this driver: nil, or an
-	// error wrapping ErrNotSupported that says why.
-	CheckPowerAction(target PowerState, timeout time.Duration) error
-	// PowerAction performs target and returns once the node has reached
-	// target.Final(), waiting at most timeout (zero: the driver's default).
-	PowerAction(ctx context.Context, node Node, target PowerState, timeout time.Duration) error
-}
-
-// LocalPowerActor returns the PowerActor of a driver value: hard actions
-// go to the version 2 methods when d implements them and to the version 1
-// methods otherwise (only without a timeout); soft actions need SoftPowerer
-// on top of power interface version 2, as Describe advertises soft_power.
-func LocalPowerActor(d PowerInterface) PowerActor { return localPower{d} }
-
+// localPower performs power actions on a driver value in the same
+// process: the plugin's Power service (server_power.go) and, through
+// wire.LocalPowerActor, plugins/host's LocalPowerActor. Hard actions go to
+// the version 2 methods when d implements them and to the version 1 methods
+// otherwise (only without a timeout); soft actions need SoftPowerer on top
+// of power interface version 2, as Describe advertises soft_power.
 type localPower struct{ d PowerInterface }
 
 func (l localPower) CheckPowerAction(target PowerState, timeout time.Duration) error {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 	"github.com/rivetmetal/rivet/plugins/plugintest"
 )
 
@@ -29,7 +30,7 @@ func (r hardV2) RebootWithin(_ context.Context, _ plugins.Node, d time.Duration)
 // CheckPowerAction before anything is sent, as the host and the local
 // adapter refuse them. Before the fix the client's check passed them.
 func TestCheckPowerActionWithoutSoftPower(t *testing.T) {
-	for name, actor := range map[string]func(*testing.T, plugins.Driver) plugins.PowerActor{
+	for name, actor := range map[string]func(*testing.T, plugins.Driver) host.PowerActor{
 		"local": local, "grpc protocol 2": grpcAt(2),
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 	"github.com/rivetmetal/rivet/plugins/plugintest"
 )
 
@@ -84,7 +85,7 @@ func TestPowerActionDispatch(t *testing.T) {
 		"soft power off within 0s", "soft reboot within 1m30s", ""}
 	tests := map[string]struct {
 		v2    bool
-		actor func(t *testing.T, d plugins.Driver) plugins.PowerActor
+		actor func(t *testing.T, d plugins.Driver) host.PowerActor
 		want  []string // "" refused with ErrNotSupported
 	}{
 		"local v1":            {false, local, v1Want},
@@ -126,12 +127,12 @@ func TestPowerActionDispatch(t *testing.T) {
 	}
 }
 
-func local(_ *testing.T, d plugins.Driver) plugins.PowerActor {
-	return plugins.LocalPowerActor(d.(plugins.PowerInterface))
+func local(_ *testing.T, d plugins.Driver) host.PowerActor {
+	return host.LocalPowerActor(d.(plugins.PowerInterface))
 }
 
-func grpcAt(p int) func(t *testing.T, d plugins.Driver) plugins.PowerActor {
-	return func(t *testing.T, d plugins.Driver) plugins.PowerActor {
-		return plugintest.InProcessAt(t, d, p).Driver.(plugins.PowerActor)
+func grpcAt(p int) func(t *testing.T, d plugins.Driver) host.PowerActor {
+	return func(t *testing.T, d plugins.Driver) host.PowerActor {
+		return plugintest.InProcessAt(t, d, p).Driver.(host.PowerActor)
 	}
 }

@@ -12,16 +12,12 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/rivetmetal/rivet/plugins/internal/transport"
+	"github.com/rivetmetal/rivet/plugins/internal/wire"
 )
 
-// DescribeEnv, when set to "1" in a plugin's environment, makes Serve print
-// the plugin's Info as JSON on stdout and exit 0 instead of serving. The host
-// uses it to report a plugin's full version ranges when go-plugin refuses it.
-const DescribeEnv = "RIVET_PLUGIN_DESCRIBE"
-
-// ParentPollInterval is how often a serving plugin checks that the process
+// parentPollInterval is how often a serving plugin checks that the process
 // that started it is still alive.
-const ParentPollInterval = 500 * time.Millisecond
+const parentPollInterval = 500 * time.Millisecond
 
 // ServeConfig configures Serve.
 type ServeConfig struct {
@@ -60,7 +56,7 @@ func Serve(cfg ServeConfig) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if os.Getenv(DescribeEnv) == "1" {
+	if os.Getenv(wire.DescribeEnv) == "1" {
 		if err := json.NewEncoder(os.Stdout).Encode(info); err != nil {
 			os.Exit(1)
 		}
@@ -78,8 +74,8 @@ func Serve(cfg ServeConfig) {
 	})
 	cfg.Logger.Debug("serving", "plugin", info.Name, "version", info.Version, "protocols", protocols)
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig:  Handshake,
-		VersionedPlugins: PluginSets(cfg.Driver, protocols),
+		HandshakeConfig:  wire.Handshake,
+		VersionedPlugins: pluginSets(cfg.Driver, protocols),
 		GRPCServer:       transport.NewServer,
 		Logger:           hl,
 	})
@@ -122,7 +118,7 @@ func exitWithParent(ppid int, d Driver, log *slog.Logger) {
 		return
 	}
 	for {
-		time.Sleep(ParentPollInterval)
+		time.Sleep(parentPollInterval)
 		if os.Getppid() != ppid {
 			log.Warn("parent process is gone; exiting", "parent_pid", ppid)
 			closeDriver(d, log)

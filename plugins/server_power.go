@@ -9,7 +9,7 @@ import (
 )
 
 // powerServer serves protocol 2's Power service (power interface version
-// 2) over LocalPowerActor. Every error leaves through toStatus.
+// 2) over localPower. Every error leaves through toStatus.
 type powerServer struct {
 	driverv2.UnimplementedPowerServer
 	driver Driver
@@ -29,7 +29,7 @@ func (s *powerServer) PowerAction(ctx context.Context, req *driverv2.PowerAction
 	if timeout < 0 {
 		return nil, toStatus(fmt.Errorf("plugin %s: %s: negative timeout %v: %w", s.info.Name, target, timeout, ErrNotSupported))
 	}
-	a := LocalPowerActor(d)
+	a := localPower{d}
 	if err := a.CheckPowerAction(target, timeout); err != nil {
 		return nil, toStatus(fmt.Errorf("plugin %s: %w", s.info.Name, err))
 	}

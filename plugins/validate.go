@@ -3,8 +3,6 @@ package plugins
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -110,12 +108,12 @@ const (
 // ClassifyValidation returns the problem err reports (ProblemNone for nil).
 func ClassifyValidation(err error) ValidationProblem {
 	var inst *InvalidInstanceInfoError
-	var verr *ValidationError
+	var classified interface{ ValidationProblem() ValidationProblem }
 	switch {
 	case err == nil:
 		return ProblemNone
-	case errors.As(err, &verr): // from across the plugin boundary
-		return verr.Problem
+	case errors.As(err, &classified): // from across the plugin boundary
+		return classified.ValidationProblem()
 	case errors.Is(err, ErrCredentialsRefused): // before driver_info: may wrap both
 		return ProblemCredentialsRefused
 	case errors.Is(err, ErrWrongSystemID):
@@ -128,49 +126,4 @@ func ClassifyValidation(err error) ValidationProblem {
 		return ProblemInvalidInstanceInfo
 	}
 	return ProblemOther
-}
-
-// ValidationError is what the host sees of a failed Validate: the problem
-// and the driver's reason. errors.Is matches the sentinel of the problem
-// (ErrBMCUnreachable, ErrCredentialsRefused, ErrWrongSystemID,
-// ErrInvalidDriverInfo).
-type ValidationError struct {
-	Problem ValidationProblem
-	Reason  string
-	Missing []string
-	Invalid []string
-}
-
-// Error is the driver's reason.
-func (e *ValidationError) Error() string { return e.Reason }
-
-// Is matches the sentinel of e.Problem.
-func (e *ValidationError) Is(target error) bool {
-	switch e.Problem {
-	case ProblemInvalidDriverInfo:
-		return target == ErrInvalidDriverInfo
-	case ProblemUnreachable:
-		return target == ErrBMCUnreachable
-	case ProblemCredentialsRefused:
-		return target == ErrCredentialsRefused
-	case ProblemWrongSystemID:
-		return target == ErrWrongSystemID
-	}
-	return false
-}
-
-// validationError rebuilds the host side's error from the wire.
-func validationError(problem, reason string, missing, invalid []string) error {
-	p := ValidationProblem(problem)
-	if p == ProblemNone {
-		return nil
-	}
-	if !slices.Contains([]ValidationProblem{ProblemInvalidDriverInfo, ProblemInvalidInstanceInfo, ProblemUnreachable,
-		ProblemCredentialsRefused, ProblemWrongSystemID}, p) {
-		p = ProblemOther // a problem a newer plugin knows and this host does not
-	}
-	if reason == "" {
-		reason = fmt.Sprintf("validation failed: %s", problem)
-	}
-	return &ValidationError{Problem: p, Reason: reason, Missing: missing, Invalid: invalid}
 }

@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rivetmetal/rivet/plugins/internal/proto/driverv1"
@@ -46,9 +47,9 @@ func validateResponse(err error) *driverv1.ValidateResponse {
 	var di *InvalidDriverInfoError
 	var ii *InvalidInstanceInfoError
 	switch {
-	case asError(err, &di):
+	case errors.As(err, &di):
 		out.MissingKeys, out.InvalidKeys = di.Missing, di.Invalid
-	case asError(err, &ii):
+	case errors.As(err, &ii):
 		out.MissingKeys, out.InvalidKeys = ii.Missing, ii.Invalid
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 	"github.com/rivetmetal/rivet/plugins/plugintest"
 )
 
@@ -56,7 +57,7 @@ func TestValidationOverGRPC(t *testing.T) {
 			if !tgt.Info.Has(plugins.CapabilityValidate) || !tgt.Info.Has(plugins.CapabilityProperties) {
 				t.Fatalf("capabilities %v, want validate and properties", tgt.Info.Capabilities)
 			}
-			c := tgt.Driver.(*plugins.Client)
+			c := tgt.Driver.(*host.Client)
 			props, err := c.Properties(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -87,7 +88,7 @@ func TestValidationOverGRPC(t *testing.T) {
 				if want.problem != plugins.ProblemNone && err.Error() == "" {
 					t.Errorf("%s: no reason", name)
 				}
-				var verr *plugins.ValidationError
+				var verr *host.ValidationError
 				if name == "keys" && (!errors.As(err, &verr) || !slices.Equal(verr.Missing, []string{"v_address"}) || !slices.Equal(verr.Invalid, []string{"v_port"})) {
 					t.Errorf("keys: %#v, want missing v_address, invalid v_port", err)
 				}
@@ -104,7 +105,7 @@ func TestValidationOldPlugin(t *testing.T) {
 	if tgt.Info.Has(plugins.CapabilityValidate) || tgt.Info.Has(plugins.CapabilityProperties) {
 		t.Fatalf("capabilities %v advertise what the driver lacks", tgt.Info.Capabilities)
 	}
-	c := tgt.Driver.(*plugins.Client)
+	c := tgt.Driver.(*host.Client)
 	if err := c.Validate(context.Background(), plugins.Node{UUID: "u"}, plugins.InterfacePower); !errors.Is(err, plugins.ErrNotSupported) {
 		t.Errorf("Validate: %v, want ErrNotSupported", err)
 	}

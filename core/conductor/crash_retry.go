@@ -7,9 +7,10 @@ import (
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 )
 
-// A driver plugin can die while a call is in flight (plugins.ErrPluginCrashed);
+// A driver plugin can die while a call is in flight (host.ErrPluginCrashed);
 // the host restarts it. Whether the call reached the BMC is unknown, so
 // the conductor repeats it only when repeating is harmless: reads, hard
 // power on and power off (setting a state the node may already be in) and
@@ -25,7 +26,7 @@ func safeToRepeat(target plugins.PowerState) bool {
 }
 
 // crashed reports whether err is a plugin crash during the call.
-func crashed(err error) bool { return errors.Is(err, plugins.ErrPluginCrashed) }
+func crashed(err error) bool { return errors.Is(err, host.ErrPluginCrashed) }
 
 // driverCallRepeatable is driverCall for an operation that is safe to
 // repeat: when the plugin crashed during it, it runs once more on the

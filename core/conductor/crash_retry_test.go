@@ -11,6 +11,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/drivers/fake"
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 )
 
 // crashingHW is the hooked fake whose plugin "crashes" during chosen
@@ -29,7 +30,7 @@ func (c *crashingHW) hit(op string) error {
 	c.calls[op]++
 	if c.crashes[op] > 0 {
 		c.crashes[op]--
-		return &plugins.PluginCrashedError{Driver: "crashy", Err: errors.New("rpc error: code = Unavailable desc = error reading from server: EOF")}
+		return &host.PluginCrashedError{Driver: "crashy", Err: errors.New("rpc error: code = Unavailable desc = error reading from server: EOF")}
 	}
 	return nil
 }
@@ -43,7 +44,7 @@ func (c *crashingHW) count(op string) int {
 func (c *crashingHW) CheckPowerAction(plugins.PowerState, time.Duration) error { return nil }
 
 func (c *crashingHW) PowerAction(ctx context.Context, n plugins.Node, target plugins.PowerState, timeout time.Duration) error {
-	if err := plugins.LocalPowerActor(c.hookedFake).PowerAction(ctx, n, target, timeout); err != nil {
+	if err := host.LocalPowerActor(c.hookedFake).PowerAction(ctx, n, target, timeout); err != nil {
 		return err
 	}
 	return c.hit(string(target))

@@ -118,11 +118,11 @@ func (s *Service) changeNodePowerState(ctx context.Context, p rpc.Params) (any, 
 // powerActor is how the conductor performs power actions on hw: a plugin's
 // handle checks what was negotiated with the plugin, an in-process driver
 // what it implements.
-func powerActor(hw Hardware) plugins.PowerActor {
-	if a, ok := hw.(plugins.PowerActor); ok {
+func powerActor(hw Hardware) host.PowerActor {
+	if a, ok := hw.(host.PowerActor); ok {
 		return a
 	}
-	return plugins.LocalPowerActor(hw)
+	return host.LocalPowerActor(hw)
 }
 
 // sharedNode loads the node named by node_id without a lease, with its

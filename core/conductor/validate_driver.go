@@ -14,6 +14,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 	"github.com/rivetmetal/rivet/plugins/redact"
 )
 
@@ -146,7 +147,7 @@ func validationResult(n *objects.Node, err error) rpc.InterfaceValidation {
 		msg = lead + ": " + msg
 	}
 	// Only keys missing: Ironic's message for that.
-	var verr *plugins.ValidationError
+	var verr *host.ValidationError
 	var dierr *plugins.InvalidDriverInfoError
 	var missing, invalid []string
 	switch {

@@ -106,9 +106,9 @@ func TestKillDuringCall(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("in-flight call did not return after the plugin was killed")
 	}
-	var crashed *plugins.PluginCrashedError
+	var crashed *host.PluginCrashedError
 	if !errors.As(err, &crashed) || crashed.Driver != "test" {
-		t.Fatalf("error %v (%T), want *plugins.PluginCrashedError for driver test", err, err)
+		t.Fatalf("error %v (%T), want *host.PluginCrashedError for driver test", err, err)
 	}
 	if !plugins.IsRetryable(err) || !strings.Contains(err.Error(), "driver test: ") || !strings.Contains(err.Error(), "get power state") {
 		t.Errorf("error %q: want retryable, naming the driver and the operation", err)

@@ -56,7 +56,7 @@ func TestCrashLoopBacksOff(t *testing.T) {
 		if err == nil {
 			continue
 		}
-		var crashed *plugins.PluginCrashedError
+		var crashed *host.PluginCrashedError
 		if !errors.As(err, &crashed) || crashed.Driver != "test" || !plugins.IsRetryable(err) {
 			t.Fatalf("call %d: %v (%T), want a retryable *PluginCrashedError for driver test", crashes, err, err)
 		}
@@ -85,13 +85,13 @@ func TestCrashLoopBacksOff(t *testing.T) {
 	if _, err := d.GetPowerState(context.Background(), plugins.Node{UUID: "n1"}); err != nil {
 		t.Fatalf("call on the restarted plugin: %v", err)
 	}
-	if _, err := d.GetPowerState(context.Background(), plugins.Node{UUID: "n1"}); !errors.Is(err, plugins.ErrPluginCrashed) {
+	if _, err := d.GetPowerState(context.Background(), plugins.Node{UUID: "n1"}); !errors.Is(err, host.ErrPluginCrashed) {
 		t.Fatalf("second call: %v, want the crash", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), ceiling/4)
 	defer cancel()
 	_, err := d.GetPowerState(ctx, plugins.Node{UUID: "n1"})
-	if !errors.Is(err, plugins.ErrPluginCrashed) || errors.Is(err, context.DeadlineExceeded) ||
+	if !errors.Is(err, host.ErrPluginCrashed) || errors.Is(err, context.DeadlineExceeded) ||
 		!strings.Contains(err.Error(), "failed 7 times in a row, next restart in") {
 		t.Fatalf("call during the backoff: %v, want an immediate crash-loop error", err)
 	}

@@ -20,7 +20,7 @@
 //     exec.Cmd), after a backoff that grows with consecutive failures. The
 //     count clears only after a successful call on a process that ran for
 //     StableAfter, so a plugin that crashes every few calls backs off too.
-//     The call that saw the crash gets a retryable *plugins.PluginCrashedError;
+//     The call that saw the crash gets a retryable *PluginCrashedError;
 //     so does, at once, a call whose deadline falls before the next restart.
 //   - A plugin that fails to start is refused and not retried until its
 //     binary changes.
@@ -28,6 +28,12 @@
 //     started and negotiated, new calls go to it, and the old one is killed
 //     once its in-flight calls drain. A new binary that fails to start
 //     leaves the old one serving.
+//   - The wire's client side is here, not in the driver SDK (package
+//     plugins), whose exported API is the author's only: Client and
+//     GRPCPlugin (what go-plugin dispenses), fromStatus turning a plugin's
+//     status back into the SDK's errors (status.go), the errors only the
+//     host raises (PluginCrashedError, IncompatibleError, ValidationError)
+//     and PowerActor, the conductor's entry point for power actions.
 //   - Plugin stderr (hclog JSON) is forwarded into the host's slog logger;
 //     values under secret-looking keys are masked on the way.
 package host

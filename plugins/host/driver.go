@@ -23,7 +23,7 @@ func (d *Driver) Registration() (Registration, bool) { return d.sup.registration
 // call runs fn on a running instance after checking the interface and
 // capability; it is the one path every Driver method takes.
 func call[T any](ctx context.Context, d *Driver, iface plugins.Interface, capability plugins.Capability, op string,
-	fn func(c *plugins.Client) (T, error)) (T, error) {
+	fn func(c *Client) (T, error)) (T, error) {
 	return callChecked(ctx, d, iface, op, func(reg Registration) error {
 		if capability != "" && !reg.Has(capability) {
 			return fmt.Errorf("capability %s not advertised: %w", capability, plugins.ErrNotSupported)
@@ -35,7 +35,7 @@ func call[T any](ctx context.Context, d *Driver, iface plugins.Interface, capabi
 // callChecked is call with check run against the registration of the
 // instance the call goes to, before anything is sent.
 func callChecked[T any](ctx context.Context, d *Driver, iface plugins.Interface, op string,
-	check func(Registration) error, fn func(c *plugins.Client) (T, error)) (T, error) {
+	check func(Registration) error, fn func(c *Client) (T, error)) (T, error) {
 	var zero T
 	inst, err := d.sup.acquire(ctx)
 	if err != nil {
@@ -51,7 +51,7 @@ func callChecked[T any](ctx context.Context, d *Driver, iface plugins.Interface,
 	}
 	v, err := fn(inst.driver)
 	if err = d.sup.release(inst, op, err); err != nil {
-		if _, crashed := err.(*plugins.PluginCrashedError); crashed {
+		if _, crashed := err.(*PluginCrashedError); crashed {
 			return zero, err
 		}
 		return zero, fmt.Errorf("driver %s: %s: %w", d.sup.src.Driver, op, err)
@@ -72,14 +72,14 @@ func noValue(err error) (none, error) { return none{}, err }
 
 // GetPowerState reads the node's power state.
 func (d *Driver) GetPowerState(ctx context.Context, n plugins.Node) (plugins.PowerState, error) {
-	return call(ctx, d, plugins.InterfacePower, "", "get power state", func(c *plugins.Client) (plugins.PowerState, error) {
+	return call(ctx, d, plugins.InterfacePower, "", "get power state", func(c *Client) (plugins.PowerState, error) {
 		return c.GetPowerState(ctx, d.node(n))
 	})
 }
 
 // SetPowerState powers the node on or off.
 func (d *Driver) SetPowerState(ctx context.Context, n plugins.Node, target plugins.PowerState) error {
-	_, err := call(ctx, d, plugins.InterfacePower, "", "set power state", func(c *plugins.Client) (none, error) {
+	_, err := call(ctx, d, plugins.InterfacePower, "", "set power state", func(c *Client) (none, error) {
 		return noValue(c.SetPowerState(ctx, d.node(n), target))
 	})
 	return err
@@ -87,7 +87,7 @@ func (d *Driver) SetPowerState(ctx context.Context, n plugins.Node, target plugi
 
 // Reboot hard-resets the node.
 func (d *Driver) Reboot(ctx context.Context, n plugins.Node) error {
-	_, err := call(ctx, d, plugins.InterfacePower, "", "reboot", func(c *plugins.Client) (none, error) {
+	_, err := call(ctx, d, plugins.InterfacePower, "", "reboot", func(c *Client) (none, error) {
 		return noValue(c.Reboot(ctx, d.node(n)))
 	})
 	return err
@@ -95,14 +95,14 @@ func (d *Driver) Reboot(ctx context.Context, n plugins.Node) error {
 
 // GetBootDevice reads the boot device override.
 func (d *Driver) GetBootDevice(ctx context.Context, n plugins.Node) (plugins.BootDeviceSetting, error) {
-	return call(ctx, d, plugins.InterfaceManagement, "", "get boot device", func(c *plugins.Client) (plugins.BootDeviceSetting, error) {
+	return call(ctx, d, plugins.InterfaceManagement, "", "get boot device", func(c *Client) (plugins.BootDeviceSetting, error) {
 		return c.GetBootDevice(ctx, d.node(n))
 	})
 }
 
 // SetBootDevice sets the boot device override.
 func (d *Driver) SetBootDevice(ctx context.Context, n plugins.Node, s plugins.BootDeviceSetting) error {
-	_, err := call(ctx, d, plugins.InterfaceManagement, "", "set boot device", func(c *plugins.Client) (none, error) {
+	_, err := call(ctx, d, plugins.InterfaceManagement, "", "set boot device", func(c *Client) (none, error) {
 		return noValue(c.SetBootDevice(ctx, d.node(n), s))
 	})
 	return err
@@ -110,14 +110,14 @@ func (d *Driver) SetBootDevice(ctx context.Context, n plugins.Node, s plugins.Bo
 
 // SupportedBootDevices lists the boot devices the node accepts.
 func (d *Driver) SupportedBootDevices(ctx context.Context, n plugins.Node) ([]plugins.BootDevice, error) {
-	return call(ctx, d, plugins.InterfaceManagement, "", "supported boot devices", func(c *plugins.Client) ([]plugins.BootDevice, error) {
+	return call(ctx, d, plugins.InterfaceManagement, "", "supported boot devices", func(c *Client) ([]plugins.BootDevice, error) {
 		return c.SupportedBootDevices(ctx, d.node(n))
 	})
 }
 
 // InjectNMI sends an NMI; ErrNotSupported unless the plugin advertised nmi.
 func (d *Driver) InjectNMI(ctx context.Context, n plugins.Node) error {
-	_, err := call(ctx, d, plugins.InterfaceManagement, plugins.CapabilityNMI, "inject NMI", func(c *plugins.Client) (none, error) {
+	_, err := call(ctx, d, plugins.InterfaceManagement, plugins.CapabilityNMI, "inject NMI", func(c *Client) (none, error) {
 		return noValue(c.InjectNMI(ctx, d.node(n)))
 	})
 	return err
@@ -125,7 +125,7 @@ func (d *Driver) InjectNMI(ctx context.Context, n plugins.Node) error {
 
 // PrepareDeploy prepares the node for deployment.
 func (d *Driver) PrepareDeploy(ctx context.Context, n plugins.Node) error {
-	_, err := call(ctx, d, plugins.InterfaceDeploy, "", "prepare deploy", func(c *plugins.Client) (none, error) {
+	_, err := call(ctx, d, plugins.InterfaceDeploy, "", "prepare deploy", func(c *Client) (none, error) {
 		return noValue(c.PrepareDeploy(ctx, d.node(n)))
 	})
 	return err
@@ -133,7 +133,7 @@ func (d *Driver) PrepareDeploy(ctx context.Context, n plugins.Node) error {
 
 // Deploy deploys the node.
 func (d *Driver) Deploy(ctx context.Context, n plugins.Node) error {
-	_, err := call(ctx, d, plugins.InterfaceDeploy, "", "deploy", func(c *plugins.Client) (none, error) {
+	_, err := call(ctx, d, plugins.InterfaceDeploy, "", "deploy", func(c *Client) (none, error) {
 		return noValue(c.Deploy(ctx, d.node(n)))
 	})
 	return err
@@ -141,7 +141,7 @@ func (d *Driver) Deploy(ctx context.Context, n plugins.Node) error {
 
 // TearDown undeploys the node.
 func (d *Driver) TearDown(ctx context.Context, n plugins.Node) error {
-	_, err := call(ctx, d, plugins.InterfaceDeploy, "", "tear down", func(c *plugins.Client) (none, error) {
+	_, err := call(ctx, d, plugins.InterfaceDeploy, "", "tear down", func(c *Client) (none, error) {
 		return noValue(c.TearDown(ctx, d.node(n)))
 	})
 	return err
@@ -149,14 +149,14 @@ func (d *Driver) TearDown(ctx context.Context, n plugins.Node) error {
 
 // ListCleanSteps lists clean steps; ErrNotSupported unless advertised.
 func (d *Driver) ListCleanSteps(ctx context.Context, n plugins.Node) ([]plugins.CleanStep, error) {
-	return call(ctx, d, plugins.InterfaceDeploy, plugins.CapabilityCleanSteps, "list clean steps", func(c *plugins.Client) ([]plugins.CleanStep, error) {
+	return call(ctx, d, plugins.InterfaceDeploy, plugins.CapabilityCleanSteps, "list clean steps", func(c *Client) ([]plugins.CleanStep, error) {
 		return c.ListCleanSteps(ctx, d.node(n))
 	})
 }
 
 // ExecuteCleanStep runs one clean step; ErrNotSupported unless advertised.
 func (d *Driver) ExecuteCleanStep(ctx context.Context, n plugins.Node, step plugins.CleanStep) error {
-	_, err := call(ctx, d, plugins.InterfaceDeploy, plugins.CapabilityCleanSteps, "execute clean step", func(c *plugins.Client) (none, error) {
+	_, err := call(ctx, d, plugins.InterfaceDeploy, plugins.CapabilityCleanSteps, "execute clean step", func(c *Client) (none, error) {
 		return noValue(c.ExecuteCleanStep(ctx, d.node(n), step))
 	})
 	return err
@@ -164,7 +164,7 @@ func (d *Driver) ExecuteCleanStep(ctx context.Context, n plugins.Node, step plug
 
 // Inspect reads the node's hardware inventory.
 func (d *Driver) Inspect(ctx context.Context, n plugins.Node) (plugins.Inventory, error) {
-	return call(ctx, d, plugins.InterfaceInspect, "", "inspect", func(c *plugins.Client) (plugins.Inventory, error) {
+	return call(ctx, d, plugins.InterfaceInspect, "", "inspect", func(c *Client) (plugins.Inventory, error) {
 		return c.Inspect(ctx, d.node(n))
 	})
 }

@@ -18,13 +18,14 @@ import (
 
 	"github.com/rivetmetal/rivet/plugins"
 	"github.com/rivetmetal/rivet/plugins/internal/transport"
+	"github.com/rivetmetal/rivet/plugins/internal/wire"
 )
 
 // instance is one running plugin process. It is never restarted: a crash or
 // a swap retires it and a new instance takes its place.
 type instance struct {
 	client   *plugin.Client
-	driver   *plugins.Client
+	driver   *Client
 	reg      Registration
 	inflight sync.WaitGroup
 }
@@ -39,8 +40,8 @@ func startInstance(ctx context.Context, cfg Config, src Source) (*instance, erro
 	cmd := exec.Command(src.Path, src.Args...)
 	cmd.Env = src.Env // go-plugin adds the host's environment
 	cc := &plugin.ClientConfig{
-		HandshakeConfig:  plugins.Handshake,
-		VersionedPlugins: plugins.PluginSets(nil, cfg.Protocols),
+		HandshakeConfig:  wire.Handshake,
+		VersionedPlugins: pluginSets(cfg.Protocols),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
@@ -57,16 +58,16 @@ func startInstance(ctx context.Context, cfg Config, src Source) (*instance, erro
 	if err != nil {
 		client.Kill()
 		if strings.Contains(err.Error(), "incompatible API version") {
-			return nil, &plugins.IncompatibleError{Driver: src.Driver, Host: cfg.Protocols, Plugin: pluginProtocols(ctx, src, err)}
+			return nil, &IncompatibleError{Driver: src.Driver, Host: cfg.Protocols, Plugin: pluginProtocols(ctx, src, err)}
 		}
 		return nil, fmt.Errorf("driver %s: start %s: %w", src.Driver, src.Path, err)
 	}
-	raw, err := rpc.Dispense(plugins.PluginName)
+	raw, err := rpc.Dispense(wire.PluginName)
 	if err != nil {
 		client.Kill()
 		return nil, fmt.Errorf("driver %s: dispense: %w", src.Driver, err)
 	}
-	pc, ok := raw.(*plugins.Client)
+	pc, ok := raw.(*Client)
 	if !ok {
 		client.Kill()
 		return nil, fmt.Errorf("driver %s: dispense: unexpected type %T", src.Driver, raw)
@@ -117,13 +118,13 @@ func startInstance(ctx context.Context, cfg Config, src Source) (*instance, erro
 var pluginVersionRE = regexp.MustCompile(`Plugin version: (\d+)`)
 
 // pluginProtocols finds out which protocol majors a refused plugin speaks:
-// it runs the binary in describe mode (plugins.DescribeEnv); a plugin not
+// it runs the binary in describe mode (wire.DescribeEnv); a plugin not
 // built with the SDK falls back to the one version go-plugin reported.
 func pluginProtocols(ctx context.Context, src Source, startErr error) []int {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, src.Path, src.Args...)
-	cmd.Env = append(append(os.Environ(), src.Env...), plugins.DescribeEnv+"=1")
+	cmd.Env = append(append(os.Environ(), src.Env...), wire.DescribeEnv+"=1")
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	if err := cmd.Run(); err == nil {

@@ -54,7 +54,7 @@ func highestCommon(a, b []int) (int, bool) {
 // negotiateInterfaces picks, for each interface the plugin serves and the
 // host knows, the highest common API version. Interfaces without overlap
 // are dropped and reported; with nothing left the result is an error
-// joining one *plugins.IncompatibleError per interface.
+// joining one *IncompatibleError per interface.
 func negotiateInterfaces(driver string, host map[plugins.Interface][]int, info plugins.Info) (map[plugins.Interface]int, []error, error) {
 	picked := map[plugins.Interface]int{}
 	var dropped []error
@@ -65,14 +65,14 @@ func negotiateInterfaces(driver string, host map[plugins.Interface][]int, info p
 		}
 		v, ok := highestCommon(hv, info.Interfaces[iface])
 		if !ok {
-			dropped = append(dropped, &plugins.IncompatibleError{Driver: driver, Interface: iface, Host: hv, Plugin: info.Interfaces[iface]})
+			dropped = append(dropped, &IncompatibleError{Driver: driver, Interface: iface, Host: hv, Plugin: info.Interfaces[iface]})
 			continue
 		}
 		picked[iface] = v
 	}
 	if len(picked) == 0 {
 		if len(dropped) == 0 {
-			dropped = append(dropped, &plugins.IncompatibleError{Driver: driver, Interface: "any", Plugin: nil})
+			dropped = append(dropped, &IncompatibleError{Driver: driver, Interface: "any", Plugin: nil})
 		}
 		return nil, nil, errors.Join(dropped...)
 	}

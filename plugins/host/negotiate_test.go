@@ -84,9 +84,9 @@ func TestNegotiationMatrix(t *testing.T) {
 				t.Fatal("plugin registered, want refused")
 			}
 			refused := m.Refused()["test"]
-			var inc *plugins.IncompatibleError
+			var inc *host.IncompatibleError
 			if !errors.As(refused, &inc) {
-				t.Fatalf("refusal %v, want *plugins.IncompatibleError", refused)
+				t.Fatalf("refusal %v, want *host.IncompatibleError", refused)
 			}
 			if fmt.Sprint(inc.Host) != fmt.Sprint(ints(tc.host)) || fmt.Sprint(inc.Plugin) != fmt.Sprint(ints(tc.plugin)) {
 				t.Errorf("ranges host %v plugin %v, want %v and %v", inc.Host, inc.Plugin, ints(tc.host), ints(tc.plugin))
@@ -133,7 +133,7 @@ func TestInterfaceNegotiation(t *testing.T) {
 			}
 			regs := m.Registrations()
 			if tc.refused {
-				if len(regs) != 0 || !errors.Is(m.Refused()["test"], plugins.ErrIncompatible) {
+				if len(regs) != 0 || !errors.Is(m.Refused()["test"], host.ErrIncompatible) {
 					t.Fatalf("registrations %v, refusal %v; want refused as incompatible", regs, m.Refused()["test"])
 				}
 				return

@@ -8,9 +8,9 @@ import (
 	"github.com/rivetmetal/rivet/plugins"
 )
 
-var _ plugins.PowerActor = (*Driver)(nil)
+var _ PowerActor = (*Driver)(nil)
 
-// CheckPowerAction implements plugins.PowerActor from what was negotiated
+// CheckPowerAction implements PowerActor from what was negotiated
 // with the running plugin: soft power needs power interface version 2
 // (protocol 2) and capability soft_power, a timeout needs power interface
 // version 2. A plugin between a crash and its restart is not judged here;
@@ -26,14 +26,14 @@ func (d *Driver) CheckPowerAction(target plugins.PowerState, timeout time.Durati
 	return powerSupport(reg, target, timeout)
 }
 
-// PowerAction implements plugins.PowerActor: with power interface version 2
+// PowerAction implements PowerActor: with power interface version 2
 // every action goes to the plugin's Power service (protocol 2); with
 // version 1 a hard action without a timeout goes to SetPowerState or
 // Reboot, and anything else answers ErrNotSupported without a round trip.
 func (d *Driver) PowerAction(ctx context.Context, n plugins.Node, target plugins.PowerState, timeout time.Duration) error {
 	_, err := callChecked(ctx, d, plugins.InterfacePower, string(target), func(reg Registration) error {
 		return powerSupport(reg, target, timeout)
-	}, func(c *plugins.Client) (none, error) {
+	}, func(c *Client) (none, error) {
 		return noValue(c.PowerAction(ctx, d.node(n), target, timeout))
 	})
 	return err

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/rivetmetal/rivet/plugins"
 )
 
 // ErrClosed is returned for calls made after Manager.Close.
@@ -71,7 +69,7 @@ func (s *supervisor) acquire(ctx context.Context) (*instance, error) {
 		if wait := time.Until(s.nextStart); wait > 0 {
 			// A caller whose deadline comes first is told now, not at it.
 			if dl, ok := ctx.Deadline(); ok && dl.Before(s.nextStart) {
-				return nil, &plugins.PluginCrashedError{Driver: s.src.Driver, Err: fmt.Errorf(
+				return nil, &PluginCrashedError{Driver: s.src.Driver, Err: fmt.Errorf(
 					"failed %d times in a row, next restart in %s (last: %s)",
 					s.failures, wait.Round(time.Millisecond), s.lastFault)}
 			}
@@ -118,10 +116,10 @@ func (s *supervisor) binaryChanged() bool {
 }
 
 // release ends a call on inst. A transport failure retires inst and turns
-// err into a *plugins.PluginCrashedError naming the driver and op.
+// err into a *PluginCrashedError naming the driver and op.
 func (s *supervisor) release(inst *instance, op string, err error) error {
 	inst.inflight.Done()
-	var crashed *plugins.PluginCrashedError
+	var crashed *PluginCrashedError
 	if !errors.As(err, &crashed) {
 		if err == nil && time.Since(inst.reg.StartedAt) >= s.cfg.StableAfter {
 			s.mu.Lock()
@@ -135,7 +133,7 @@ func (s *supervisor) release(inst *instance, op string, err error) error {
 		s.retireLocked(inst, "call failed: "+crashed.Err.Error())
 	}
 	s.mu.Unlock()
-	return &plugins.PluginCrashedError{Driver: s.src.Driver, Err: fmt.Errorf("%s: %w", op, crashed.Err)}
+	return &PluginCrashedError{Driver: s.src.Driver, Err: fmt.Errorf("%s: %w", op, crashed.Err)}
 }
 
 // retireLocked forgets inst and kills its process (a no-op if it is already

@@ -15,7 +15,7 @@ var _ plugins.Validator = (*Driver)(nil)
 // plugins.ErrNotSupported without a round trip: the caller then falls back
 // to its own checks.
 func (d *Driver) Validate(ctx context.Context, n plugins.Node, iface plugins.Interface) error {
-	_, err := validationCall(ctx, d, plugins.CapabilityValidate, "validate "+string(iface), func(c *plugins.Client) (none, error) {
+	_, err := validationCall(ctx, d, plugins.CapabilityValidate, "validate "+string(iface), func(c *Client) (none, error) {
 		return noValue(c.Validate(ctx, d.node(n), iface))
 	})
 	return err
@@ -24,14 +24,14 @@ func (d *Driver) Validate(ctx context.Context, n plugins.Node, iface plugins.Int
 // Properties asks the plugin for the driver_info keys it declares;
 // plugins.ErrNotSupported when it does not advertise capability properties.
 func (d *Driver) Properties(ctx context.Context) ([]plugins.Property, error) {
-	return validationCall(ctx, d, plugins.CapabilityProperties, "properties", func(c *plugins.Client) ([]plugins.Property, error) {
+	return validationCall(ctx, d, plugins.CapabilityProperties, "properties", func(c *Client) ([]plugins.Property, error) {
 		return c.Properties(ctx)
 	})
 }
 
 // validationCall is call for the Validation service, which belongs to no
 // interface: only the capability is checked.
-func validationCall[T any](ctx context.Context, d *Driver, capability plugins.Capability, op string, fn func(c *plugins.Client) (T, error)) (T, error) {
+func validationCall[T any](ctx context.Context, d *Driver, capability plugins.Capability, op string, fn func(c *Client) (T, error)) (T, error) {
 	var zero T
 	inst, err := d.sup.acquire(ctx)
 	if err != nil {
@@ -43,10 +43,10 @@ func validationCall[T any](ctx context.Context, d *Driver, capability plugins.Ca
 	}
 	v, err := fn(inst.driver)
 	if err = d.sup.release(inst, op, err); err != nil {
-		if _, crashed := err.(*plugins.PluginCrashedError); crashed {
+		if _, crashed := err.(*PluginCrashedError); crashed {
 			return zero, err
 		}
-		var verr *plugins.ValidationError
+		var verr *ValidationError
 		if errors.As(err, &verr) {
 			return zero, err // the driver's reason, as it reads
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 )
 
 // SecretMarker is put in the node's driver_info under a secret key; no
@@ -144,17 +145,17 @@ func (s *suite) power(t *testing.T) {
 	}
 }
 
-// actor is the level's plugins.PowerActor: the host's and the gRPC
+// actor is the level's host.PowerActor: the host's and the gRPC
 // client's own, or the SDK's adapter around a driver value.
-func (s *suite) actor() (plugins.PowerActor, bool) {
-	if a, ok := s.tgt.Driver.(plugins.PowerActor); ok {
+func (s *suite) actor() (host.PowerActor, bool) {
+	if a, ok := s.tgt.Driver.(host.PowerActor); ok {
 		return a, true
 	}
 	d, ok := s.tgt.Driver.(plugins.PowerInterface)
 	if !ok {
 		return nil, false
 	}
-	return plugins.LocalPowerActor(d), true
+	return host.LocalPowerActor(d), true
 }
 
 // powerV2 checks power interface version 2 where it was negotiated: every

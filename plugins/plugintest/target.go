@@ -14,6 +14,7 @@ import (
 
 	"github.com/rivetmetal/rivet/plugins"
 	"github.com/rivetmetal/rivet/plugins/host"
+	"github.com/rivetmetal/rivet/plugins/internal/wire"
 )
 
 // Target is a driver under test at one level.
@@ -53,16 +54,16 @@ func InProcess(t testing.TB, d plugins.Driver) Target {
 func InProcessAt(t testing.TB, d plugins.Driver, p int) Target {
 	t.Helper()
 	client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{
-		plugins.PluginName: &plugins.GRPCPlugin{Driver: d, Protocol: p},
+		wire.PluginName: &host.GRPCPlugin{Driver: d, Protocol: p},
 	})
 	// Close asks the server to stop (go-plugin's controller Shutdown); stopping
 	// it here as well would race with that.
 	t.Cleanup(func() { client.Close() })
-	raw, err := client.Dispense(plugins.PluginName)
+	raw, err := client.Dispense(wire.PluginName)
 	if err != nil {
 		t.Fatalf("dispense: %v", err)
 	}
-	c := raw.(*plugins.Client)
+	c := raw.(*host.Client)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	info, err := c.Info(ctx)

@@ -1,4 +1,4 @@
-package plugins
+package host
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/internal/wire"
 )
 
 // TestStatusRoundTrip sends each kind of driver error through toStatus and
@@ -21,10 +24,10 @@ func TestStatusRoundTrip(t *testing.T) {
 		is        error
 		retryable bool
 	}{
-		"not supported":     {fmt.Errorf("driver x: nmi: %w", ErrNotSupported), codes.Unimplemented, ErrNotSupported, false},
-		"bmc unreachable":   {fmt.Errorf("driver x: dial 10.0.0.1: %w", ErrBMCUnreachable), codes.Unavailable, ErrBMCUnreachable, true},
-		"invalid info":      {fmt.Errorf("driver x: %w", ErrInvalidDriverInfo), codes.InvalidArgument, ErrInvalidDriverInfo, false},
-		"marked retryable":  {MarkRetryable(errors.New("driver x: BMC busy")), codes.Unknown, nil, true},
+		"not supported":     {fmt.Errorf("driver x: nmi: %w", plugins.ErrNotSupported), codes.Unimplemented, plugins.ErrNotSupported, false},
+		"bmc unreachable":   {fmt.Errorf("driver x: dial 10.0.0.1: %w", plugins.ErrBMCUnreachable), codes.Unavailable, plugins.ErrBMCUnreachable, true},
+		"invalid info":      {fmt.Errorf("driver x: %w", plugins.ErrInvalidDriverInfo), codes.InvalidArgument, plugins.ErrInvalidDriverInfo, false},
+		"marked retryable":  {plugins.MarkRetryable(errors.New("driver x: BMC busy")), codes.Unknown, nil, true},
 		"plain error":       {errors.New("driver x: boom"), codes.Unknown, nil, false},
 		"deadline":          {fmt.Errorf("driver x: %w", context.DeadlineExceeded), codes.DeadlineExceeded, context.DeadlineExceeded, false},
 		"canceled":          {fmt.Errorf("driver x: %w", context.Canceled), codes.Canceled, context.Canceled, false},
@@ -32,7 +35,7 @@ func TestStatusRoundTrip(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			wire := toStatus(tc.err)
+			wire := wire.ToStatus(tc.err)
 			if got := status.Code(wire); got != tc.code {
 				t.Errorf("code %v, want %v", got, tc.code)
 			}
@@ -46,7 +49,7 @@ func TestStatusRoundTrip(t *testing.T) {
 			if errors.Is(back, ErrPluginCrashed) {
 				t.Errorf("a driver's error came back as a plugin crash: %v", back)
 			}
-			if got := IsRetryable(back); got != tc.retryable {
+			if got := plugins.IsRetryable(back); got != tc.retryable {
 				t.Errorf("retryable %v, want %v", got, tc.retryable)
 			}
 		})
@@ -56,10 +59,10 @@ func TestStatusRoundTrip(t *testing.T) {
 // TestStatusInvalidDriverInfoKeys checks the typed error keeps its key
 // names across the boundary.
 func TestStatusInvalidDriverInfoKeys(t *testing.T) {
-	in := &InvalidDriverInfoError{Missing: []string{"redfish_address"}, Invalid: []string{"redfish_verify_ca"}}
-	var out *InvalidDriverInfoError
-	if !errors.As(fromStatus(toStatus(fmt.Errorf("driver x: %w", in))), &out) {
-		t.Fatal("not an *InvalidDriverInfoError after the round trip")
+	in := &plugins.InvalidDriverInfoError{Missing: []string{"redfish_address"}, Invalid: []string{"redfish_verify_ca"}}
+	var out *plugins.InvalidDriverInfoError
+	if !errors.As(fromStatus(wire.ToStatus(fmt.Errorf("driver x: %w", in))), &out) {
+		t.Fatal("not an *plugins.InvalidDriverInfoError after the round trip")
 	}
 	if diff := cmp.Diff(in, out); diff != "" {
 		t.Errorf("keys changed (-sent +received):\n%s", diff)
@@ -74,7 +77,7 @@ func TestFromStatusWithoutDetail(t *testing.T) {
 		is        error
 		retryable bool
 	}{
-		"older plugin lacks the RPC": {codes.Unimplemented, ErrNotSupported, false},
+		"older plugin lacks the RPC": {codes.Unimplemented, plugins.ErrNotSupported, false},
 		"transport broke":            {codes.Unavailable, ErrPluginCrashed, true},
 		"deadline":                   {codes.DeadlineExceeded, context.DeadlineExceeded, false},
 		"canceled":                   {codes.Canceled, context.Canceled, false},
@@ -82,12 +85,12 @@ func TestFromStatusWithoutDetail(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			err := fromStatus(status.Error(tc.code, "x"))
-			if !errors.Is(err, tc.is) || IsRetryable(err) != tc.retryable {
-				t.Errorf("got %v (retryable %v), want Is %v, retryable %v", err, IsRetryable(err), tc.is, tc.retryable)
+			if !errors.Is(err, tc.is) || plugins.IsRetryable(err) != tc.retryable {
+				t.Errorf("got %v (retryable %v), want Is %v, retryable %v", err, plugins.IsRetryable(err), tc.is, tc.retryable)
 			}
 		})
 	}
-	if fromStatus(nil) != nil || toStatus(nil) != nil {
+	if fromStatus(nil) != nil || wire.ToStatus(nil) != nil {
 		t.Error("nil must stay nil")
 	}
 }

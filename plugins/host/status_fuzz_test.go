@@ -1,4 +1,4 @@
-package plugins
+package host
 
 import (
 	"testing"
@@ -7,14 +7,16 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/rivetmetal/rivet/plugins"
 	"github.com/rivetmetal/rivet/plugins/internal/proto/driverv1"
+	"github.com/rivetmetal/rivet/plugins/internal/wire"
 )
 
 // FuzzFromStatus feeds fromStatus what a misbehaving plugin could send: any
 // code, message and detail. It must never panic, never turn a failure into
 // success, and keep errors that carry no detail mapped by code alone.
 func FuzzFromStatus(f *testing.F) {
-	seed, _ := proto.Marshal(&driverv1.ErrorDetail{Kind: kindInvalidDriverInfo, MissingKeys: []string{"a"}})
+	seed, _ := proto.Marshal(&driverv1.ErrorDetail{Kind: wire.KindInvalidDriverInfo, MissingKeys: []string{"a"}})
 	f.Add(uint32(codes.InvalidArgument), "bad", seed)
 	f.Add(uint32(codes.Unavailable), "eof", []byte(nil))
 	f.Add(uint32(codes.Unimplemented), "no", []byte{0xff})
@@ -35,6 +37,6 @@ func FuzzFromStatus(f *testing.F) {
 			t.Fatalf("code %v became success", c)
 		}
 		_ = err.Error()
-		_ = IsRetryable(err)
+		_ = plugins.IsRetryable(err)
 	})
 }
