@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // HTTPHandlerOptions configures the JSON-RPC HTTP endpoint.
@@ -31,7 +33,7 @@ type HTTPHandlerOptions struct {
 // NewHTTPHandler serves s as JSON-RPC 2.0 over HTTP POST at any path. A
 // call that carries a call id (CallIDHeader) runs at most once however
 // often it arrives (replayCache); one without is served as it always was.
-func NewHTTPHandler(s *Server, opts HTTPHandlerOptions) http.Handler {
+func NewHTTPHandler(s *rpc.Server, opts HTTPHandlerOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
 	}
@@ -42,7 +44,7 @@ func NewHTTPHandler(s *Server, opts HTTPHandlerOptions) http.Handler {
 }
 
 type httpHandler struct {
-	s    *Server
+	s    *rpc.Server
 	opts HTTPHandlerOptions
 	// replay runs each call that carries a call id once (CallIDHeader).
 	replay *replayCache
@@ -126,7 +128,7 @@ func (h *httpHandler) authenticate(w http.ResponseWriter, r *http.Request) bool 
 }
 
 // call runs a call (not a cast) and returns its encoded reply.
-func (h *httpHandler) call(ctx context.Context, req *Request, id json.RawMessage) []byte {
+func (h *httpHandler) call(ctx context.Context, req *rpc.Request, id json.RawMessage) []byte {
 	res, err := h.s.Dispatch(ctx, req)
 	if err != nil {
 		return encodeJSON(response{JSONRPC: "2.0", Error: errorToWireObj(err), ID: orNull(id)})
@@ -143,7 +145,7 @@ func (h *httpHandler) call(ctx context.Context, req *Request, id json.RawMessage
 // end), a later one gets the kept reply. The call runs under a context
 // its connection closing does not end (replayCache.start): that is how
 // the first copy is lost, and its resend is on its way.
-func (h *httpHandler) serveOnce(w http.ResponseWriter, r *http.Request, req *Request, id json.RawMessage, callID string, body []byte) {
+func (h *httpHandler) serveOnce(w http.ResponseWriter, r *http.Request, req *rpc.Request, id json.RawMessage, callID string, body []byte) {
 	e, owner := h.replay.join(callID, body)
 	switch {
 	case e == nil:
@@ -231,7 +233,7 @@ func encodeResult(res, id json.RawMessage) []byte {
 // error (code, message, id) are the same either way. The request's params
 // and id are sub-slices of body, which the caller reads whole for this one
 // request and never writes to.
-func parseEnvelope(body []byte) (*Request, json.RawMessage, *wireError) {
+func parseEnvelope(body []byte) (*rpc.Request, json.RawMessage, *wireError) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return nil, nil, &wireError{Code: codeInvalidRequest, Message: "Batch requests are not supported"}
@@ -259,16 +261,16 @@ func parseEnvelope(body []byte) (*Request, json.RawMessage, *wireError) {
 	// Both readings checked body whole with jsonlimit.Check (splitEnvelope,
 	// decodeEnvelope), so each parameter is well-formed JSON: a sub-slice
 	// of it, or a json.RawMessage encoding/json copied out of it.
-	req := &Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null", checked: true}
-	if raw, ok := params[versionKey]; ok {
+	req := &rpc.Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null", Checked: true}
+	if raw, ok := params[rpc.VersionParam]; ok {
 		if s, plain := jsonlimit.Unquote(raw); plain {
 			req.Version = s
 		} else if err := json.Unmarshal(raw, &req.Version); err != nil {
 			return nil, id, &wireError{Code: codeInvalidParams, Message: "rpc.version must be a string"}
 		}
-		delete(params, versionKey)
+		delete(params, rpc.VersionParam)
 	}
-	if raw, ok := params[contextKey]; ok {
+	if raw, ok := params[rpc.ContextParam]; ok {
 		if s, plain := splitRequestID(raw); plain {
 			req.RequestID = s
 		} else {
@@ -278,7 +280,7 @@ func parseEnvelope(body []byte) (*Request, json.RawMessage, *wireError) {
 			_ = json.Unmarshal(raw, &rc)
 			req.RequestID = rc.RequestID
 		}
-		delete(params, contextKey)
+		delete(params, rpc.ContextParam)
 	}
 	return req, id, nil
 }
@@ -381,18 +383,16 @@ func splitRequestID(raw json.RawMessage) (string, bool) {
 	return jsonlimit.Unquote(members[0].Value)
 }
 
-// errorToWireObj maps a dispatch error to its JSON-RPC error object.
+// errorToWireObj maps a dispatch error to its JSON-RPC error object: the
+// class, code and message rpc.ErrorToWire gives it, the class namespaced
+// (classPrefix); a protocol error (no class) carries no data.
 func errorToWireObj(err error) *wireError {
-	var nf *MethodNotFoundError
-	if errors.As(err, &nf) {
-		return &wireError{Code: codeMethodNotFound, Message: nf.Error()}
+	class, code, msg := rpc.ErrorToWire(err)
+	w := &wireError{Code: code, Message: msg}
+	if class != "" {
+		w.Data = &wireErrorData{Class: classPrefix + class}
 	}
-	var ip *InvalidParamsError
-	if errors.As(err, &ip) {
-		return &wireError{Code: codeInvalidParams, Message: ip.Error(), Data: &wireErrorData{Class: classPrefix + ip.ErrorClass()}}
-	}
-	class, code, msg, _ := errorToWire(err)
-	return &wireError{Code: code, Message: msg, Data: &wireErrorData{Class: classPrefix + class}}
+	return w
 }
 
 func writeError(w http.ResponseWriter, status int, id json.RawMessage, e *wireError) {
