@@ -30,7 +30,7 @@ targets=(
   "./core/api FuzzSplitObject"          # request bodies split as encoding/json reads them
   "./db FuzzDecodeObject"               # JSON columns decoded as encoding/json decodes them
   "./core/api FuzzIsUUID"               # the UUID check agrees with the UUID form
-  "./core/jsonlimit FuzzMembers"        # Valid, Members, Elements, Unquote, MarshalsVerbatim agree with encoding/json
+  "./core/jsonraw FuzzMembers"          # Valid, Members, Elements, Unquote, MarshalsVerbatim agree with encoding/json
   "./core/objects FuzzParsePrimitiveFast" # ParsePrimitive's split agrees with json.Unmarshal
   "./core/objects FuzzDecodeMatchesStd"  # Decode builds the object the sorted, deep-copying code built
   "./core/rpc/jsonrpc FuzzParseEnvelopeFast"    # parseEnvelope's split agrees with the encoding/json reading

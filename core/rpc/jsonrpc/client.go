@@ -18,7 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rivetmetal/rivet/core/jsonlimit"
+	"github.com/rivetmetal/rivet/core/jsonraw"
 
 	"github.com/rivetmetal/rivet/core/rpc"
 )
@@ -234,7 +234,7 @@ func (t *HTTPTransport) tooLarge(req *rpc.Request, host string) error {
 
 // repliesChecked marks HTTPTransport's results as well-formed JSON: every
 // result Send returns comes out of reply, whose decodeResponse takes it
-// from a body jsonlimit.Valid accepted whole (splitResponse) or that
+// from a body jsonraw.Valid accepted whole (splitResponse) or that
 // json.Unmarshal decoded, which checks the whole body first.
 func (t *HTTPTransport) RepliesChecked() {}
 
@@ -280,7 +280,7 @@ func requestBody(req *rpc.Request) ([]byte, error) {
 // write, byte for byte: members and parameters in encoding/json's order
 // for map keys (sorted), the reserved parameters replacing any of the same
 // name, strings that need no escaping and parameter values json.Marshal
-// copies as they are (jsonlimit.MarshalsVerbatim: compact, nothing HTML
+// copies as they are (jsonraw.MarshalsVerbatim: compact, nothing HTML
 // escaping rewrites), which is what Prepare's encoders produce. false when
 // any of that does not hold; buf is then garbage.
 //
@@ -304,13 +304,13 @@ func appendRequestBody(buf []byte, req *rpc.Request) ([]byte, bool) {
 	buf = append(buf, '{')
 	if !req.Cast {
 		buf = append(buf, `"id":`...)
-		if buf, ok = jsonlimit.AppendPlainString(buf, req.RequestID); !ok {
+		if buf, ok = jsonraw.AppendPlainString(buf, req.RequestID); !ok {
 			return buf, false
 		}
 		buf = append(buf, ',')
 	}
 	buf = append(buf, `"jsonrpc":"2.0","method":`...)
-	if buf, ok = jsonlimit.AppendPlainString(buf, req.Method); !ok {
+	if buf, ok = jsonraw.AppendPlainString(buf, req.Method); !ok {
 		return buf, false
 	}
 	buf = append(buf, `,"params":{`...)
@@ -318,20 +318,20 @@ func appendRequestBody(buf []byte, req *rpc.Request) ([]byte, bool) {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		if buf, ok = jsonlimit.AppendPlainString(buf, k); !ok {
+		if buf, ok = jsonraw.AppendPlainString(buf, k); !ok {
 			return buf, false
 		}
 		buf = append(buf, ':')
 		switch k {
 		case rpc.VersionParam:
-			buf, ok = jsonlimit.AppendPlainString(buf, req.Version)
+			buf, ok = jsonraw.AppendPlainString(buf, req.Version)
 		case rpc.ContextParam:
 			buf = append(buf, `{"request_id":`...)
-			buf, ok = jsonlimit.AppendPlainString(buf, req.RequestID)
+			buf, ok = jsonraw.AppendPlainString(buf, req.RequestID)
 			buf = append(buf, '}')
 		default:
 			v := req.Params[k]
-			if ok = jsonlimit.MarshalsVerbatim(v); ok {
+			if ok = jsonraw.MarshalsVerbatim(v); ok {
 				buf = append(buf, v...)
 			}
 		}
@@ -365,11 +365,11 @@ func decodeResponse(data []byte) (response, error) {
 // and never writes to.
 func splitResponse(data []byte) (response, bool) {
 	var r response
-	if !jsonlimit.Valid(data) {
+	if !jsonraw.Valid(data) {
 		return r, false
 	}
-	var buf [4]jsonlimit.Member
-	members, ok := jsonlimit.Members(buf[:0], data)
+	var buf [4]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], data)
 	if !ok {
 		return r, false
 	}
@@ -379,7 +379,7 @@ func splitResponse(data []byte) (response, bool) {
 		switch string(m.Key) {
 		case `"jsonrpc"`:
 			at = 0
-			if r.JSONRPC, ok = jsonlimit.Unquote(m.Value); !ok {
+			if r.JSONRPC, ok = jsonraw.Unquote(m.Value); !ok {
 				return r, false
 			}
 		case `"result"`:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
+	"github.com/rivetmetal/rivet/core/jsonraw"
 
 	"github.com/rivetmetal/rivet/core/rpc"
 )
@@ -207,9 +208,9 @@ func writeResult(w http.ResponseWriter, res, id json.RawMessage) {
 // encoding/json compacts and HTML-escapes the result again, a node
 // included, although what Dispatch returns is already compact JSON; so
 // when json.Marshal would copy res and id as they are
-// (jsonlimit.MarshalsVerbatim), the reply is written by hand.
+// (jsonraw.MarshalsVerbatim), the reply is written by hand.
 func encodeResult(res, id json.RawMessage) []byte {
-	if len(res) == 0 || !jsonlimit.MarshalsVerbatim(res) || !jsonlimit.MarshalsVerbatim(id) {
+	if len(res) == 0 || !jsonraw.MarshalsVerbatim(res) || !jsonraw.MarshalsVerbatim(id) {
 		return encodeJSON(response{JSONRPC: "2.0", Result: res, ID: id})
 	}
 	body := make([]byte, 0, len(res)+len(id)+40)
@@ -263,7 +264,7 @@ func parseEnvelope(body []byte) (*rpc.Request, json.RawMessage, *wireError) {
 	// of it, or a json.RawMessage encoding/json copied out of it.
 	req := &rpc.Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null", Checked: true}
 	if raw, ok := params[rpc.VersionParam]; ok {
-		if s, plain := jsonlimit.Unquote(raw); plain {
+		if s, plain := jsonraw.Unquote(raw); plain {
 			req.Version = s
 		} else if err := json.Unmarshal(raw, &req.Version); err != nil {
 			return nil, id, &wireError{Code: codeInvalidParams, Message: "rpc.version must be a string"}
@@ -316,19 +317,19 @@ func splitEnvelope(body []byte) (envelope, bool) {
 	if jsonlimit.Check(body, jsonlimit.RPCMaxDepth) != nil {
 		return env, false
 	}
-	var buf [4]jsonlimit.Member
-	members, ok := jsonlimit.Members(buf[:0], body)
+	var buf [4]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], body)
 	if !ok {
 		return env, false
 	}
 	for _, m := range members {
 		switch string(m.Key) {
 		case `"jsonrpc"`:
-			if env.JSONRPC, ok = jsonlimit.Unquote(m.Value); !ok {
+			if env.JSONRPC, ok = jsonraw.Unquote(m.Value); !ok {
 				return env, false
 			}
 		case `"method"`:
-			if env.Method, ok = jsonlimit.Unquote(m.Value); !ok {
+			if env.Method, ok = jsonraw.Unquote(m.Value); !ok {
 				return env, false
 			}
 		case `"params"`:
@@ -347,14 +348,14 @@ func splitEnvelope(body []byte) (envelope, bool) {
 // plain strings; false for anything else (absent, null, not an object, a
 // key with an escape). The values are sub-slices of params.
 func splitParams(params json.RawMessage) (map[string]json.RawMessage, bool) {
-	var buf [16]jsonlimit.Member
-	members, ok := jsonlimit.Members(buf[:0], params)
+	var buf [16]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], params)
 	if !ok {
 		return nil, false
 	}
 	out := make(map[string]json.RawMessage, len(members))
 	for _, m := range members {
-		k, ok := jsonlimit.Unquote(m.Key)
+		k, ok := jsonraw.Unquote(m.Key)
 		if !ok {
 			return nil, false
 		}
@@ -369,8 +370,8 @@ func splitParams(params json.RawMessage) (map[string]json.RawMessage, bool) {
 // member, which encoding/json may match case-insensitively, a value that
 // is not a plain string), left to json.Unmarshal.
 func splitRequestID(raw json.RawMessage) (string, bool) {
-	var buf [2]jsonlimit.Member
-	members, ok := jsonlimit.Members(buf[:0], raw)
+	var buf [2]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], raw)
 	if !ok || len(members) > 1 {
 		return "", false
 	}
@@ -380,7 +381,7 @@ func splitRequestID(raw json.RawMessage) (string, bool) {
 	if string(members[0].Key) != `"request_id"` {
 		return "", false
 	}
-	return jsonlimit.Unquote(members[0].Value)
+	return jsonraw.Unquote(members[0].Value)
 }
 
 // errorToWireObj maps a dispatch error to its JSON-RPC error object: the
