@@ -21,8 +21,8 @@ targets=(
   "./core/api FuzzPowerBody"            # power state bodies (targets, timeout)
   "./core/api FuzzVIFAttach"            # VIF attach bodies
   "./core/objects FuzzDeserialize"      # versioned-object wire primitives
-  "./core/rpc FuzzJSONRPCHandler"       # JSON-RPC envelopes over HTTP (no Go internals in errors)
-  "./core/rpc FuzzJSONRPCHandlerCallID" # Rivet-Call-Id headers and the reply cache
+  "./core/rpc/jsonrpc FuzzJSONRPCHandler"       # JSON-RPC envelopes over HTTP (no Go internals in errors)
+  "./core/rpc/jsonrpc FuzzJSONRPCHandlerCallID" # Rivet-Call-Id headers and the reply cache
   "./core/jsonlimit FuzzCheck"          # depth/duplicate/UTF-8 checks of every JSON body
   "./core/jsonlimit FuzzCheckFastMatchesTokens" # its one-pass reading agrees with the token one
   "./core/objects FuzzFastPaths"        # typed object fast paths agree with the generic ones
@@ -30,13 +30,13 @@ targets=(
   "./core/api FuzzSplitObject"          # request bodies split as encoding/json reads them
   "./db FuzzDecodeObject"               # JSON columns decoded as encoding/json decodes them
   "./core/api FuzzIsUUID"               # the UUID check agrees with the UUID form
-  "./core/jsonlimit FuzzMembers"        # Valid, Members, Elements, Unquote, MarshalsVerbatim agree with encoding/json
+  "./core/jsonraw FuzzMembers"          # Valid, Members, Elements, Unquote, MarshalsVerbatim agree with encoding/json
   "./core/objects FuzzParsePrimitiveFast" # ParsePrimitive's split agrees with json.Unmarshal
   "./core/objects FuzzDecodeMatchesStd"  # Decode builds the object the sorted, deep-copying code built
-  "./core/rpc FuzzParseEnvelopeFast"    # parseEnvelope's split agrees with the encoding/json reading
-  "./core/rpc FuzzRequestBodyFast"      # the hand-written request body is json.Marshal's, byte for byte
-  "./core/rpc FuzzDecodeResponseFast"   # the client's reply split agrees with json.Unmarshal
-  "./core/rpc FuzzWriteResultFast"      # the hand-written success reply is json.Encoder's, byte for byte
+  "./core/rpc/jsonrpc FuzzParseEnvelopeFast"    # parseEnvelope's split agrees with the encoding/json reading
+  "./core/rpc/jsonrpc FuzzRequestBodyFast"      # the hand-written request body is json.Marshal's, byte for byte
+  "./core/rpc/jsonrpc FuzzDecodeResponseFast"   # the client's reply split agrees with json.Unmarshal
+  "./core/rpc/jsonrpc FuzzWriteResultFast"      # the hand-written success reply is json.Encoder's, byte for byte
   "./drivers/redfish FuzzRedfishResponses" # BMC answers to the Redfish driver
   "./drivers/ipmi FuzzIPMIResponses"    # RMCP+ datagrams to the IPMI driver
   "./core/config FuzzConfigValues"      # configuration files and values

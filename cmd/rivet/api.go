@@ -22,6 +22,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/rpc/jsonrpc"
 	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/urfave/cli/v2"
@@ -205,10 +206,10 @@ func apiLinks(c config.APIOpts) (api.Links, error) {
 }
 
 // jsonRPCTransport is the JSON-RPC client per [json_rpc].
-func jsonRPCTransport(cfg *config.Config) (*rpc.HTTPTransport, error) {
+func jsonRPCTransport(cfg *config.Config) (*jsonrpc.HTTPTransport, error) {
 	j := cfg.JSONRPC
-	opts := rpc.HTTPTransportOptions{Timeout: j.Timeout, Port: j.Port,
-		LocalHost: cfg.Default.Host, LocalAddr: rpc.LocalDialAddr(j.HostIP)}
+	opts := jsonrpc.HTTPTransportOptions{Timeout: j.Timeout, Port: j.Port,
+		LocalHost: cfg.Default.Host, LocalAddr: jsonrpc.LocalDialAddr(j.HostIP)}
 	strategy := j.AuthStrategy
 	if strategy == "" {
 		strategy = cfg.Default.AuthStrategy
@@ -236,7 +237,7 @@ func jsonRPCTransport(cfg *config.Config) (*rpc.HTTPTransport, error) {
 		}
 		opts.TLS = tc
 	}
-	return rpc.NewHTTPTransport(opts), nil
+	return jsonrpc.NewHTTPTransport(opts), nil
 }
 
 // loadCAFile reads [json_rpc] cafile.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/httplimit"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
+	"github.com/rivetmetal/rivet/core/jsonraw"
 )
 
 // readBody reads the request body within the size limit. Too large is 413.
@@ -88,14 +89,14 @@ func splitObject(data []byte) (object, bool) {
 	if jsonlimit.Check(data, jsonlimit.DefaultMaxDepth) != nil {
 		return nil, false
 	}
-	var buf [24]jsonlimit.Member
-	members, ok := jsonlimit.Members(buf[:0], data)
+	var buf [24]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], data)
 	if !ok {
 		return nil, false
 	}
 	o := make(object, len(members))
 	for _, m := range members {
-		k, ok := jsonlimit.Unquote(m.Key)
+		k, ok := jsonraw.Unquote(m.Key)
 		if !ok {
 			return nil, false
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/rpc/jsonrpc"
 	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
@@ -52,7 +53,7 @@ func newJSONRPCStack(t *testing.T) http.Handler {
 		return []rpc.ConductorInfo{{Hostname: svc.Addr(), HardwareTypes: []string{fake.HardwareType}}}, nil
 	}
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
-		rpc.ObjectCodecFor(reg, pinner), rpc.NewHTTPTransport(rpc.HTTPTransportOptions{Timeout: 10 * time.Second}))
+		rpc.ObjectCodecFor(reg, pinner), jsonrpc.NewHTTPTransport(jsonrpc.HTTPTransportOptions{Timeout: 10 * time.Second}))
 	h, err := api.New(api.Deps{Store: store, Pinner: pinner, Conductors: lister,
 		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}})
 	if err != nil {

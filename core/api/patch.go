@@ -11,6 +11,7 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
+	"github.com/rivetmetal/rivet/core/jsonraw"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
@@ -45,7 +46,7 @@ func (s *server) readPatch(r *http.Request) ([]patchOp, error) {
 	if err := jsonlimit.Check(data, jsonlimit.DefaultMaxDepth); err != nil {
 		return nil, errorf(http.StatusBadRequest, "Invalid JSON body: %s", jsonlimit.Describe(err))
 	}
-	list, ok := jsonlimit.Elements(nil, data)
+	list, ok := jsonraw.Elements(nil, data)
 	if !ok {
 		return nil, errorf(http.StatusBadRequest, "Invalid patch: the body must be a JSON list of operations")
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/rivetmetal/rivet/core/jsonlimit"
+	"github.com/rivetmetal/rivet/core/jsonraw"
 )
 
 // viewJSON writes views (map[string]any of strings, nulls, booleans,
@@ -155,7 +155,7 @@ func validJSONNumber(s string) bool {
 	if s == "" || !(s[0] == '-' || digit(s[0])) || !digit(s[len(s)-1]) {
 		return false
 	}
-	return jsonlimit.Valid([]byte(s))
+	return jsonraw.Valid([]byte(s))
 }
 
 // view appends a view: its keys in encoding/json's order (sorted).

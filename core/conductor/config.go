@@ -10,7 +10,7 @@ import (
 	"github.com/rivetmetal/rivet/core/conductor/powersync"
 	"github.com/rivetmetal/rivet/core/conductor/workers"
 	"github.com/rivetmetal/rivet/core/config"
-	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/rpc/jsonrpc"
 )
 
 // Config tunes a Service. ConfigFrom fills it from the [conductor] and
@@ -73,7 +73,7 @@ type Config struct {
 // host:port when [json_rpc] port is not the default 8089 (as Ironic does
 // with RPC 1.58+), so the name is also the JSON-RPC address.
 func RegisteredName(host string, port int) string {
-	if port == 0 || port == rpc.DefaultPort {
+	if port == 0 || port == jsonrpc.DefaultPort {
 		return host
 	}
 	return net.JoinHostPort(host, strconv.Itoa(port))

@@ -15,6 +15,7 @@ import (
 	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/httplimit"
 	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/rpc/jsonrpc"
 )
 
 // JSONRPCOptions configures the conductor's JSON-RPC listener ([json_rpc]).
@@ -64,7 +65,7 @@ func newJSONRPCListener(server *rpc.Server, o JSONRPCOptions, log *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("conductor: JSON-RPC listen on %s: %w", addr, err)
 	}
-	h := rpc.NewHTTPHandler(server, rpc.HTTPHandlerOptions{Users: o.Users, MaxBodyBytes: o.MaxBodyBytes, Log: log})
+	h := jsonrpc.NewHTTPHandler(server, jsonrpc.HTTPHandlerOptions{Users: o.Users, MaxBodyBytes: o.MaxBodyBytes, Log: log})
 	if o.MaxHeaderBytes <= 0 {
 		o.MaxHeaderBytes = 64 << 10
 	}
@@ -108,7 +109,7 @@ func (l *jsonRPCListener) serve() error {
 // listener that is already gone. When this conductor had already read the
 // call on the closed connection, the resend carries the same call id and
 // gets that call's reply from the JSON-RPC handler's reply cache instead
-// (rpc.CallIDHeader).
+// (jsonrpc.CallIDHeader).
 func (l *jsonRPCListener) drain() { l.srv.SetKeepAlivesEnabled(false) }
 
 // lingerUntil keeps the listener accepting, answering every call

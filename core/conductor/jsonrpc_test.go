@@ -25,6 +25,7 @@ import (
 	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/rpc/jsonrpc"
 	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
@@ -82,7 +83,7 @@ func TestJSONRPCListenerTLSAndBasicAuth(t *testing.T) {
 	}
 	defer svc.Stop(ctx)
 	call := func(password string) error {
-		tr := rpc.NewHTTPTransport(rpc.HTTPTransportOptions{TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		tr := jsonrpc.NewHTTPTransport(jsonrpc.HTTPTransportOptions{TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
 			Username: "rivet", Password: password, Timeout: 5 * time.Second})
 		c := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
 			rpc.ObjectCodecFor(store.Registry(), pinner), tr)

@@ -8,10 +8,9 @@
 // size and memory linear in its depth. Errors describe the problem and its
 // position (a byte offset), never a value, which may be a secret.
 //
-// It also holds what the fast paths of the JSON-RPC envelope and of object
-// primitives share (members.go, valid.go): json.Valid's verdict in less
-// time, splitting an object Check or Valid accepted into its members,
-// reading a string without escapes, telling whether json.Marshal copies a
-// raw value as it is. Each says false for
-// anything unusual, and its caller then lets encoding/json decide.
+// Check's common case is one pass over the bytes (jsonraw.Valid, then
+// wellBehaved), and a document that pass does not clear goes through the
+// token-by-token reading, which names the problem; both give the same
+// verdict (FuzzCheckFastMatchesTokens). Describe words encoding/json's
+// decoding errors for a client the same way, without Go types or values.
 package jsonlimit

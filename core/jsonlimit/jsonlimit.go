@@ -8,6 +8,8 @@ import (
 	"hash/maphash"
 	"io"
 	"unicode/utf8"
+
+	"github.com/rivetmetal/rivet/core/jsonraw"
 )
 
 // DefaultMaxDepth is the nesting depth REST bodies (and the documents a
@@ -57,7 +59,7 @@ func Check(data []byte, maxDepth int) error {
 	if !utf8.Valid(data) {
 		return &Error{Msg: "the body is not valid UTF-8"}
 	}
-	if Valid(data) && wellBehaved(data, maxDepth) {
+	if jsonraw.Valid(data) && wellBehaved(data, maxDepth) {
 		return nil
 	}
 	return check(data, maxDepth)

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/rivetmetal/rivet/core/jsonlimit"
+	"github.com/rivetmetal/rivet/core/jsonraw"
 )
 
 // Typed fast paths for the per-field work of copying, comparing, encoding
@@ -240,9 +240,9 @@ func appendTime(buf []byte, v reflect.Value) ([]byte, bool) {
 }
 
 // appendSimpleString appends s as a JSON string when it needs no escaping
-// by encoding/json; false otherwise (jsonlimit.AppendPlainString).
+// by encoding/json; false otherwise (jsonraw.AppendPlainString).
 func appendSimpleString(buf []byte, s string) ([]byte, bool) {
-	return jsonlimit.AppendPlainString(buf, s)
+	return jsonraw.AppendPlainString(buf, s)
 }
 
 // decodeFast decodes raw into dst when raw has a shape it can decode
@@ -387,5 +387,5 @@ func appendPrimitive(buf []byte, p Primitive) ([]byte, bool) {
 }
 
 // compactSafe reports whether json.Marshal would copy the raw value v as
-// it is (jsonlimit.MarshalsVerbatim).
-func compactSafe(v []byte) bool { return jsonlimit.MarshalsVerbatim(v) }
+// it is (jsonraw.MarshalsVerbatim).
+func compactSafe(v []byte) bool { return jsonraw.MarshalsVerbatim(v) }

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rivetmetal/rivet/core/jsonlimit"
+	"github.com/rivetmetal/rivet/core/jsonraw"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
@@ -300,11 +300,11 @@ func (raw rawPrimitive) check() (Primitive, error) {
 // (DecodeValid): everything after that check assumes it.
 func splitPrimitive(b []byte, r *Registry, valid bool) (rawPrimitive, bool) {
 	var raw rawPrimitive
-	if !valid && !jsonlimit.Valid(b) {
+	if !valid && !jsonraw.Valid(b) {
 		return raw, false
 	}
-	var buf [8]jsonlimit.Member
-	members, ok := jsonlimit.Members(buf[:0], b)
+	var buf [8]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], b)
 	if !ok {
 		return raw, false
 	}
@@ -330,7 +330,7 @@ func splitPrimitive(b []byte, r *Registry, valid bool) (rawPrimitive, bool) {
 		seen[at] = true
 		switch at {
 		case 0:
-			s, ok := jsonlimit.Unquote(m.Value)
+			s, ok := jsonraw.Unquote(m.Value)
 			if kd != nil {
 				s, ok = kd.Name, true // kindNamed matched the literal's bytes
 			}
@@ -339,14 +339,14 @@ func splitPrimitive(b []byte, r *Registry, valid bool) (rawPrimitive, bool) {
 			}
 			raw.Name = &s
 		case 1:
-			s, ok := jsonlimit.Unquote(m.Value)
+			s, ok := jsonraw.Unquote(m.Value)
 			if !ok {
 				return raw, false
 			}
 			raw.Version = &s
 		case 2:
-			var fields [64]jsonlimit.Member
-			data, ok := jsonlimit.Members(fields[:0], m.Value)
+			var fields [64]jsonraw.Member
+			data, ok := jsonraw.Members(fields[:0], m.Value)
 			if !ok {
 				return raw, false
 			}
@@ -426,7 +426,7 @@ func splitStrings(v []byte, kd *kind) ([]string, bool) {
 // kindNamed returns the kind of r whose name a primitive's members carry
 // as a plain string literal ("rivet_object.name": "Node"), nil when r is
 // nil or there is none.
-func (r *Registry) kindNamed(members []jsonlimit.Member) *kind {
+func (r *Registry) kindNamed(members []jsonraw.Member) *kind {
 	if r == nil {
 		return nil
 	}
@@ -457,7 +457,7 @@ func plainASCII(s string) bool {
 	return true
 }
 
-// internKey is jsonlimit.Unquote(lit), returning kd's own string when lit
+// internKey is jsonraw.Unquote(lit), returning kd's own string when lit
 // is a field name of kd between quotes. That is exact: field names are
 // plain (no escape, printable ASCII), so such a literal holds exactly the
 // bytes between its quotes.
@@ -467,7 +467,7 @@ func (kd *kind) internKey(lit []byte) (string, bool) {
 			return fi.Name, true
 		}
 	}
-	return jsonlimit.Unquote(lit)
+	return jsonraw.Unquote(lit)
 }
 
 var timeType = reflect.TypeFor[time.Time]()

@@ -106,15 +106,16 @@ func (c *Client) Call(ctx context.Context, host, method string, args map[string]
 	if err != nil {
 		return Reply{}, err
 	}
-	_, checked := c.tr.(checkedReplies)
+	_, checked := c.tr.(CheckedReplies)
 	return Reply{raw: raw, codec: c.codec, checked: checked}, nil
 }
 
-// checkedReplies is a Transport whose results are always well-formed JSON,
-// having been read out of a reply it checked whole.
-type checkedReplies interface {
+// CheckedReplies is a Transport whose results are always well-formed JSON,
+// having been read out of a reply it checked whole, so object replies are
+// not checked again (validDecoder).
+type CheckedReplies interface {
 	Transport
-	repliesChecked()
+	RepliesChecked()
 }
 
 // Cast sends method to host without waiting for it to run.
@@ -132,7 +133,7 @@ func (c *Client) Cast(ctx context.Context, host, method string, args map[string]
 type Reply struct {
 	raw     json.RawMessage
 	codec   ObjectCodec
-	checked bool // raw is well-formed JSON (checkedReplies)
+	checked bool // raw is well-formed JSON (CheckedReplies)
 }
 
 // Raw returns the encoded result.

@@ -135,8 +135,10 @@ func RegisterErrorClass(class string, f ErrorFactory) {
 	factories[class] = f
 }
 
-// errorFromWire rebuilds an error from class, code and message.
-func errorFromWire(class string, code int, msg string) error {
+// ErrorFromWire rebuilds an error from the class, code and message it
+// crossed the wire with (ErrorToWire): as the constructor registered for
+// class builds it (RegisterErrorClass), else as a *RemoteError.
+func ErrorFromWire(class string, code int, msg string) error {
 	factoriesMu.RLock()
 	f := factories[class]
 	factoriesMu.RUnlock()
@@ -156,3 +158,53 @@ func errorToWire(err error) (class string, code int, msg string, known bool) {
 	}
 	return "InternalError", http.StatusInternalServerError, "Unexpected error raised by RPC", false
 }
+
+// Codes of the two errors the dispatcher raises before any handler runs,
+// as JSON-RPC 2.0 numbers them (and Ironic's server answers them).
+const (
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+)
+
+// ErrorToWire gives the class, code and message a dispatch error crosses
+// any transport with. A *MethodNotFoundError has no class (""): it is a
+// protocol error, which the client gets as a *ProtocolError rather than
+// rebuilding it. An *InvalidParamsError keeps its class with the code
+// CodeInvalidParams. Any other error is as errorToWire gives it.
+func ErrorToWire(err error) (class string, code int, msg string) {
+	var nf *MethodNotFoundError
+	if errors.As(err, &nf) {
+		return "", CodeMethodNotFound, nf.Error()
+	}
+	var ip *InvalidParamsError
+	if errors.As(err, &ip) {
+		return ip.ErrorClass(), CodeInvalidParams, ip.Error()
+	}
+	class, code, msg, _ = errorToWire(err)
+	return class, code, msg
+}
+
+// ProtocolError is a protocol-level error (a JSON-RPC -32xxx code, such as
+// CodeMethodNotFound) or a transport status the peer answered with (401,
+// 405, 413): the client gets it as it is, never rebuilt as a typed error.
+type ProtocolError struct {
+	Code    int
+	Message string
+}
+
+func (e *ProtocolError) Error() string { return e.Message }
+
+// ErrUnreachable marks a call that never reached a conductor (the connection
+// could not be made), so it is safe to retry on another one.
+var ErrUnreachable = errors.New("conductor unreachable")
+
+// UnreachableError wraps the dial failure for one conductor.
+type UnreachableError struct {
+	Host string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("conductor %s unreachable: %v", e.Host, e.Err)
+}
+func (e *UnreachableError) Unwrap() []error { return []error{ErrUnreachable, e.Err} }

@@ -2,34 +2,14 @@ package rpc
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
 var v = version.MustParse
-
-// Release "old" speaks RPC 1.0; release "new" speaks 1.1, where power gained
-// an optional timeout (omitted above the cap) and a new value "soft" of its
-// state argument, clean gained disable_ramdisk (refused above the cap) and
-// nmi is a new method.
-func oldTable(t testing.TB) *Methods {
-	m, err := NewMethods(v("1.0"),
-		Method{Name: "power", Since: v("1.0"), Args: []Arg{{Name: "node_id", Since: v("1.0"), Required: true},
-			{Name: "state", Since: v("1.0")}}},
-		Method{Name: "clean", Since: v("1.0"), Args: []Arg{{Name: "node_id", Since: v("1.0"), Required: true}}},
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 func newTable(t testing.TB) *Methods {
 	m, err := NewMethods(v("1.1"),
@@ -63,131 +43,6 @@ func echoServer(t testing.TB, m *Methods) *Server {
 		})
 	}
 	return s
-}
-
-type matrixCase struct {
-	method  string
-	args    map[string]any
-	want    map[string]any // reply; nil when an error is expected
-	wantErr any            // pointer to the typed error expected
-}
-
-func TestCompatibilityMatrix(t *testing.T) {
-	node := map[string]any{"node_id": "n1"}
-	withTimeout := map[string]any{"node_id": "n1", "timeout": 30}
-	withRamdisk := map[string]any{"node_id": "n1", "disable_ramdisk": true}
-	hard := map[string]any{"node_id": "n1", "state": "on"}
-	soft := map[string]any{"node_id": "n1", "state": "soft"}
-	ok := func(ver string, args ...string) map[string]any {
-		m := map[string]any{"version": ver}
-		for _, a := range args {
-			m[a] = true
-		}
-		return m
-	}
-	capErr, unsupported := new(*CapError), new(*UnsupportedVersionError)
-	type client struct {
-		table func(testing.TB) *Methods
-		cap   string
-	}
-	clients := map[string]client{
-		"old client":          {oldTable, "1.0"},
-		"new client pinned":   {newTable, "1.0"},
-		"new client unpinned": {newTable, "1.1"},
-	}
-	servers := map[string]func(testing.TB) *Methods{"old server": oldTable, "new server": newTable}
-	// cells[client][server] lists the calls and what each must give.
-	cells := map[string]map[string][]matrixCase{
-		"old client": {
-			"old server": {{method: "power", args: node, want: ok("1.0", "node_id")}},
-			"new server": {
-				{method: "power", args: node, want: ok("1.0", "node_id")},
-				{method: "power", args: hard, want: ok("1.0", "node_id", "state")},
-			},
-		},
-		"new client pinned": {
-			"old server": {
-				{method: "power", args: withTimeout, want: ok("1.0", "node_id")},
-				{method: "power", args: hard, want: ok("1.0", "node_id", "state")},
-				{method: "power", args: soft, wantErr: capErr},
-				{method: "nmi", args: node, wantErr: capErr},
-				{method: "clean", args: withRamdisk, wantErr: capErr},
-				{method: "clean", args: node, want: ok("1.0", "node_id")},
-			},
-			"new server": {
-				{method: "power", args: withTimeout, want: ok("1.0", "node_id")},
-				{method: "power", args: soft, wantErr: capErr},
-				{method: "nmi", args: node, wantErr: capErr},
-				{method: "clean", args: withRamdisk, wantErr: capErr},
-			},
-		},
-		"new client unpinned": {
-			"old server": {
-				{method: "power", args: withTimeout, wantErr: unsupported},
-				{method: "power", args: node, want: ok("1.0", "node_id")},
-				// A new value is sent at its version, which an old server
-				// refuses instead of misreading.
-				{method: "power", args: soft, wantErr: unsupported},
-				{method: "power", args: hard, want: ok("1.0", "node_id", "state")},
-				{method: "nmi", args: node, wantErr: unsupported},
-				{method: "clean", args: withRamdisk, wantErr: unsupported},
-			},
-			"new server": {
-				{method: "power", args: withTimeout, want: ok("1.1", "node_id", "timeout")},
-				{method: "power", args: soft, want: ok("1.1", "node_id", "state")},
-				{method: "power", args: hard, want: ok("1.0", "node_id", "state")},
-				{method: "nmi", args: node, want: ok("1.1", "node_id")},
-				{method: "clean", args: withRamdisk, want: ok("1.1", "node_id", "disable_ramdisk")},
-			},
-		},
-	}
-	for cname, cl := range clients {
-		for sname, stable := range servers {
-			for _, tr := range []string{"jsonrpc", "local"} {
-				t.Run(fmt.Sprintf("%s/%s/%s", cname, sname, tr), func(t *testing.T) {
-					srv := echoServer(t, stable(t))
-					var transport Transport = LocalTransport{Server: srv}
-					host := "local"
-					if tr == "jsonrpc" {
-						hs := httptest.NewServer(NewHTTPHandler(srv, HTTPHandlerOptions{}))
-						defer hs.Close()
-						transport = NewHTTPTransport(HTTPTransportOptions{})
-						host = hs.Listener.Addr().String()
-					}
-					capV := v(cl.cap)
-					c := NewClient(cl.table(t), func() version.Version { return capV }, PlainCodec{}, transport)
-					for _, call := range cells[cname][sname] {
-						reply, err := c.Call(context.Background(), host, call.method, call.args)
-						if call.wantErr != nil {
-							switch target := call.wantErr.(type) {
-							case **CapError:
-								if !errors.As(err, target) {
-									t.Errorf("%s%v: err = %v, want *CapError", call.method, call.args, err)
-								}
-							case **UnsupportedVersionError:
-								var re *RemoteError
-								if !errors.As(err, &re) || re.Class != "UnsupportedVersion" {
-									t.Errorf("%s%v: err = %v, want UnsupportedVersion", call.method, call.args, err)
-								}
-							}
-							continue
-						}
-						if err != nil {
-							t.Errorf("%s%v: %v", call.method, call.args, err)
-							continue
-						}
-						var got map[string]any
-						if err := reply.Decode(&got); err != nil {
-							t.Fatal(err)
-						}
-						if diff := cmp.Diff(call.want, got); diff != "" {
-							t.Errorf("%s%v (-want +got):\n%s", call.method, call.args, diff)
-						}
-					}
-				})
-			}
-		}
-	}
 }
 
 func TestCanSendVersion(t *testing.T) {

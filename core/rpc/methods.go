@@ -114,7 +114,7 @@ func NewMethods(ver version.Version, methods ...Method) (*Methods, error) {
 		}
 		seen := map[string]bool{}
 		for _, a := range m.Args {
-			if seen[a.Name] || a.Name == versionKey || a.Name == contextKey {
+			if seen[a.Name] || a.Name == VersionParam || a.Name == ContextParam {
 				return nil, fmt.Errorf("rpc: %s: argument %q duplicated or reserved", m.Name, a.Name)
 			}
 			seen[a.Name] = true

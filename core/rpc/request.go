@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 )
 
-// Reserved parameter names on the wire (as Ironic's JSON-RPC).
+// Reserved parameter names on the wire (as Ironic's JSON-RPC): a transport
+// carries a request's version and request id under them, so no method
+// argument may take either name (NewMethods).
 const (
-	versionKey = "rpc.version"
-	contextKey = "context"
+	VersionParam = "rpc.version"
+	ContextParam = "context"
 )
 
 // Request is one RPC in transport-neutral form.
@@ -23,10 +25,11 @@ type Request struct {
 	// Cast marks a fire-and-forget call: the server answers before running it.
 	Cast bool
 
-	// checked says every value of Params is well-formed JSON, taken from an
-	// envelope jsonlimit checked whole (parseEnvelope), so object arguments
-	// need not be checked again (validDecoder).
-	checked bool
+	// Checked says every value of Params is well-formed JSON, taken from an
+	// envelope the transport checked whole (jsonrpc's parseEnvelope), so
+	// object arguments need not be checked again (validDecoder). Only a
+	// transport that did check sets it.
+	Checked bool
 }
 
 // ObjectCodec converts versioned objects at the RPC boundary. The versioned
@@ -45,7 +48,7 @@ type ObjectCodec interface {
 
 // validDecoder is an ObjectCodec that can decode a primitive known to be
 // well-formed JSON without checking it again. Only values whose bytes
-// were checked (Request.checked, Reply.checked) go to it.
+// were checked (Request.Checked, Reply.checked) go to it.
 type validDecoder interface {
 	DecodeValid(raw json.RawMessage, server bool) (any, error)
 }

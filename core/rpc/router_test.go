@@ -3,15 +3,11 @@ package rpc
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rivetmetal/rivet/core/hashring"
-	"github.com/rivetmetal/rivet/core/version"
 )
 
 func staticLister(calls *atomic.Int32, sets ...[]ConductorInfo) ConductorLister {
@@ -84,88 +80,5 @@ func TestRouterCachesUntilResetInterval(t *testing.T) {
 	_, _ = r.HostFor(context.Background(), Target{UUID: "u", Driver: "ipmi"})
 	if calls.Load() != 2 {
 		t.Fatalf("lister called %d times after the interval, want 2", calls.Load())
-	}
-}
-
-// A conductor that stopped (connection refused) is skipped: the client
-// rebuilds the ring from the live set and retries once on the survivor.
-func TestCallNodeRetriesOnceOnUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := ln.Addr().String()
-	ln.Close()
-	live := httptest.NewServer(NewHTTPHandler(testServer(t, nil), HTTPHandlerOptions{}))
-	defer live.Close()
-	alive := live.Listener.Addr().String()
-
-	both := []ConductorInfo{{Hostname: dead, HardwareTypes: []string{"ipmi"}}, {Hostname: alive, HardwareTypes: []string{"ipmi"}}}
-	ring, _ := hashring.New([]string{dead, alive}, 5)
-	var uuid string
-	for i := 0; uuid == ""; i++ {
-		u := fmt.Sprintf("node-%d", i)
-		if h, _ := ring.Get([]byte(u)); h == dead {
-			uuid = u
-		}
-	}
-	var calls atomic.Int32
-	r := NewRouter(staticLister(&calls, both, both[1:]), 5, time.Hour)
-	c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{Timeout: 5 * time.Second}))
-	reply, err := c.CallNode(context.Background(), r, Target{UUID: uuid, Driver: "ipmi"}, "power", map[string]any{"node_id": uuid})
-	if err != nil {
-		t.Fatalf("call after conductor loss: %v", err)
-	}
-	var got map[string]string
-	if err := reply.Decode(&got); err != nil || got["node"] != uuid {
-		t.Fatalf("reply %v, %v", got, err)
-	}
-	if calls.Load() != 2 {
-		t.Fatalf("ring rebuilt %d times, want 2 (initial + after the failure)", calls.Load())
-	}
-
-	// When every conductor is gone the caller gets the dial error, once.
-	calls.Store(0)
-	r = NewRouter(staticLister(&calls, both[:1]), 5, time.Hour)
-	_, err = c.CallNode(context.Background(), r, Target{UUID: uuid, Driver: "ipmi"}, "power", map[string]any{"node_id": uuid})
-	if !errors.Is(err, ErrUnreachable) {
-		t.Fatalf("err = %v, want ErrUnreachable", err)
-	}
-}
-
-// A conductor that is draining answers TemporaryFailure; the call moves to
-// the survivor on a fresh ring.
-func TestCallNodeRetriesOnceOnTemporaryFailure(t *testing.T) {
-	draining := NewServer(newTable(t), PlainCodec{}, quietLog(), context.Background())
-	draining.Handle("power", func(context.Context, Params) (any, error) {
-		return nil, &TemporaryFailure{Reason: "conductor is shutting down"}
-	})
-	a := httptest.NewServer(NewHTTPHandler(draining, HTTPHandlerOptions{}))
-	defer a.Close()
-	b := httptest.NewServer(NewHTTPHandler(testServer(t, nil), HTTPHandlerOptions{}))
-	defer b.Close()
-	ha, hb := a.Listener.Addr().String(), b.Listener.Addr().String()
-	both := []ConductorInfo{{Hostname: ha, HardwareTypes: []string{"ipmi"}}, {Hostname: hb, HardwareTypes: []string{"ipmi"}}}
-	ring, _ := hashring.New([]string{ha, hb}, 5)
-	ownedBy := func(host string) string {
-		for i := 0; ; i++ {
-			if h, _ := ring.Get([]byte(fmt.Sprintf("node-%d", i))); h == host {
-				return fmt.Sprintf("node-%d", i)
-			}
-		}
-	}
-	uuid := ownedBy(ha)
-	var calls atomic.Int32
-	r := NewRouter(staticLister(&calls, both, both[1:]), 5, time.Hour)
-	c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{}))
-	if _, err := c.CallNode(context.Background(), r, Target{UUID: uuid, Driver: "ipmi"}, "power", map[string]any{"node_id": uuid}); err != nil {
-		t.Fatalf("call while the owner drains: %v", err)
-	}
-	// Any other error is the caller's answer: no second attempt.
-	calls.Store(0)
-	r = NewRouter(staticLister(&calls, both), 5, time.Hour)
-	_, err := c.CallNode(context.Background(), r, Target{UUID: ownedBy(hb), Driver: "ipmi"}, "power", map[string]any{"node_id": "locked"})
-	if err == nil || calls.Load() != 1 {
-		t.Fatalf("NodeLocked: err=%v, ring rebuilt %d times (want 1)", err, calls.Load())
 	}
 }

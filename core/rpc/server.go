@@ -88,7 +88,7 @@ func (s *Server) check(req *Request) (HandlerFunc, Params, error) {
 			return nil, Params{}, &InvalidParamsError{Method: req.Method, Reason: "missing required argument " + a.Name}
 		}
 	}
-	return h, Params{method: m, version: reqV, raw: req.Params, codec: s.codec, checked: req.checked}, nil
+	return h, Params{method: m, version: reqV, raw: req.Params, codec: s.codec, checked: req.Checked}, nil
 }
 
 // Dispatch serves req and returns its encoded result. For a cast it returns
@@ -146,7 +146,7 @@ type Params struct {
 	version version.Version
 	raw     map[string]json.RawMessage
 	codec   ObjectCodec
-	checked bool // raw's values are well-formed JSON (Request.checked)
+	checked bool // raw's values are well-formed JSON (Request.Checked)
 }
 
 // Version is the RPC version the client sent; handlers use it to tolerate
@@ -213,7 +213,7 @@ func IsInvalidParams(err error) bool {
 // safeCall runs h and turns a panic into an internal error. A panic must
 // not reach net/http: it would close the connection without an answer,
 // which the JSON-RPC client treats as a call never read and resends
-// (markReplayable), and in a cast it would kill the conductor.
+// (jsonrpc's markReplayable), and in a cast it would kill the conductor.
 func safeCall(ctx context.Context, h HandlerFunc, p Params, log func() *slog.Logger) (res any, err error) {
 	defer func() {
 		if v := recover(); v != nil {

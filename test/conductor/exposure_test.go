@@ -22,6 +22,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/rpc/jsonrpc"
 	"github.com/rivetmetal/rivet/core/version"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -87,7 +88,7 @@ func recordCalls(t *testing.T, n *objects.Node) map[string][]byte {
 	}
 	pinner := release.NewPinner(release.Default(), release.Pin{Mode: release.PinLatest})
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
-		rpc.ObjectCodecFor(reg, pinner), rpc.NewHTTPTransport(rpc.HTTPTransportOptions{Timeout: 5 * time.Second}))
+		rpc.ObjectCodecFor(reg, pinner), jsonrpc.NewHTTPTransport(jsonrpc.HTTPTransportOptions{Timeout: 5 * time.Second}))
 	host := rec.Listener.Addr().String()
 	router := rpc.NewRouter(func(context.Context) ([]rpc.ConductorInfo, error) {
 		return []rpc.ConductorInfo{{Hostname: host, HardwareTypes: []string{"fake-hardware"}}}, nil

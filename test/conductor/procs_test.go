@@ -17,6 +17,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/rpc/jsonrpc"
 	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/plugins/plugintest"
@@ -96,12 +97,12 @@ func newClusterAuth(t *testing.T, auth *rpcAuth) *cluster {
 		}
 		return out, nil
 	}
-	opts := rpc.HTTPTransportOptions{Timeout: 10 * time.Second}
+	opts := jsonrpc.HTTPTransportOptions{Timeout: 10 * time.Second}
 	if auth != nil {
 		opts.Username, opts.Password = auth.user, auth.password
 	}
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
-		rpc.ObjectCodecFor(reg, pinner), rpc.NewHTTPTransport(opts))
+		rpc.ObjectCodecFor(reg, pinner), jsonrpc.NewHTTPTransport(opts))
 	router := rpc.NewRouter(lister, 5, time.Second)
 	return &cluster{t: t, dbURL: url, dbh: dbh, store: db.NewStore(dbh, reg, pinner),
 		api: rpc.ConductorAPI{Client: client, Router: router}, route: router, auth: auth}

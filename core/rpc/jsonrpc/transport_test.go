@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rivetmetal/rivet/core/version"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // captured is a request as a conductor reads it.
@@ -26,7 +28,7 @@ type captured struct {
 	Body                            string
 }
 
-func captureRequest(t *testing.T, tr *HTTPTransport, req *Request) captured {
+func captureRequest(t *testing.T, tr *HTTPTransport, req *rpc.Request) captured {
 	t.Helper()
 	got := make(chan captured, 1)
 	rc := startRawConductor(t, func(t *testing.T, _ int, c net.Conn, br *bufio.Reader) {
@@ -53,7 +55,7 @@ func captureRequest(t *testing.T, tr *HTTPTransport, req *Request) captured {
 // Accept-Encoding (conductors do not compress).
 func TestHTTPTransportRequest(t *testing.T) {
 	for _, opts := range []HTTPTransportOptions{{}, {Username: "rpc", Password: "s3cret:x"}} {
-		for _, req := range []*Request{
+		for _, req := range []*rpc.Request{
 			{Method: "create_node", Version: "1.3", RequestID: "req-0c6b1f9e-8d0c-4bd5-9a1a-f1f1f1f1f1f1",
 				Params: map[string]json.RawMessage{"node_obj": json.RawMessage(`{"a":[1,2,{"b":"c"}]}`)}},
 			{Method: "power", Version: "1.0", Params: map[string]json.RawMessage{"node_id": json.RawMessage(`"n1"`)}}, // no request id
@@ -104,7 +106,7 @@ func TestHTTPTransportReplies(t *testing.T) {
 		{
 			tr := NewHTTPTransport(HTTPTransportOptions{})
 
-			c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
+			c := rpc.NewClient(newTable(t), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, tr)
 			id := strings.Repeat("n", size)
 			for range 3 { // the same kept-alive connection
 				r, err := c.Call(context.Background(), host, "power", map[string]any{"node_id": id})
@@ -120,7 +122,7 @@ func TestHTTPTransportReplies(t *testing.T) {
 				t.Fatalf("cast: %v", err)
 			}
 			_, err := c.Call(context.Background(), host, "power", map[string]any{"node_id": "locked"})
-			var re *RemoteError
+			var re *rpc.RemoteError
 			if !errors.As(err, &re) || re.Class != "NodeLocked" {
 				t.Fatalf("err = %v", err)
 			}
@@ -129,7 +131,7 @@ func TestHTTPTransportReplies(t *testing.T) {
 	{
 		tr := NewHTTPTransport(HTTPTransportOptions{MaxResponseBytes: 1000})
 
-		c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
+		c := rpc.NewClient(newTable(t), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, tr)
 		for _, size := range []int{1000, 5000} { // Content-Length, chunked
 			_, err := c.Call(context.Background(), host, "power", map[string]any{"node_id": strings.Repeat("n", size)})
 			if err == nil || !strings.Contains(err.Error(), "reply larger than 1000 bytes") {
@@ -174,8 +176,8 @@ func TestHTTPTransportErrors(t *testing.T) {
 			tr := NewHTTPTransport(HTTPTransportOptions{})
 
 			_, err := tr.Send(context.Background(), host, call)
-			var ue *UnreachableError
-			if !errors.Is(err, ErrUnreachable) || !errors.As(err, &ue) || ue.Host != host {
+			var ue *rpc.UnreachableError
+			if !errors.Is(err, rpc.ErrUnreachable) || !errors.As(err, &ue) || ue.Host != host {
 				t.Fatalf("err = %v, want UnreachableError", err)
 			}
 		}
@@ -196,7 +198,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 			start := time.Now()
 			_, err := tr.Send(context.Background(), hang(t), call)
 			var ne net.Error
-			if errors.Is(err, ErrUnreachable) || !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
+			if errors.Is(err, rpc.ErrUnreachable) || !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
 				t.Fatalf("err = %v, want a timeout", err)
 			}
 			if d := time.Since(start); d > 3*time.Second {
@@ -212,7 +214,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 			time.AfterFunc(100*time.Millisecond, cancel)
 			start := time.Now()
 			_, err := tr.Send(ctx, hang(t), call)
-			if errors.Is(err, ErrUnreachable) || !errors.Is(err, context.Canceled) {
+			if errors.Is(err, rpc.ErrUnreachable) || !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
 			}
 			if d := time.Since(start); d > 3*time.Second {
@@ -227,7 +229,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 			defer cancel()
 			_, err := tr.Send(ctx, hang(t), call)
-			if errors.Is(err, ErrUnreachable) || !errors.Is(err, context.DeadlineExceeded) {
+			if errors.Is(err, rpc.ErrUnreachable) || !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("err = %v, want context.DeadlineExceeded", err)
 			}
 		}
@@ -239,7 +241,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			_, err := tr.Send(ctx, hang(t), call)
-			if errors.Is(err, ErrUnreachable) || !errors.Is(err, context.Canceled) {
+			if errors.Is(err, rpc.ErrUnreachable) || !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
 			}
 		}
@@ -257,7 +259,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 				tr := NewHTTPTransport(HTTPTransportOptions{})
 
 				_, err := tr.Send(context.Background(), rc.ln.Addr().String(), call)
-				if err == nil || errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), tc.want) {
+				if err == nil || errors.Is(err, rpc.ErrUnreachable) || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("err = %v, want one with %q", err, tc.want)
 				}
 			}
@@ -326,7 +328,7 @@ func TestHTTPTransportResendRules(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := tr.Send(ctx, host, keepaliveCall("req-2"))
-			if err == nil || errors.Is(err, ErrUnreachable) {
+			if err == nil || errors.Is(err, rpc.ErrUnreachable) {
 				t.Fatalf("err = %v, want a plain failure", err)
 			}
 			if got := rc.accepted() - before; got != 1 {
@@ -352,7 +354,7 @@ func TestHTTPTransportResendRules(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond) // the FIN arrives
 			_, err := tr.Send(ctx, host, keepaliveCall("req-2"))
-			if !errors.Is(err, ErrUnreachable) {
+			if !errors.Is(err, rpc.ErrUnreachable) {
 				t.Fatalf("err = %v, want ErrUnreachable", err)
 			}
 		}
@@ -469,7 +471,7 @@ func TestHTTPTransportAgainstDrainingConductor(t *testing.T) {
 		hs := httptest.NewServer(NewHTTPHandler(testServer(t, seen), HTTPHandlerOptions{}))
 		defer hs.Close()
 		host := hs.Listener.Addr().String()
-		c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
+		c := rpc.NewClient(newTable(t), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, tr)
 		var wg sync.WaitGroup
 		errs := make(chan error, workers*perWorker)
 		stop := make(chan struct{})
@@ -493,7 +495,7 @@ func TestHTTPTransportAgainstDrainingConductor(t *testing.T) {
 		for w := range workers {
 			wg.Go(func() {
 				for i := range perWorker {
-					ctx := WithRequestID(context.Background(), fmt.Sprintf("req-%d-%d", w, i))
+					ctx := rpc.WithRequestID(context.Background(), fmt.Sprintf("req-%d-%d", w, i))
 					if _, err := c.Call(ctx, host, "power", map[string]any{"node_id": "n1"}); err != nil {
 						errs <- err
 					}

@@ -1,9 +1,9 @@
-package jsonlimit
+package jsonraw
 
 import "unicode/utf8"
 
 // Helpers for fast paths that take apart a document already known to be
-// well-formed (Check returned nil, or json.Valid returned true) without
+// well-formed (jsonlimit.Check returned nil, or Valid returned true) without
 // decoding it with encoding/json: splitting an object into its members,
 // reading a string without escapes, and telling whether json.Marshal would
 // copy a raw value unchanged. Each answers "I cannot tell" (false) for

@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/rivetmetal/rivet/core/version"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // TestLocalConductorDialedAtLocalAddr: a conductor registered under the
@@ -58,7 +60,7 @@ func TestLocalConductorDialedAtLocalAddr(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, NewHTTPTransport(tc.opts))
+			c := rpc.NewClient(newTable(t), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, NewHTTPTransport(tc.opts))
 			_, err := c.Call(context.Background(), tc.host, "power", map[string]any{"node_id": "n1"})
 			if tc.wantOK && err != nil {
 				t.Fatalf("call to %s: %v", tc.host, err)
@@ -69,8 +71,8 @@ func TestLocalConductorDialedAtLocalAddr(t *testing.T) {
 		})
 	}
 	// A name that does not resolve is unreachable, so safe to retry elsewhere.
-	_, err := NewHTTPTransport(HTTPTransportOptions{}).Send(context.Background(), local+":"+port(plain), &Request{Method: "power", Version: "1.0"})
-	if !errors.Is(err, ErrUnreachable) {
+	_, err := NewHTTPTransport(HTTPTransportOptions{}).Send(context.Background(), local+":"+port(plain), &rpc.Request{Method: "power", Version: "1.0"})
+	if !errors.Is(err, rpc.ErrUnreachable) {
 		t.Fatalf("unresolvable name: %v, want ErrUnreachable", err)
 	}
 }

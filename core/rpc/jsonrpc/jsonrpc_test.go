@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"bytes"
@@ -22,6 +22,8 @@ import (
 	"github.com/rivetmetal/rivet/core/internal/leakcheck"
 	"github.com/rivetmetal/rivet/core/version"
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // nodeLocked is a typed error like the conductor's.
@@ -34,9 +36,9 @@ func (e *nodeLocked) HTTPCode() int      { return http.StatusConflict }
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // testServer serves newTable with handlers that exercise errors and ids.
-func testServer(t testing.TB, seen chan<- string) *Server {
-	s := NewServer(newTable(t), PlainCodec{}, quietLog(), context.Background())
-	s.Handle("power", func(ctx context.Context, p Params) (any, error) {
+func testServer(t testing.TB, seen chan<- string) *rpc.Server {
+	s := rpc.NewServer(newTable(t), rpc.PlainCodec{}, quietLog(), context.Background())
+	s.Handle("power", func(ctx context.Context, p rpc.Params) (any, error) {
 		id, err := p.String("node_id")
 		if err != nil {
 			return nil, err
@@ -48,11 +50,11 @@ func testServer(t testing.TB, seen chan<- string) *Server {
 			return nil, errors.New("database password=hunter2 leaked in an internal error")
 		}
 		if seen != nil {
-			seen <- RequestID(ctx)
+			seen <- rpc.RequestID(ctx)
 		}
 		return map[string]string{"node": id}, nil
 	})
-	s.Handle("clean", func(context.Context, Params) (any, error) { return nil, nil })
+	s.Handle("clean", func(context.Context, rpc.Params) (any, error) { return nil, nil })
 	return s
 }
 
@@ -124,12 +126,12 @@ func TestJSONRPCProtocolErrors(t *testing.T) {
 func TestTypedErrorRoundTrip(t *testing.T) {
 	hs := httptest.NewServer(NewHTTPHandler(testServer(t, nil), HTTPHandlerOptions{}))
 	defer hs.Close()
-	c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{}))
+	c := rpc.NewClient(newTable(t), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{}))
 	host := hs.Listener.Addr().String()
 
 	// Unregistered class: a RemoteError that still knows its class and code.
 	_, err := c.Call(context.Background(), host, "power", map[string]any{"node_id": "locked"})
-	var re *RemoteError
+	var re *rpc.RemoteError
 	if !errors.As(err, &re) || re.Class != "NodeLocked" || re.Code != 409 || !strings.Contains(re.Message, "is locked by host c1") {
 		t.Fatalf("err = %#v", err)
 	}
@@ -138,8 +140,8 @@ func TestTypedErrorRoundTrip(t *testing.T) {
 	}
 
 	// Registered class: rebuilt as the local type.
-	RegisterErrorClass("NodeLocked", func(msg string, _ int) error { return &nodeLocked{msg: msg} })
-	defer RegisterErrorClass("NodeLocked", nil)
+	rpc.RegisterErrorClass("NodeLocked", func(msg string, _ int) error { return &nodeLocked{msg: msg} })
+	defer rpc.RegisterErrorClass("NodeLocked", nil)
 	_, err = c.Call(context.Background(), host, "power", map[string]any{"node_id": "locked"})
 	var nl *nodeLocked
 	if !errors.As(err, &nl) {
@@ -158,8 +160,8 @@ func TestCastAndRequestID(t *testing.T) {
 	srv := testServer(t, seen)
 	hs := httptest.NewServer(NewHTTPHandler(srv, HTTPHandlerOptions{}))
 	defer hs.Close()
-	c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{}))
-	ctx := WithRequestID(context.Background(), "req-abc")
+	c := rpc.NewClient(newTable(t), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{}))
+	ctx := rpc.WithRequestID(context.Background(), "req-abc")
 	if err := c.Cast(ctx, hs.Listener.Addr().String(), "power", map[string]any{"node_id": "n1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -201,14 +203,14 @@ func TestTLSAndBasicAuth(t *testing.T) {
 	host := hs.Listener.Addr().String()
 	call := func(user, pw string) error {
 		tr := NewHTTPTransport(HTTPTransportOptions{TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, Username: user, Password: pw})
-		c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
+		c := rpc.NewClient(newTable(t), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, tr)
 		_, err := c.Call(context.Background(), host, "power", map[string]any{"node_id": "n1"})
 		return err
 	}
 	if err := call("rpc", "s3cret"); err != nil {
 		t.Fatalf("authorised call over TLS: %v", err)
 	}
-	var pe *ProtocolError
+	var pe *rpc.ProtocolError
 	if err := call("rpc", "wrong"); !errors.As(err, &pe) || pe.Code != 401 {
 		t.Fatalf("wrong password: %v", err)
 	}
@@ -217,7 +219,7 @@ func TestTLSAndBasicAuth(t *testing.T) {
 	}
 	// A client that does not trust the server's certificate refuses it.
 	tr := NewHTTPTransport(HTTPTransportOptions{TLS: &tls.Config{MinVersion: tls.VersionTLS12}})
-	if _, err := tr.Send(context.Background(), host, &Request{Method: "power", Version: "1.0"}); err == nil {
+	if _, err := tr.Send(context.Background(), host, &rpc.Request{Method: "power", Version: "1.0"}); err == nil {
 		t.Fatal("untrusted certificate accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"bytes"
@@ -15,6 +15,9 @@ import (
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
+	"github.com/rivetmetal/rivet/core/jsonraw"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // HTTPHandlerOptions configures the JSON-RPC HTTP endpoint.
@@ -31,7 +34,7 @@ type HTTPHandlerOptions struct {
 // NewHTTPHandler serves s as JSON-RPC 2.0 over HTTP POST at any path. A
 // call that carries a call id (CallIDHeader) runs at most once however
 // often it arrives (replayCache); one without is served as it always was.
-func NewHTTPHandler(s *Server, opts HTTPHandlerOptions) http.Handler {
+func NewHTTPHandler(s *rpc.Server, opts HTTPHandlerOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
 	}
@@ -42,7 +45,7 @@ func NewHTTPHandler(s *Server, opts HTTPHandlerOptions) http.Handler {
 }
 
 type httpHandler struct {
-	s    *Server
+	s    *rpc.Server
 	opts HTTPHandlerOptions
 	// replay runs each call that carries a call id once (CallIDHeader).
 	replay *replayCache
@@ -126,7 +129,7 @@ func (h *httpHandler) authenticate(w http.ResponseWriter, r *http.Request) bool 
 }
 
 // call runs a call (not a cast) and returns its encoded reply.
-func (h *httpHandler) call(ctx context.Context, req *Request, id json.RawMessage) []byte {
+func (h *httpHandler) call(ctx context.Context, req *rpc.Request, id json.RawMessage) []byte {
 	res, err := h.s.Dispatch(ctx, req)
 	if err != nil {
 		return encodeJSON(response{JSONRPC: "2.0", Error: errorToWireObj(err), ID: orNull(id)})
@@ -143,7 +146,7 @@ func (h *httpHandler) call(ctx context.Context, req *Request, id json.RawMessage
 // end), a later one gets the kept reply. The call runs under a context
 // its connection closing does not end (replayCache.start): that is how
 // the first copy is lost, and its resend is on its way.
-func (h *httpHandler) serveOnce(w http.ResponseWriter, r *http.Request, req *Request, id json.RawMessage, callID string, body []byte) {
+func (h *httpHandler) serveOnce(w http.ResponseWriter, r *http.Request, req *rpc.Request, id json.RawMessage, callID string, body []byte) {
 	e, owner := h.replay.join(callID, body)
 	switch {
 	case e == nil:
@@ -205,9 +208,9 @@ func writeResult(w http.ResponseWriter, res, id json.RawMessage) {
 // encoding/json compacts and HTML-escapes the result again, a node
 // included, although what Dispatch returns is already compact JSON; so
 // when json.Marshal would copy res and id as they are
-// (jsonlimit.MarshalsVerbatim), the reply is written by hand.
+// (jsonraw.MarshalsVerbatim), the reply is written by hand.
 func encodeResult(res, id json.RawMessage) []byte {
-	if len(res) == 0 || !jsonlimit.MarshalsVerbatim(res) || !jsonlimit.MarshalsVerbatim(id) {
+	if len(res) == 0 || !jsonraw.MarshalsVerbatim(res) || !jsonraw.MarshalsVerbatim(id) {
 		return encodeJSON(response{JSONRPC: "2.0", Result: res, ID: id})
 	}
 	body := make([]byte, 0, len(res)+len(id)+40)
@@ -231,7 +234,7 @@ func encodeResult(res, id json.RawMessage) []byte {
 // error (code, message, id) are the same either way. The request's params
 // and id are sub-slices of body, which the caller reads whole for this one
 // request and never writes to.
-func parseEnvelope(body []byte) (*Request, json.RawMessage, *wireError) {
+func parseEnvelope(body []byte) (*rpc.Request, json.RawMessage, *wireError) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return nil, nil, &wireError{Code: codeInvalidRequest, Message: "Batch requests are not supported"}
@@ -259,16 +262,16 @@ func parseEnvelope(body []byte) (*Request, json.RawMessage, *wireError) {
 	// Both readings checked body whole with jsonlimit.Check (splitEnvelope,
 	// decodeEnvelope), so each parameter is well-formed JSON: a sub-slice
 	// of it, or a json.RawMessage encoding/json copied out of it.
-	req := &Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null", checked: true}
-	if raw, ok := params[versionKey]; ok {
-		if s, plain := jsonlimit.Unquote(raw); plain {
+	req := &rpc.Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null", Checked: true}
+	if raw, ok := params[rpc.VersionParam]; ok {
+		if s, plain := jsonraw.Unquote(raw); plain {
 			req.Version = s
 		} else if err := json.Unmarshal(raw, &req.Version); err != nil {
 			return nil, id, &wireError{Code: codeInvalidParams, Message: "rpc.version must be a string"}
 		}
-		delete(params, versionKey)
+		delete(params, rpc.VersionParam)
 	}
-	if raw, ok := params[contextKey]; ok {
+	if raw, ok := params[rpc.ContextParam]; ok {
 		if s, plain := splitRequestID(raw); plain {
 			req.RequestID = s
 		} else {
@@ -278,7 +281,7 @@ func parseEnvelope(body []byte) (*Request, json.RawMessage, *wireError) {
 			_ = json.Unmarshal(raw, &rc)
 			req.RequestID = rc.RequestID
 		}
-		delete(params, contextKey)
+		delete(params, rpc.ContextParam)
 	}
 	return req, id, nil
 }
@@ -314,19 +317,19 @@ func splitEnvelope(body []byte) (envelope, bool) {
 	if jsonlimit.Check(body, jsonlimit.RPCMaxDepth) != nil {
 		return env, false
 	}
-	var buf [4]jsonlimit.Member
-	members, ok := jsonlimit.Members(buf[:0], body)
+	var buf [4]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], body)
 	if !ok {
 		return env, false
 	}
 	for _, m := range members {
 		switch string(m.Key) {
 		case `"jsonrpc"`:
-			if env.JSONRPC, ok = jsonlimit.Unquote(m.Value); !ok {
+			if env.JSONRPC, ok = jsonraw.Unquote(m.Value); !ok {
 				return env, false
 			}
 		case `"method"`:
-			if env.Method, ok = jsonlimit.Unquote(m.Value); !ok {
+			if env.Method, ok = jsonraw.Unquote(m.Value); !ok {
 				return env, false
 			}
 		case `"params"`:
@@ -345,14 +348,14 @@ func splitEnvelope(body []byte) (envelope, bool) {
 // plain strings; false for anything else (absent, null, not an object, a
 // key with an escape). The values are sub-slices of params.
 func splitParams(params json.RawMessage) (map[string]json.RawMessage, bool) {
-	var buf [16]jsonlimit.Member
-	members, ok := jsonlimit.Members(buf[:0], params)
+	var buf [16]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], params)
 	if !ok {
 		return nil, false
 	}
 	out := make(map[string]json.RawMessage, len(members))
 	for _, m := range members {
-		k, ok := jsonlimit.Unquote(m.Key)
+		k, ok := jsonraw.Unquote(m.Key)
 		if !ok {
 			return nil, false
 		}
@@ -367,8 +370,8 @@ func splitParams(params json.RawMessage) (map[string]json.RawMessage, bool) {
 // member, which encoding/json may match case-insensitively, a value that
 // is not a plain string), left to json.Unmarshal.
 func splitRequestID(raw json.RawMessage) (string, bool) {
-	var buf [2]jsonlimit.Member
-	members, ok := jsonlimit.Members(buf[:0], raw)
+	var buf [2]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], raw)
 	if !ok || len(members) > 1 {
 		return "", false
 	}
@@ -378,21 +381,19 @@ func splitRequestID(raw json.RawMessage) (string, bool) {
 	if string(members[0].Key) != `"request_id"` {
 		return "", false
 	}
-	return jsonlimit.Unquote(members[0].Value)
+	return jsonraw.Unquote(members[0].Value)
 }
 
-// errorToWireObj maps a dispatch error to its JSON-RPC error object.
+// errorToWireObj maps a dispatch error to its JSON-RPC error object: the
+// class, code and message rpc.ErrorToWire gives it, the class namespaced
+// (classPrefix); a protocol error (no class) carries no data.
 func errorToWireObj(err error) *wireError {
-	var nf *MethodNotFoundError
-	if errors.As(err, &nf) {
-		return &wireError{Code: codeMethodNotFound, Message: nf.Error()}
+	class, code, msg := rpc.ErrorToWire(err)
+	w := &wireError{Code: code, Message: msg}
+	if class != "" {
+		w.Data = &wireErrorData{Class: classPrefix + class}
 	}
-	var ip *InvalidParamsError
-	if errors.As(err, &ip) {
-		return &wireError{Code: codeInvalidParams, Message: ip.Error(), Data: &wireErrorData{Class: classPrefix + ip.ErrorClass()}}
-	}
-	class, code, msg, _ := errorToWire(err)
-	return &wireError{Code: code, Message: msg, Data: &wireErrorData{Class: classPrefix + class}}
+	return w
 }
 
 func writeError(w http.ResponseWriter, status int, id json.RawMessage, e *wireError) {

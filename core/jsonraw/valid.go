@@ -1,4 +1,4 @@
-package jsonlimit
+package jsonraw
 
 import "encoding/json"
 

@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/version"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // Objects cross the wire through the versioned core: the server hydrates
@@ -18,14 +20,14 @@ func TestObjectsCrossTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	pinner := release.NewPinner(release.Default(), release.Pin{})
-	codec := ObjectCodecFor(reg, pinner)
-	methods, err := NewMethods(v("1.0"), Method{Name: "update_node", Since: v("1.0"), Args: []Arg{{Name: "node", Since: v("1.0"), Required: true}}})
+	codec := rpc.ObjectCodecFor(reg, pinner)
+	methods, err := rpc.NewMethods(v("1.0"), rpc.Method{Name: "update_node", Since: v("1.0"), Args: []rpc.Arg{{Name: "node", Since: v("1.0"), Required: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(methods, codec, quietLog(), context.Background())
+	srv := rpc.NewServer(methods, codec, quietLog(), context.Background())
 	var serverChanged []string
-	srv.Handle("update_node", func(_ context.Context, p Params) (any, error) {
+	srv.Handle("update_node", func(_ context.Context, p rpc.Params) (any, error) {
 		obj, err := p.Object("node")
 		if err != nil {
 			return nil, err
@@ -37,7 +39,7 @@ func TestObjectsCrossTheWire(t *testing.T) {
 	})
 	hs := httptest.NewServer(NewHTTPHandler(srv, HTTPHandlerOptions{}))
 	defer hs.Close()
-	c := NewClient(methods, func() version.Version { return pinner.Effective().RPC }, codec, NewHTTPTransport(HTTPTransportOptions{}))
+	c := rpc.NewClient(methods, func() version.Version { return pinner.Effective().RPC }, codec, NewHTTPTransport(HTTPTransportOptions{}))
 
 	obj, _ := reg.New("Node")
 	node := obj.(*objects.Node)

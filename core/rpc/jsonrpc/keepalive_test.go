@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // rawConductor is a JSON-RPC peer on a raw TCP listener, so a test decides
@@ -107,8 +109,8 @@ func (rc *rawConductor) answer(t *testing.T, c net.Conn, br *bufio.Reader) bool 
 	return err == nil
 }
 
-func keepaliveCall(id string) *Request {
-	return &Request{Method: "power", Version: "1.0", RequestID: id, Params: map[string]json.RawMessage{}}
+func keepaliveCall(id string) *rpc.Request {
+	return &rpc.Request{Method: "power", Version: "1.0", RequestID: id, Params: map[string]json.RawMessage{}}
 }
 
 // TestHTTPTransportResendsWhenKeepAliveConnectionCloses reproduces the race
@@ -162,7 +164,7 @@ func TestHTTPTransportResendLimits(t *testing.T) {
 			_, _ = http.ReadRequest(br) // read, then "crash"
 		})
 		_, err := NewHTTPTransport(HTTPTransportOptions{}).Send(ctx, rc.ln.Addr().String(), keepaliveCall("req-1"))
-		if err == nil || errors.Is(err, ErrUnreachable) {
+		if err == nil || errors.Is(err, rpc.ErrUnreachable) {
 			t.Fatalf("err = %v, want a failure that is not ErrUnreachable", err)
 		}
 		if got := rc.accepted(); got != 1 {
@@ -185,7 +187,7 @@ func TestHTTPTransportResendLimits(t *testing.T) {
 			t.Fatalf("first call: %v", err)
 		}
 		_, err := tr.Send(ctx, host, keepaliveCall("req-2"))
-		if err == nil || errors.Is(err, ErrUnreachable) {
+		if err == nil || errors.Is(err, rpc.ErrUnreachable) {
 			t.Fatalf("err = %v, want a failure that is not ErrUnreachable: the call was written, so the Router must not run it elsewhere", err)
 		}
 	})
@@ -197,7 +199,7 @@ func TestHTTPTransportResendLimits(t *testing.T) {
 		host := ln.Addr().String()
 		ln.Close()
 		_, err = NewHTTPTransport(HTTPTransportOptions{}).Send(ctx, host, keepaliveCall("req-1"))
-		if !errors.Is(err, ErrUnreachable) {
+		if !errors.Is(err, rpc.ErrUnreachable) {
 			t.Fatalf("err = %v, want ErrUnreachable", err)
 		}
 	})
@@ -207,14 +209,14 @@ func TestHTTPTransportResendLimits(t *testing.T) {
 // instead of closing the connection unanswered (which the client would
 // take for a call never read and resend).
 func TestDispatchRecoversPanic(t *testing.T) {
-	s := NewServer(newTable(t), PlainCodec{}, quietLog(), context.Background())
-	s.Handle("power", func(context.Context, Params) (any, error) { panic("boom") })
-	_, err := s.Dispatch(context.Background(), &Request{Method: "power", Version: "1.0",
+	s := rpc.NewServer(newTable(t), rpc.PlainCodec{}, quietLog(), context.Background())
+	s.Handle("power", func(context.Context, rpc.Params) (any, error) { panic("boom") })
+	_, err := s.Dispatch(context.Background(), &rpc.Request{Method: "power", Version: "1.0",
 		Params: map[string]json.RawMessage{"node_id": json.RawMessage(`"n1"`)}})
 	if err == nil {
 		t.Fatal("Dispatch of a panicking handler returned no error")
 	}
-	if class, code, _, _ := errorToWire(err); class != "InternalError" || code != http.StatusInternalServerError {
+	if class, code, _ := rpc.ErrorToWire(err); class != "InternalError" || code != http.StatusInternalServerError {
 		t.Errorf("panic became %s/%d, want InternalError/500", class, code)
 	}
 }

@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"bytes"
@@ -17,27 +17,29 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/version"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // BenchmarkCallJSONRPC measures one call over loopback HTTP with keep-alive
 // and reports the median and p99 latency alongside ns/op. Run the package's
 // benchmarks with
 //
-//	go test -run '^$' -bench . -benchmem ./core/rpc
+//	go test -run '^$' -bench . -benchmem ./core/rpc/jsonrpc
 func BenchmarkCallJSONRPC(b *testing.B) {
 	hs := httptest.NewServer(NewHTTPHandler(testServer(b, nil), HTTPHandlerOptions{}))
 	defer hs.Close()
-	c := NewClient(newTable(b), func() version.Version { return v("1.1") }, PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{}))
+	c := rpc.NewClient(newTable(b), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, NewHTTPTransport(HTTPTransportOptions{}))
 	benchCalls(b, c, hs.Listener.Addr().String())
 }
 
 // BenchmarkCallLocal measures the in-process (all-in-one) path.
 func BenchmarkCallLocal(b *testing.B) {
-	c := NewClient(newTable(b), func() version.Version { return v("1.1") }, PlainCodec{}, LocalTransport{Server: testServer(b, nil)})
+	c := rpc.NewClient(newTable(b), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, rpc.LocalTransport{Server: testServer(b, nil)})
 	benchCalls(b, c, "local")
 }
 
-func benchCalls(b *testing.B, c *Client, host string) {
+func benchCalls(b *testing.B, c *rpc.Client, host string) {
 	ctx := context.Background()
 	args := map[string]any{"node_id": "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}
 	lat := make([]time.Duration, 0, 4096)
@@ -63,7 +65,7 @@ func benchCalls(b *testing.B, c *Client, host string) {
 // the node crosses as Node 1.0 (backported on send, upgraded on receipt).
 // Run with
 //
-//	go test -run '^$' -bench WireNodeRoundTrip -benchmem ./core/rpc
+//	go test -run '^$' -bench WireNodeRoundTrip -benchmem ./core/rpc/jsonrpc
 func BenchmarkWireNodeRoundTrip(b *testing.B) {
 	reg := objects.NewRegistry()
 	if err := objects.Install(reg); err != nil {
@@ -80,23 +82,23 @@ func BenchmarkWireNodeRoundTrip(b *testing.B) {
 	}{{"latest", release.Pin{}}, {"pinned-0.1", pin01}} {
 		b.Run(tc.name, func(b *testing.B) {
 			pinner := release.NewPinner(tb, tc.pin)
-			codec := ObjectCodecFor(reg, pinner)
-			methods, err := NewMethods(v("1.0"), Method{Name: "update_node", Since: v("1.0"),
-				Args: []Arg{{Name: "node", Since: v("1.0"), Required: true}}})
+			codec := rpc.ObjectCodecFor(reg, pinner)
+			methods, err := rpc.NewMethods(v("1.0"), rpc.Method{Name: "update_node", Since: v("1.0"),
+				Args: []rpc.Arg{{Name: "node", Since: v("1.0"), Required: true}}})
 			if err != nil {
 				b.Fatal(err)
 			}
-			srv := NewServer(methods, codec, quietLog(), context.Background())
-			srv.Handle("update_node", func(_ context.Context, p Params) (any, error) { return p.Object("node") })
+			srv := rpc.NewServer(methods, codec, quietLog(), context.Background())
+			srv.Handle("update_node", func(_ context.Context, p rpc.Params) (any, error) { return p.Object("node") })
 			h := NewHTTPHandler(srv, HTTPHandlerOptions{})
-			c := NewClient(methods, func() version.Version { return pinner.Effective().RPC }, codec, LocalTransport{Server: srv})
+			c := rpc.NewClient(methods, func() version.Version { return pinner.Effective().RPC }, codec, rpc.LocalTransport{Server: srv})
 			obj, _ := reg.New("Node")
 			node := obj.(*objects.Node)
 			node.UUID, node.Name, node.Driver = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", ptrTo("rack1-node7"), "redfish"
 			node.DriverInfo = map[string]any{"redfish_address": "https://10.0.0.7", "redfish_username": "admin", "redfish_password": "secret"}
 			node.Properties = map[string]any{"cpu_arch": "x86_64", "cpus": 32, "memory_mb": 131072}
 			node.Extra = map[string]any{"rack": "r1", "slot": 7}
-			ctx := WithRequestID(context.Background(), "req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123")
+			ctx := rpc.WithRequestID(context.Background(), "req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123")
 			b.ReportAllocs()
 			for b.Loop() {
 				req, err := c.Prepare(ctx, "update_node", map[string]any{"node": node})
@@ -113,7 +115,7 @@ func BenchmarkWireNodeRoundTrip(b *testing.B) {
 				if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || resp.Error != nil {
 					b.Fatalf("response %s: %v", rec.Body.Bytes(), err)
 				}
-				got, err := Reply{raw: resp.Result, codec: codec}.Object()
+				got, err := codec.Decode(resp.Result, false)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -129,7 +131,7 @@ func ptrTo[T any](v T) *T { return &v }
 
 // benchNodeRequest is a create_node request carrying the golden Node
 // primitive, compacted as it travels.
-func benchNodeRequest(b *testing.B) *Request {
+func benchNodeRequest(b *testing.B) *rpc.Request {
 	b.Helper()
 	prim, err := os.ReadFile(filepath.Join("..", "objects", "testdata", "HEAD", "Node.json"))
 	if err != nil {
@@ -139,15 +141,15 @@ func benchNodeRequest(b *testing.B) *Request {
 	if err := json.Compact(&compact, prim); err != nil {
 		b.Fatal(err)
 	}
-	return &Request{Method: "create_node", Version: "1.56", RequestID: "req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123",
+	return &rpc.Request{Method: "create_node", Version: "1.56", RequestID: "req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123",
 		Params: map[string]json.RawMessage{"node": compact.Bytes()}}
 }
 
 // The envelope's four codecs on a create_node carrying a node, each
-// against the encoding/json code it replaced ("std", jsonrpc_fast_test.go).
+// against the encoding/json code it replaced ("std", fast_test.go).
 // Run with
 //
-//	go test -run '^$' -bench 'ParseEnvelope|RequestBody|DecodeResponse|WriteResult' -benchmem ./core/rpc
+//	go test -run '^$' -bench 'ParseEnvelope|RequestBody|DecodeResponse|WriteResult' -benchmem ./core/rpc/jsonrpc
 
 // BenchmarkParseEnvelope is the conductor reading a request body.
 func BenchmarkParseEnvelope(b *testing.B) {
@@ -157,7 +159,7 @@ func BenchmarkParseEnvelope(b *testing.B) {
 	}
 	for _, tc := range []struct {
 		name string
-		fn   func([]byte) (*Request, json.RawMessage, *wireError)
+		fn   func([]byte) (*rpc.Request, json.RawMessage, *wireError)
 	}{{"fast", parseEnvelope}, {"std", parseEnvelopeStd}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -175,7 +177,7 @@ func BenchmarkRequestBody(b *testing.B) {
 	req := benchNodeRequest(b)
 	for _, tc := range []struct {
 		name string
-		fn   func(*Request) ([]byte, error)
+		fn   func(*rpc.Request) ([]byte, error)
 	}{{"fast", requestBody}, {"std", requestBodyStd}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -239,7 +241,7 @@ func (discardWriter) WriteHeader(int)             {}
 // reply are about 1.5 KB, as create_node's. cpu-µs/op is the process's
 // CPU time (client and server) per call. Compare with
 //
-//	go test -run '^$' -bench JSONRPCTransport -benchmem -count 5 ./core/rpc
+//	go test -run '^$' -bench JSONRPCTransport -benchmem -count 5 ./core/rpc/jsonrpc
 func BenchmarkJSONRPCTransport(b *testing.B) {
 	hs := httptest.NewServer(NewHTTPHandler(testServer(b, nil), HTTPHandlerOptions{}))
 	defer hs.Close()
@@ -250,7 +252,7 @@ func BenchmarkJSONRPCTransport(b *testing.B) {
 	}{{"small", "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}, {"node", strings.Repeat("n", 1500)}} {
 		b.Run(size.name+"/net-http", func(b *testing.B) {
 			tr := NewHTTPTransport(HTTPTransportOptions{Timeout: time.Minute})
-			c := NewClient(newTable(b), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
+			c := rpc.NewClient(newTable(b), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, tr)
 			ctx, cancel := context.WithCancel(context.Background()) // as an API request's
 			defer cancel()
 			args := map[string]any{"node_id": size.id}

@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"bufio"
@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/rivetmetal/rivet/core/version"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // callIDPattern is the call id HTTPTransport sends.
@@ -106,8 +108,8 @@ type countingServer struct {
 
 func newCountingServer(t testing.TB) (*countingServer, *httpHandler) {
 	cs := &countingServer{runs: map[string]int{}}
-	s := NewServer(newTable(t), PlainCodec{}, quietLog(), context.Background())
-	s.Handle("power", func(ctx context.Context, p Params) (any, error) {
+	s := rpc.NewServer(newTable(t), rpc.PlainCodec{}, quietLog(), context.Background())
+	s.Handle("power", func(ctx context.Context, p rpc.Params) (any, error) {
 		id, _ := p.String("node_id")
 		cs.mu.Lock()
 		cs.runs[id]++
@@ -126,7 +128,7 @@ func newCountingServer(t testing.TB) (*countingServer, *httpHandler) {
 		}
 		return map[string]any{"node": id, "run": n}, nil
 	})
-	s.Handle("clean", func(_ context.Context, p Params) (any, error) {
+	s.Handle("clean", func(_ context.Context, p rpc.Params) (any, error) {
 		id, _ := p.String("node_id")
 		cs.mu.Lock()
 		cs.runs["clean:"+id]++
@@ -432,7 +434,7 @@ func TestNewClientOldConductor(t *testing.T) {
 	defer hs.Close()
 	host := hs.Listener.Addr().String()
 	tr := NewHTTPTransport(HTTPTransportOptions{})
-	c := NewClient(newTable(t), func() version.Version { return v("1.1") }, PlainCodec{}, tr)
+	c := rpc.NewClient(newTable(t), func() version.Version { return v("1.1") }, rpc.PlainCodec{}, tr)
 	r, err := c.Call(context.Background(), host, "power", map[string]any{"node_id": "n1"})
 	if err != nil || !strings.Contains(string(r.Raw()), `"node":"n1"`) {
 		t.Fatalf("call: %s, %v", r.Raw(), err)

@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"bytes"
@@ -18,26 +18,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rivetmetal/rivet/core/jsonlimit"
+	"github.com/rivetmetal/rivet/core/jsonraw"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // DefaultPort is the JSON-RPC port ([json_rpc] port), as Ironic's.
 const DefaultPort = 8089
-
-// ErrUnreachable marks a call that never reached a conductor (the connection
-// could not be made), so it is safe to retry on another one.
-var ErrUnreachable = errors.New("conductor unreachable")
-
-// UnreachableError wraps the dial failure for one conductor.
-type UnreachableError struct {
-	Host string
-	Err  error
-}
-
-func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("conductor %s unreachable: %v", e.Host, e.Err)
-}
-func (e *UnreachableError) Unwrap() []error { return []error{ErrUnreachable, e.Err} }
 
 // HTTPTransportOptions configures the JSON-RPC client.
 type HTTPTransportOptions struct {
@@ -170,7 +157,7 @@ func trimBrackets(h string) string {
 }
 
 // Send implements Transport.
-func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (json.RawMessage, error) {
+func (t *HTTPTransport) Send(ctx context.Context, host string, req *rpc.Request) (json.RawMessage, error) {
 	// callID names this call on its resend too (CallIDHeader); a cast
 	// has none.
 	var id callID
@@ -205,7 +192,7 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *Request) (js
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" && !written.Load() {
-			return nil, &UnreachableError{Host: host, Err: op.Err}
+			return nil, &rpc.UnreachableError{Host: host, Err: op.Err}
 		}
 		return nil, fmt.Errorf("rpc %s to %s: %w", req.Method, host, err)
 	}
@@ -241,18 +228,18 @@ func readReply(resp *http.Response, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-func (t *HTTPTransport) tooLarge(req *Request, host string) error {
+func (t *HTTPTransport) tooLarge(req *rpc.Request, host string) error {
 	return fmt.Errorf("rpc %s to %s: reply larger than %d bytes", req.Method, host, t.opts.MaxResponseBytes)
 }
 
 // repliesChecked marks HTTPTransport's results as well-formed JSON: every
 // result Send returns comes out of reply, whose decodeResponse takes it
-// from a body jsonlimit.Valid accepted whole (splitResponse) or that
+// from a body jsonraw.Valid accepted whole (splitResponse) or that
 // json.Unmarshal decoded, which checks the whole body first.
-func (t *HTTPTransport) repliesChecked() {}
+func (t *HTTPTransport) RepliesChecked() {}
 
 // reply reads a reply body: a result, or the error it carries.
-func reply(req *Request, host string, status int, data []byte) (json.RawMessage, error) {
+func reply(req *rpc.Request, host string, status int, data []byte) (json.RawMessage, error) {
 	r, err := decodeResponse(data)
 	if err != nil {
 		return nil, fmt.Errorf("rpc %s to %s: HTTP %d with a body that is not JSON-RPC", req.Method, host, status)
@@ -268,7 +255,7 @@ func reply(req *Request, host string, status int, data []byte) (json.RawMessage,
 //
 // appendRequestBody writes it by hand when it can vouch for every byte;
 // otherwise json.Marshal does, as before.
-func requestBody(req *Request) ([]byte, error) {
+func requestBody(req *rpc.Request) ([]byte, error) {
 	if body, ok := appendRequestBody(nil, req); ok {
 		return body, nil
 	}
@@ -276,8 +263,8 @@ func requestBody(req *Request) ([]byte, error) {
 	for k, v := range req.Params {
 		params[k] = v
 	}
-	params[versionKey], _ = json.Marshal(req.Version)
-	params[contextKey], _ = json.Marshal(map[string]string{"request_id": req.RequestID})
+	params[rpc.VersionParam], _ = json.Marshal(req.Version)
+	params[rpc.ContextParam], _ = json.Marshal(map[string]string{"request_id": req.RequestID})
 	env := map[string]any{"jsonrpc": "2.0", "method": req.Method, "params": params}
 	if !req.Cast {
 		env["id"] = req.RequestID
@@ -293,22 +280,22 @@ func requestBody(req *Request) ([]byte, error) {
 // write, byte for byte: members and parameters in encoding/json's order
 // for map keys (sorted), the reserved parameters replacing any of the same
 // name, strings that need no escaping and parameter values json.Marshal
-// copies as they are (jsonlimit.MarshalsVerbatim: compact, nothing HTML
+// copies as they are (jsonraw.MarshalsVerbatim: compact, nothing HTML
 // escaping rewrites), which is what Prepare's encoders produce. false when
 // any of that does not hold; buf is then garbage.
 //
 // encoding/json compacts and HTML-escapes every raw parameter value again,
 // a node included, which was most of what an RPC's envelope cost the API.
-func appendRequestBody(buf []byte, req *Request) ([]byte, bool) {
+func appendRequestBody(buf []byte, req *rpc.Request) ([]byte, bool) {
 	keys := make([]string, 0, len(req.Params)+2)
 	size := 128 + len(req.Method) + 2*len(req.RequestID) + len(req.Version)
 	for k, v := range req.Params {
-		if k != versionKey && k != contextKey {
+		if k != rpc.VersionParam && k != rpc.ContextParam {
 			keys = append(keys, k)
 			size += len(k) + len(v) + 4
 		}
 	}
-	keys = append(keys, versionKey, contextKey)
+	keys = append(keys, rpc.VersionParam, rpc.ContextParam)
 	slices.Sort(keys)
 	if buf == nil {
 		buf = make([]byte, 0, size)
@@ -317,13 +304,13 @@ func appendRequestBody(buf []byte, req *Request) ([]byte, bool) {
 	buf = append(buf, '{')
 	if !req.Cast {
 		buf = append(buf, `"id":`...)
-		if buf, ok = jsonlimit.AppendPlainString(buf, req.RequestID); !ok {
+		if buf, ok = jsonraw.AppendPlainString(buf, req.RequestID); !ok {
 			return buf, false
 		}
 		buf = append(buf, ',')
 	}
 	buf = append(buf, `"jsonrpc":"2.0","method":`...)
-	if buf, ok = jsonlimit.AppendPlainString(buf, req.Method); !ok {
+	if buf, ok = jsonraw.AppendPlainString(buf, req.Method); !ok {
 		return buf, false
 	}
 	buf = append(buf, `,"params":{`...)
@@ -331,20 +318,20 @@ func appendRequestBody(buf []byte, req *Request) ([]byte, bool) {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		if buf, ok = jsonlimit.AppendPlainString(buf, k); !ok {
+		if buf, ok = jsonraw.AppendPlainString(buf, k); !ok {
 			return buf, false
 		}
 		buf = append(buf, ':')
 		switch k {
-		case versionKey:
-			buf, ok = jsonlimit.AppendPlainString(buf, req.Version)
-		case contextKey:
+		case rpc.VersionParam:
+			buf, ok = jsonraw.AppendPlainString(buf, req.Version)
+		case rpc.ContextParam:
 			buf = append(buf, `{"request_id":`...)
-			buf, ok = jsonlimit.AppendPlainString(buf, req.RequestID)
+			buf, ok = jsonraw.AppendPlainString(buf, req.RequestID)
 			buf = append(buf, '}')
 		default:
 			v := req.Params[k]
-			if ok = jsonlimit.MarshalsVerbatim(v); ok {
+			if ok = jsonraw.MarshalsVerbatim(v); ok {
 				buf = append(buf, v...)
 			}
 		}
@@ -378,11 +365,11 @@ func decodeResponse(data []byte) (response, error) {
 // and never writes to.
 func splitResponse(data []byte) (response, bool) {
 	var r response
-	if !jsonlimit.Valid(data) {
+	if !jsonraw.Valid(data) {
 		return r, false
 	}
-	var buf [4]jsonlimit.Member
-	members, ok := jsonlimit.Members(buf[:0], data)
+	var buf [4]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], data)
 	if !ok {
 		return r, false
 	}
@@ -392,7 +379,7 @@ func splitResponse(data []byte) (response, bool) {
 		switch string(m.Key) {
 		case `"jsonrpc"`:
 			at = 0
-			if r.JSONRPC, ok = jsonlimit.Unquote(m.Value); !ok {
+			if r.JSONRPC, ok = jsonraw.Unquote(m.Value); !ok {
 				return r, false
 			}
 		case `"result"`:
@@ -455,22 +442,4 @@ func markReplayable(r *http.Request, requestID string, id callID) {
 	if id != (callID{}) {
 		r.Header[CallIDHeader] = []string{id.String()}
 	}
-}
-
-// LocalTransport calls a Server in the same process (all-in-one). Requests
-// and errors take the same path as over the wire: versions are checked,
-// arguments stay encoded and errors keep only class, code and message.
-type LocalTransport struct{ Server *Server }
-
-// Send implements Transport; host is ignored.
-func (t LocalTransport) Send(ctx context.Context, _ string, req *Request) (json.RawMessage, error) {
-	res, err := t.Server.Dispatch(ctx, req)
-	if err != nil {
-		w := errorToWireObj(err)
-		if w.Code == codeMethodNotFound {
-			return nil, &ProtocolError{Code: w.Code, Message: w.Message}
-		}
-		return nil, wireToError(w)
-	}
-	return res, nil
 }

@@ -1,4 +1,4 @@
-package rpc
+package jsonrpc
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 
 	"github.com/rivetmetal/rivet/core/internal/fuzzcorpus"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // The fast paths of the JSON-RPC envelope (parseEnvelope's splitEnvelope,
@@ -24,7 +26,7 @@ import (
 // fail on any difference, and the benchmarks measure one against the other.
 
 // parseEnvelopeStd is parseEnvelope before its fast path.
-func parseEnvelopeStd(body []byte) (*Request, json.RawMessage, *wireError) {
+func parseEnvelopeStd(body []byte) (*rpc.Request, json.RawMessage, *wireError) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return nil, nil, &wireError{Code: codeInvalidRequest, Message: "Batch requests are not supported"}
@@ -52,32 +54,32 @@ func parseEnvelopeStd(body []byte) (*Request, json.RawMessage, *wireError) {
 	if err := json.Unmarshal(env.Params, &params); err != nil || params == nil {
 		return nil, id, &wireError{Code: codeInvalidRequest, Message: "Params must be an object"}
 	}
-	req := &Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null"}
-	if raw, ok := params[versionKey]; ok {
+	req := &rpc.Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null"}
+	if raw, ok := params[rpc.VersionParam]; ok {
 		if err := json.Unmarshal(raw, &req.Version); err != nil {
 			return nil, id, &wireError{Code: codeInvalidParams, Message: "rpc.version must be a string"}
 		}
-		delete(params, versionKey)
+		delete(params, rpc.VersionParam)
 	}
-	if raw, ok := params[contextKey]; ok {
+	if raw, ok := params[rpc.ContextParam]; ok {
 		var rc struct {
 			RequestID string `json:"request_id"`
 		}
 		_ = json.Unmarshal(raw, &rc)
 		req.RequestID = rc.RequestID
-		delete(params, contextKey)
+		delete(params, rpc.ContextParam)
 	}
 	return req, id, nil
 }
 
 // requestBodyStd is requestBody before its fast path.
-func requestBodyStd(req *Request) ([]byte, error) {
+func requestBodyStd(req *rpc.Request) ([]byte, error) {
 	params := make(map[string]json.RawMessage, len(req.Params)+2)
 	for k, v := range req.Params {
 		params[k] = v
 	}
-	params[versionKey], _ = json.Marshal(req.Version)
-	params[contextKey], _ = json.Marshal(map[string]string{"request_id": req.RequestID})
+	params[rpc.VersionParam], _ = json.Marshal(req.Version)
+	params[rpc.ContextParam], _ = json.Marshal(map[string]string{"request_id": req.RequestID})
 	env := map[string]any{"jsonrpc": "2.0", "method": req.Method, "params": params}
 	if !req.Cast {
 		env["id"] = req.RequestID
@@ -164,14 +166,14 @@ var envelopeCases = []string{
 // the API sends them to a conductor.
 func wireEnvelopes(t testing.TB) [][]byte {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join("..", "objects", "testdata", "*", "*.json"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "objects", "testdata", "*", "*.json"))
 	var out [][]byte
 	for _, p := range paths {
 		prim, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := &Request{Method: "create_node", Version: "1.0", RequestID: "req-1be26c0b", Params: map[string]json.RawMessage{"node": prim}}
+		req := &rpc.Request{Method: "create_node", Version: "1.0", RequestID: "req-1be26c0b", Params: map[string]json.RawMessage{"node": prim}}
 		body, err := requestBodyStd(req)
 		if err != nil {
 			t.Fatal(err)
@@ -202,7 +204,7 @@ func checkParseEnvelope(t *testing.T, body []byte) {
 	// A request parsed says its parameters are well-formed JSON, which
 	// DecodeValid then relies on: hold it to that, then compare the rest.
 	if fastReq != nil {
-		if !fastReq.checked {
+		if !fastReq.Checked {
 			t.Fatalf("parseEnvelope(%q): request not marked checked", body)
 		}
 		for k, v := range fastReq.Params {
@@ -210,7 +212,7 @@ func checkParseEnvelope(t *testing.T, body []byte) {
 				t.Fatalf("parseEnvelope(%q): param %s is not valid JSON: %q", body, k, v)
 			}
 		}
-		fastReq.checked = false
+		fastReq.Checked = false
 	}
 	if !reflect.DeepEqual(fastReq, slowReq) || !reflect.DeepEqual(fastID, slowID) || !reflect.DeepEqual(fastErr, slowErr) {
 		t.Fatalf("parseEnvelope(%q)\nfast: %s %q %+v\nslow: %s %q %+v", body, dumpRequest(fastReq), fastID, fastErr, dumpRequest(slowReq), slowID, slowErr)
@@ -227,7 +229,7 @@ func checkParseEnvelope(t *testing.T, body []byte) {
 	}
 }
 
-func dumpRequest(r *Request) string {
+func dumpRequest(r *rpc.Request) string {
 	if r == nil {
 		return "<nil>"
 	}
@@ -267,7 +269,7 @@ func FuzzParseEnvelopeFast(f *testing.F) {
 
 // requestCases are requests whose envelope json.Marshal writes with
 // escapes, or not at all, beside the usual ones.
-func requestCases(t testing.TB) []*Request {
+func requestCases(t testing.TB) []*rpc.Request {
 	params := func(kv ...string) map[string]json.RawMessage {
 		m := map[string]json.RawMessage{}
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -275,7 +277,7 @@ func requestCases(t testing.TB) []*Request {
 		}
 		return m
 	}
-	reqs := []*Request{
+	reqs := []*rpc.Request{
 		{Method: "power", Version: "1.0", RequestID: "req-1", Params: params("node_id", `"n1"`)},
 		{Method: "power", Version: "1.0", RequestID: "req-1", Params: params("node_id", `"n1"`), Cast: true},
 		{Method: "power", Version: "1.0", RequestID: "", Params: nil},
@@ -311,14 +313,14 @@ func requestCases(t testing.TB) []*Request {
 		if err := json.Unmarshal(body, &env); err != nil {
 			t.Fatal(err)
 		}
-		reqs = append(reqs, &Request{Method: env.Method, Version: "1.3", RequestID: "req-1be26c0b", Params: env.Params})
+		reqs = append(reqs, &rpc.Request{Method: env.Method, Version: "1.3", RequestID: "req-1be26c0b", Params: env.Params})
 	}
 	return reqs
 }
 
 // checkRequestBody fails t when requestBody and requestBodyStd write req
 // differently.
-func checkRequestBody(t *testing.T, req *Request) {
+func checkRequestBody(t *testing.T, req *rpc.Request) {
 	t.Helper()
 	fast, fastErr := requestBody(req)
 	slow, slowErr := requestBodyStd(req)
@@ -358,7 +360,7 @@ func FuzzRequestBodyFast(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, method, version, requestID string, cast bool, n uint8, name string, v0, v1, v2 []byte) {
 		names := []string{name, "rpc.version", "context", "node", "a"}
-		req := &Request{Method: method, Version: version, RequestID: requestID, Cast: cast, Params: map[string]json.RawMessage{}}
+		req := &rpc.Request{Method: method, Version: version, RequestID: requestID, Cast: cast, Params: map[string]json.RawMessage{}}
 		for i, v := range [][]byte{v0, v1, v2}[:int(n)%4] {
 			req.Params[names[(int(n)/4+i)%len(names)]] = v
 		}
@@ -394,7 +396,7 @@ func responseCases(t testing.TB) [][]byte {
 	for _, c := range cases {
 		out = append(out, []byte(c))
 	}
-	paths, _ := filepath.Glob(filepath.Join("..", "objects", "testdata", "*", "*.json"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "objects", "testdata", "*", "*.json"))
 	for _, p := range paths {
 		prim, err := os.ReadFile(p)
 		if err != nil {
@@ -425,12 +427,12 @@ func checkDecodeResponse(t *testing.T, data []byte) {
 // Replies over HTTP are marked checked, so object results skip the second
 // check of their JSON; replies of a LocalTransport are not.
 func TestReplyChecked(t *testing.T) {
-	var tr Transport = NewHTTPTransport(HTTPTransportOptions{})
-	if _, ok := tr.(checkedReplies); !ok {
+	var tr rpc.Transport = NewHTTPTransport(HTTPTransportOptions{})
+	if _, ok := tr.(rpc.CheckedReplies); !ok {
 		t.Fatal("HTTPTransport does not mark its replies checked")
 	}
-	tr = LocalTransport{}
-	if _, ok := tr.(checkedReplies); ok {
+	tr = rpc.LocalTransport{}
+	if _, ok := tr.(rpc.CheckedReplies); ok {
 		t.Fatal("LocalTransport marks its replies checked")
 	}
 }
@@ -464,7 +466,7 @@ func resultCases(t testing.TB) (results, ids [][]byte) {
 			results = append(results, r.Result)
 		}
 	}
-	paths, _ := filepath.Glob(filepath.Join("..", "objects", "testdata", "*", "*.json"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "objects", "testdata", "*", "*.json"))
 	for _, p := range paths {
 		prim, err := os.ReadFile(p)
 		if err != nil {

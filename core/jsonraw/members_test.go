@@ -1,4 +1,4 @@
-package jsonlimit
+package jsonraw
 
 import (
 	"bytes"
@@ -139,7 +139,7 @@ func TestValidDeep(t *testing.T) {
 }
 
 // BenchmarkValid: Valid against json.Valid, and MarshalsVerbatim, on the
-// node create body of BenchmarkCheck.
+// node create body of core/jsonlimit's BenchmarkCheck.
 func BenchmarkValid(b *testing.B) {
 	body := []byte(`{"name":"node-1","driver":"ipmi","driver_info":{"ipmi_address":"10.0.0.1","ipmi_username":"admin",` +
 		`"ipmi_password":"secret","ipmi_port":623},"properties":{"cpus":8,"memory_mb":16384,"local_gb":100,"cpu_arch":"x86_64"},` +

@@ -1,16 +1,18 @@
-package rpc
+package jsonrpc
 
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // JSON-RPC 2.0 protocol error codes (as Ironic's server uses them).
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
-	codeMethodNotFound = -32601
-	codeInvalidParams  = -32602
+	codeMethodNotFound = rpc.CodeMethodNotFound
+	codeInvalidParams  = rpc.CodeInvalidParams
 )
 
 // classPrefix namespaces error classes on the wire, as Ironic's
@@ -43,19 +45,10 @@ type wireErrorData struct {
 	Class string `json:"class"`
 }
 
-// ProtocolError is a JSON-RPC protocol-level error (-32xxx) or a transport
-// status the peer answered with (401, 405, 413).
-type ProtocolError struct {
-	Code    int
-	Message string
-}
-
-func (e *ProtocolError) Error() string { return e.Message }
-
 // wireToError turns a JSON-RPC error object into a Go error.
 func wireToError(w *wireError) error {
 	if w.Data != nil && strings.HasPrefix(w.Data.Class, classPrefix) {
-		return errorFromWire(strings.TrimPrefix(w.Data.Class, classPrefix), w.Code, w.Message)
+		return rpc.ErrorFromWire(strings.TrimPrefix(w.Data.Class, classPrefix), w.Code, w.Message)
 	}
-	return &ProtocolError{Code: w.Code, Message: w.Message}
+	return &rpc.ProtocolError{Code: w.Code, Message: w.Message}
 }
