@@ -88,22 +88,7 @@ heartbeat_timeout = %d
 	apiProc := startProc(t, "rivet api", nil, rivetBin, "--config-file", conf, "api")
 	base := fmt.Sprintf("http://127.0.0.1:%d", apiPort)
 	waitHTTP(t, apiProc, base+"/")
-	apiMax := func() string {
-		res, err := (&http.Client{Timeout: 2 * time.Second}).Get(base + "/")
-		if err != nil {
-			return ""
-		}
-		defer res.Body.Close()
-		var root struct {
-			DefaultVersion struct {
-				Version string `json:"version"`
-			} `json:"default_version"`
-		}
-		if json.NewDecoder(res.Body).Decode(&root) != nil {
-			return ""
-		}
-		return root.DefaultVersion.Version
-	}
+	apiMax := func() string { return apiMaxVersion(base) }
 	finalized := func() string {
 		var r string
 		if err := dbh.QueryRowContext(ctx, `SELECT "release" FROM finalized_release`).Scan(&r); err != nil {
@@ -237,22 +222,7 @@ heartbeat_timeout = %d
 	newAPI := startProc(t, "rivet api (new)", nil, rivetBin, "--config-file", newConf, "api")
 	newBase := fmt.Sprintf("http://127.0.0.1:%d", newPort)
 	waitHTTP(t, newAPI, newBase+"/")
-	apiMax := func() string {
-		res, err := (&http.Client{Timeout: 2 * time.Second}).Get(newBase + "/")
-		if err != nil {
-			return ""
-		}
-		defer res.Body.Close()
-		var root struct {
-			DefaultVersion struct {
-				Version string `json:"version"`
-			} `json:"default_version"`
-		}
-		if json.NewDecoder(res.Body).Decode(&root) != nil {
-			return ""
-		}
-		return root.DefaultVersion.Version
-	}
+	apiMax := func() string { return apiMaxVersion(newBase) }
 	// finalized is the watermark's service version (0.1.1 records its own
 	// release string, "0.1.1", for what the table calls 0.1).
 	finalized := func() int {
@@ -316,4 +286,23 @@ func serviceStates(t *testing.T, out string, code int) map[string]string {
 		states[s.Hostname] = s.State
 	}
 	return states
+}
+
+// apiMaxVersion is the maximum microversion the API at base announces on
+// its root (default_version), "" while it does not answer.
+func apiMaxVersion(base string) string {
+	res, err := (&http.Client{Timeout: 2 * time.Second}).Get(base + "/")
+	if err != nil {
+		return ""
+	}
+	defer res.Body.Close()
+	var root struct {
+		DefaultVersion struct {
+			Version string `json:"version"`
+		} `json:"default_version"`
+	}
+	if json.NewDecoder(res.Body).Decode(&root) != nil {
+		return ""
+	}
+	return root.DefaultVersion.Version
 }
