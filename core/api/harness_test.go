@@ -15,6 +15,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
 )
@@ -29,6 +30,13 @@ type env struct {
 }
 
 type envOption func(*Deps)
+
+// withMaxAPI serves microversions up to ver ("1.99") while unpinned, above
+// the release table's HEAD: for testing a version that is implemented
+// before every version below it is, so not yet advertised.
+func withMaxAPI(ver string) envOption {
+	return func(d *Deps) { d.testMaxAPI = version.MustParse(ver) }
+}
 
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
