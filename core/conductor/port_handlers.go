@@ -83,7 +83,8 @@ func (s *Service) createPort(ctx context.Context, p rpc.Params) (any, error) {
 	})
 }
 
-// loadChild returns the stored Port or Portgroup with obj's UUID.
+// loadChild returns the stored child of a node (Port, Portgroup,
+// VolumeConnector, VolumeTarget) with obj's UUID.
 func (s *Service) loadChild(ctx context.Context, kind, uuid string) (objects.Object, error) {
 	obj, err := s.store.Load(ctx, kind, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.uuid = ?", uuid) })
 	if errors.Is(err, db.ErrNotFound) {
@@ -95,6 +96,19 @@ func (s *Service) loadChild(ctx context.Context, kind, uuid string) (objects.Obj
 // updateChild applies in's changed fields to the stored Port or Portgroup
 // under the lease of the node it belongs to (after the change), and saves.
 func (s *Service) updateChild(ctx context.Context, in objects.Object, uuid string) (any, error) {
+	return s.updateChildChecked(ctx, in, uuid, nil, func(cur objects.Object, err error) error {
+		if port, ok := cur.(*objects.Port); ok {
+			return macExists(port.Address, err)
+		}
+		return classed("PortgroupDuplicateName", http.StatusConflict, err, "A portgroup with that name or address already exists.")
+	})
+}
+
+// updateChildChecked is updateChild for any child of a node (a port,
+// portgroup, volume connector or target): check, when set, may refuse
+// under the lease before the save; dup words a unique violation.
+func (s *Service) updateChildChecked(ctx context.Context, in objects.Object, uuid string,
+	check func(n *objects.Node) error, dup func(cur objects.Object, err error) error) (any, error) {
 	reg := s.store.Registry()
 	changed, err := reg.Changed(in)
 	if err != nil {
@@ -134,12 +148,14 @@ func (s *Service) updateChild(ctx context.Context, in objects.Object, uuid strin
 		return nil, err
 	}
 	return withLease(ctx, t, func() (any, error) {
+		if check != nil {
+			if err := check(t.Node); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.store.Save(ctx, cur); err != nil {
 			if db.IsUniqueViolation(err) {
-				if port, ok := cur.(*objects.Port); ok {
-					return nil, macExists(port.Address, err)
-				}
-				return nil, classed("PortgroupDuplicateName", http.StatusConflict, err, "A portgroup with that name or address already exists.")
+				return nil, dup(cur, err)
 			}
 			return nil, err
 		}
