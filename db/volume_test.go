@@ -59,3 +59,33 @@ func TestVolumeModelsMatchSchema(t *testing.T) {
 		}
 	})
 }
+
+// TestDestroyNodeFencedVolumes: a node's deletion takes its volume
+// connectors and targets with it (they reference the node).
+func TestDestroyNodeFencedVolumes(t *testing.T) {
+	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
+		ctx := context.Background()
+		dbh := dbtest.Open(t, d)
+		n := insertNode(t, dbh, "30000000-0000-0000-0000-000000000002")
+		vc := &db.VolumeConnector{UUID: "40000000-0000-0000-0000-000000000003", NodeID: n.ID, Type: "ip", ConnectorID: "10.0.0.1"}
+		vt := &db.VolumeTarget{UUID: "50000000-0000-0000-0000-000000000003", NodeID: n.ID, VolumeType: "iscsi", VolumeID: "v"}
+		for _, m := range []any{vc, vt} {
+			if _, err := dbh.Bun().NewInsert().Model(m).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		epoch, err := dbh.AcquireLease(ctx, n.UUID, "me", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := dbh.DestroyNodeFenced(ctx, n.ID, "me", epoch); err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range []string{db.TableVolumeConnectors, db.TableVolumeTargets} {
+			left, err := dbh.Bun().NewSelect().Table(table).Where("node_id = ?", n.ID).Count(ctx)
+			if err != nil || left != 0 {
+				t.Errorf("%s left after destroy: %d, %v", table, left, err)
+			}
+		}
+	})
+}
