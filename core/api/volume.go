@@ -268,6 +268,20 @@ func (s *server) listVolume(k *volumeKind, underNode bool) apiFunc {
 	}
 }
 
+// volumeItem loads a connector or target by the path's UUID, in Ironic's
+// order: 404 below 1.32, a value that is not a UUID is its argument error,
+// a missing one 404, then any item under a node is a malformed URI.
+func (s *server) volumeItem(r *http.Request, k *volumeKind, underNode bool) (objects.Object, error) {
+	if err := volumeAllowed(r); err != nil {
+		return nil, err
+	}
+	obj, err := s.volumeByUUID(r, k)
+	if err == nil && underNode {
+		return nil, errMalformedURI()
+	}
+	return obj, err
+}
+
 // volumeByUUID loads a connector or target by the path's UUID: a value
 // that is not a UUID is Ironic's argument error, a missing one 404.
 func (s *server) volumeByUUID(r *http.Request, k *volumeKind) (objects.Object, error) {
@@ -281,15 +295,9 @@ func (s *server) volumeByUUID(r *http.Request, k *volumeKind) (objects.Object, e
 // getVolumeItem serves GET /v1/volume/{connectors,targets}/{id}.
 func (s *server) getVolumeItem(k *volumeKind, underNode bool) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := volumeAllowed(r); err != nil {
-			return err
-		}
-		obj, err := s.volumeByUUID(r, k)
+		obj, err := s.volumeItem(r, k, underNode)
 		if err != nil {
 			return err
-		}
-		if underNode {
-			return errMalformedURI()
 		}
 		fields, err := k.volumeFields(r, false)
 		if err != nil {

@@ -217,15 +217,9 @@ func (k *volumeKind) table() string { return db.ObjectTables()[k.kind] }
 // the node's conductor (which refuses unless the node is powered off).
 func (s *server) patchVolume(k *volumeKind, underNode bool) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := volumeAllowed(r); err != nil {
-			return err
-		}
-		obj, err := s.volumeByUUID(r, k)
+		obj, err := s.volumeItem(r, k, underNode)
 		if err != nil {
 			return err
-		}
-		if underNode {
-			return errMalformedURI()
 		}
 		ops, err := s.readPatch(r)
 		if err != nil {
@@ -349,15 +343,9 @@ func (s *server) updateVolume(r *http.Request, k *volumeKind, n *objects.Node, o
 // by the node's conductor.
 func (s *server) deleteVolume(k *volumeKind, underNode bool) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := volumeAllowed(r); err != nil {
-			return err
-		}
-		obj, err := s.volumeByUUID(r, k)
+		obj, err := s.volumeItem(r, k, underNode)
 		if err != nil {
 			return err
-		}
-		if underNode {
-			return errMalformedURI()
 		}
 		n, err := s.nodeByID(r.Context(), *k.nodeID(obj))
 		if err != nil {
