@@ -27,8 +27,8 @@ func errInvalidStateRequested(action string, n *objects.Node) *Error {
 
 // poweredOff refuses a volume change on a node that is not powered off
 // (Ironic's update_volume_connector / update_volume_target).
-func poweredOff(action string) func(n *objects.Node) error {
-	return func(n *objects.Node) error {
+func poweredOff(action string) func(n *objects.Node, _ objects.Object, _ []string) error {
+	return func(n *objects.Node, _ objects.Object, _ []string) error {
 		if n.PowerState == nil || *n.PowerState != string(plugins.PowerOff) {
 			return errInvalidStateRequested(action, n)
 		}
@@ -44,7 +44,7 @@ func deletableVolume(action string) func(n *objects.Node, _ objects.Object) erro
 		if volumeDeleteStates[states.State(n.ProvisionState)] {
 			return nil
 		}
-		return off(n)
+		return off(n, nil, nil)
 	}
 }
 

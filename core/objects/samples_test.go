@@ -54,6 +54,8 @@ func samples() map[string]func() Object {
 				PXEEnabled:          false,
 				InternalInfo:        map[string]any{"tenant_vif_port_id": "vif-1"},
 				CreatedAt:           created, UpdatedAt: &updated,
+				PhysicalNetwork: ptr("physnet1"), IsSmartNIC: true, Name: ptr("eth0"),
+				Description: ptr("first NIC"), Vendor: ptr("mellanox"), Category: ptr("data"),
 			}
 		},
 		"Portgroup": func() Object {
@@ -65,6 +67,7 @@ func samples() map[string]func() Object {
 				StandalonePortsSupported: false, Mode: ptr("802.3ad"),
 				Properties: map[string]any{"miimon": "100", "xmit_hash_policy": "layer3+4"},
 				CreatedAt:  created, UpdatedAt: &updated,
+				PhysicalNetwork: ptr("physnet1"), Category: ptr("bond"),
 			}
 		},
 		"Chassis": func() Object {

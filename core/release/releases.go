@@ -28,8 +28,8 @@ var head = Entry{
 		"Chassis":   {v("1.0")},
 		"Conductor": {v("1.0")},
 		"Node":      {v("1.1"), v("1.0")},
-		"Port":      {v("1.0")},
-		"Portgroup": {v("1.0")},
+		"Port":      {v("1.1"), v("1.0")},
+		"Portgroup": {v("1.1"), v("1.0")},
 		// 0.3: volume connectors and targets (REST API 1.32).
 		"VolumeConnector": {v("1.0")},
 		"VolumeTarget":    {v("1.0")},
