@@ -15,6 +15,7 @@ var (
 	v1_34  = version.Version{Major: 1, Minor: 34}  // port physical_network
 	v1_53  = version.Version{Major: 1, Minor: 53}  // port is_smartnic
 	v1_64  = version.Version{Major: 1, Minor: 64}  // local_link_connection network_type
+	v1_67  = version.Version{Major: 1, Minor: 67}  // VIF attach: port_uuid or portgroup_uuid, not both
 	v1_88  = version.Version{Major: 1, Minor: 88}  // port name
 	v1_90  = version.Version{Major: 1, Minor: 90}  // OVN VTEP switches in local_link_connection
 	v1_94  = version.Version{Major: 1, Minor: 94}  // port create with node_ident

@@ -240,3 +240,21 @@ func TestV1_99ConductorGroupsFilter(t *testing.T) {
 		t.Errorf("portgroups with address and conductor_groups: %q", got)
 	}
 }
+
+// TestV1_67VIFPortSelection: vif_info's port_uuid or portgroup_uuid
+// travel to the conductor, which attaches there (core/conductor's
+// TestFreePortChoice); from 1.67 naming both is 400.
+func TestV1_67VIFPortSelection(t *testing.T) {
+	e, id := portFieldEnv(t)
+	p := e.must(http.StatusCreated, "POST", "/v1/ports", "1.67", map[string]any{"node_uuid": id, "address": "52:54:00:00:0d:01"}).JSON(t)["uuid"].(string)
+	both := map[string]any{"id": "vif-1", "port_uuid": p, "portgroup_uuid": p}
+	if got := e.must(http.StatusBadRequest, "POST", "/v1/nodes/n1/vifs", "1.67", both).Fault(t); got != "Cannot specify both port_uuid and portgroup_uuid" {
+		t.Errorf("both at 1.67: %q", got)
+	}
+	e.must(http.StatusNoContent, "POST", "/v1/nodes/n1/vifs", "1.66", both)
+	p2 := e.must(http.StatusCreated, "POST", "/v1/ports", "1.67", map[string]any{"node_uuid": id, "address": "52:54:00:00:0d:02"}).JSON(t)["uuid"].(string)
+	e.must(http.StatusNoContent, "POST", "/v1/nodes/n1/vifs", "1.67", map[string]any{"id": "vif-2", "port_uuid": p2})
+	if e.cond.vifInfo["port_uuid"] != p2 {
+		t.Errorf("vif_info sent = %v", e.cond.vifInfo)
+	}
+}
