@@ -84,7 +84,7 @@ func TestFreePortChoice(t *testing.T) {
 		"port_uuid of a port in a portgroup": {
 			np: build([]portLike{port("g1a", true, 1, "")}, group("g1", "")), ask: vifWant{port: "g1a"}, wantClass: "NoFreePhysicalPorts"},
 		"portgroup_uuid picks that portgroup": {
-			np: build([]portLike{port("p1", true, 0, ""), port("g1a", false, 1, ""), port("g2a", false, 2, "")}, group("g1", ""), group("g2", "")),
+			np:  build([]portLike{port("p1", true, 0, ""), port("g1a", false, 1, ""), port("g2a", false, 2, "")}, group("g1", ""), group("g2", "")),
 			ask: vifWant{group: "g2"}, want: "g2"},
 		"portgroup_uuid never picks a loose port": {
 			np: build([]portLike{port("p1", true, 0, "")}, group("g1", "")), ask: vifWant{group: "g1"}, wantClass: "NoFreePhysicalPorts"},
