@@ -1,21 +1,13 @@
 package api_test
 
 import (
-	"context"
-	"encoding/json"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/drivers/fake"
-	"github.com/rivetmetal/rivet/test/testenv"
 )
 
 // TestIronicClientVolumeAndPortFields drives Debian's `baremetal` CLI
@@ -25,55 +17,16 @@ import (
 // and is_smartnic (1.53). Skipped locally without the CLI; required under
 // CI=true.
 func TestIronicClientVolumeAndPortFields(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: runs the Python CLI")
-	}
-	bin, err := exec.LookPath("baremetal")
-	if err != nil {
-		testenv.Unavailable(t, "baremetal CLI not on PATH (apt-get install python3-ironicclient)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stack := newStackWith(t, release.NewPinner(release.Default(), release.Pin{}),
-		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}, api.WithTestMaxAPI("1.110"))
-	srv := &http.Server{Handler: stack}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	env := append(os.Environ(), "OS_AUTH_TYPE=none", "OS_ENDPOINT=http://"+ln.Addr().String(),
-		"XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir(), "OS_BAREMETAL_API_VERSION=latest")
-	run := func(args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	cli := func(args ...string) string {
-		t.Helper()
-		out, err := run(args...)
-		if err != nil {
-			t.Fatalf("baremetal %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return out
-	}
-	obj := func(out string) map[string]any {
-		t.Helper()
-		var m map[string]any
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatalf("not JSON: %v\n%s", err, out)
-		}
-		return m
-	}
+	r := startCLI(t, newStackWith(t, release.NewPinner(release.Default(), release.Pin{}),
+		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}, api.WithTestMaxAPI("1.110")))
+	run, cli, obj := r.run, r.cli, r.obj
 	id := obj(cli("node", "create", "--driver", "fake-hardware", "--name", "n1", "-f", "json"))["uuid"].(string)
 
-	c := obj(cli("volume", "connector", "create", "--node", id, "--type", "iqn",
+	conn := obj(cli("volume", "connector", "create", "--node", id, "--type", "iqn",
 		"--connector-id", "iqn.2017-07.org.example:01", "-f", "json"))
-	cu, _ := c["uuid"].(string)
-	if c["type"] != "iqn" || cu == "" {
-		t.Fatalf("connector created: %v", c)
+	cu, _ := conn["uuid"].(string)
+	if conn["type"] != "iqn" || cu == "" {
+		t.Fatalf("connector created: %v", conn)
 	}
 	tg := obj(cli("volume", "target", "create", "--node", id, "--type", "iscsi", "--boot-index", "0",
 		"--volume-id", "vol-1", "--property", "auth_password=s3cret", "-f", "json"))
