@@ -54,6 +54,10 @@ func rowFor(kind string) (any, error) {
 		return new(Chassis), nil
 	case "Conductor":
 		return new(Conductor), nil
+	case "VolumeConnector":
+		return new(VolumeConnector), nil
+	case "VolumeTarget":
+		return new(VolumeTarget), nil
 	}
 	return nil, fmt.Errorf("db: no table for object kind %q", kind)
 }

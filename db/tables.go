@@ -15,6 +15,8 @@ const (
 	TableConductors                  = "conductors"
 	TableConductorHardwareInterfaces = "conductor_hardware_interfaces"
 	TableServices                    = "services"
+	TableVolumeConnectors            = "volume_connectors"
+	TableVolumeTargets               = "volume_targets"
 )
 
 // objectTables maps each object kind of core/release to the table holding
@@ -25,6 +27,9 @@ var objectTables = map[string]string{
 	"Node":      TableNodes,
 	"Port":      TablePorts,
 	"Portgroup": TablePortgroups,
+	// 0.3 (REST API 1.32)
+	"VolumeConnector": TableVolumeConnectors,
+	"VolumeTarget":    TableVolumeTargets,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

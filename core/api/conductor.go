@@ -38,6 +38,10 @@ type Conductor interface {
 	VIFAttach(ctx context.Context, n *objects.Node, info map[string]any) error
 	VIFDetach(ctx context.Context, n *objects.Node, vifID string) error
 	InjectNMI(ctx context.Context, n *objects.Node) error
+	UpdateVolumeConnector(ctx context.Context, n *objects.Node, vc *objects.VolumeConnector) (*objects.VolumeConnector, error)
+	DestroyVolumeConnector(ctx context.Context, n *objects.Node, vc *objects.VolumeConnector) error
+	UpdateVolumeTarget(ctx context.Context, n *objects.Node, vt *objects.VolumeTarget) (*objects.VolumeTarget, error)
+	DestroyVolumeTarget(ctx context.Context, n *objects.Node, vt *objects.VolumeTarget) error
 }
 
 var _ Conductor = rpc.ConductorAPI{}

@@ -130,7 +130,7 @@ func (f *fakeConductor) DestroyNode(ctx context.Context, n *objects.Node) error 
 		return &rpc.RemoteError{Class: "InvalidState", Code: http.StatusConflict,
 			Message: fmt.Sprintf("Can not delete node \"%s\" while it is in provision state \"%s\".", n.UUID, n.ProvisionState)}
 	}
-	for _, table := range []string{"ports", "portgroups"} {
+	for _, table := range []string{"ports", "portgroups", "volume_connectors", "volume_targets"} {
 		if _, err := f.store.DB().Bun().NewDelete().Table(table).Where("node_id = ?", n.ID).Exec(ctx); err != nil {
 			return err
 		}

@@ -23,6 +23,7 @@ var nodeFields = []string{
 	"raid_config", "target_raid_config", "states", "network_interface", "resource_class", "portgroups",
 	"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
 	"power_interface", "raid_interface", "vendor_interface",
+	"volume",
 }
 
 // nodeSince is THE node gating table: the microversion each node field
@@ -35,6 +36,7 @@ var nodeSince = gated{
 	"states": v1_14, "network_interface": v1_20, "resource_class": v1_21, "portgroups": v1_24,
 	"boot_interface": v1_31, "console_interface": v1_31, "deploy_interface": v1_31, "inspect_interface": v1_31,
 	"management_interface": v1_31, "power_interface": v1_31, "raid_interface": v1_31, "vendor_interface": v1_31,
+	"volume": v1_32,
 }
 
 // nodeInterfaceFields are the node fields naming an interface
@@ -105,6 +107,7 @@ func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassi
 		"clean_step": orEmpty(n.CleanStep), "raid_config": orEmpty(n.RAIDConfig), "target_raid_config": orEmpty(n.TargetRAIDConfig),
 		"states": resourceLinks(r, "nodes", n.UUID+"/states"), "network_interface": strOrNil(n.NetworkInterface),
 		"resource_class": strOrNil(n.ResourceClass), "portgroups": resourceLinks(r, "nodes", n.UUID+"/portgroups"),
+		"volume": resourceLinks(r, "nodes", n.UUID+"/volume"),
 	}
 	for _, f := range nodeInterfaceFields {
 		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))

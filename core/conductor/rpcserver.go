@@ -44,6 +44,10 @@ func (s *Service) registerHandlers() {
 		"vif_attach":                       s.vifAttach,
 		"vif_detach":                       s.vifDetach,
 		"inject_nmi":                       s.injectNMI,
+		"update_volume_connector":          s.updateVolumeConnector,
+		"destroy_volume_connector":         s.destroyVolumeConnector,
+		"update_volume_target":             s.updateVolumeTarget,
+		"destroy_volume_target":            s.destroyVolumeTarget,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

@@ -54,6 +54,8 @@ func samples() map[string]func() Object {
 				PXEEnabled:          false,
 				InternalInfo:        map[string]any{"tenant_vif_port_id": "vif-1"},
 				CreatedAt:           created, UpdatedAt: &updated,
+				PhysicalNetwork: ptr("physnet1"), IsSmartNIC: true, Name: ptr("eth0"),
+				Description: ptr("first NIC"), Vendor: ptr("mellanox"), Category: ptr("data"),
 			}
 		},
 		"Portgroup": func() Object {
@@ -65,6 +67,7 @@ func samples() map[string]func() Object {
 				StandalonePortsSupported: false, Mode: ptr("802.3ad"),
 				Properties: map[string]any{"miimon": "100", "xmit_hash_policy": "layer3+4"},
 				CreatedAt:  created, UpdatedAt: &updated,
+				PhysicalNetwork: ptr("physnet1"), Category: ptr("bond"),
 			}
 		},
 		"Chassis": func() Object {
@@ -81,6 +84,23 @@ func samples() map[string]func() Object {
 				CreatedAt: created, UpdatedAt: &updated,
 			}
 		},
+		"VolumeConnector": func() Object {
+			return &VolumeConnector{
+				ID: 5, UUID: "0d2b7c3e-6a1f-4b8e-9c5d-2e3f4a5b6c70", NodeID: 7,
+				Type: "iqn", ConnectorID: "iqn.2017-07.org.openstack:01:d9a51732c3f",
+				Extra:     map[string]any{"initiator": "open-iscsi"},
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
+		"VolumeTarget": func() Object {
+			return &VolumeTarget{
+				ID: 6, UUID: "7f3e2d1c-0b9a-4876-8543-210fedcba987", NodeID: 7,
+				VolumeType: "iscsi", BootIndex: 0, VolumeID: "04452bed-5367-4202-8bf5-de4335ac56d2",
+				Properties: map[string]any{"target_lun": json.Number("0"), "auth_password": "s3cret"},
+				Extra:      map[string]any{"pool": "ssd"},
+				CreatedAt:  created, UpdatedAt: &updated,
+			}
+		},
 		"Widget": func() Object {
 			return &Widget{ID: 1, Name: "w1", Extra: map[string]any{}, Meta: map[string]any{"k": "v"}, Color: ptr("red")}
 		},
@@ -93,7 +113,7 @@ func samples() map[string]func() Object {
 // sampleChanged is the field sample marks changed after loading.
 var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
-	"Conductor": "online", "Widget": "meta", "Gadget": "new",
+	"Conductor": "online", "VolumeConnector": "extra", "VolumeTarget": "boot_index", "Widget": "meta", "Gadget": "new",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one

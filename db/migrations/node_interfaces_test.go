@@ -33,7 +33,7 @@ func TestNodeInterfacesMigrationOn01Rows(t *testing.T) {
 			t.Fatal(err)
 		}
 		applied, err := m.Migrate(ctx, nil)
-		if err != nil || len(applied) != 1 || applied[0] != "20261215000000_node_interfaces" {
+		if err != nil || len(applied) == 0 || applied[0] != "20261215000000_node_interfaces" { // later releases' migrations follow
 			t.Fatalf("applied %v, %v", applied, err)
 		}
 		var rows []db.Node
