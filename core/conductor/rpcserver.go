@@ -44,6 +44,8 @@ func (s *Service) registerHandlers() {
 		"vif_attach":                       s.vifAttach,
 		"vif_detach":                       s.vifDetach,
 		"inject_nmi":                       s.injectNMI,
+		"do_node_rescue":                   s.doNodeRescue,
+		"do_node_unrescue":                 s.doNodeUnrescue,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}
