@@ -38,6 +38,8 @@ type Conductor interface {
 	VIFAttach(ctx context.Context, n *objects.Node, info map[string]any) error
 	VIFDetach(ctx context.Context, n *objects.Node, vifID string) error
 	InjectNMI(ctx context.Context, n *objects.Node) error
+	DoNodeRescue(ctx context.Context, n *objects.Node, password string) error
+	DoNodeUnrescue(ctx context.Context, n *objects.Node) error
 }
 
 var _ Conductor = rpc.ConductorAPI{}

@@ -75,6 +75,10 @@ func init() {
 	nodeCreatable = append(nodeCreatable, nodeCreatable03...)
 }
 
+// driverInterfaceSince gates a driver's default_/enabled_ fields of the
+// interfaces newer than 1.30, as Ironic's driver view.
+var driverInterfaceSince = map[string]version.Version{"storage": v1_33, "rescue": v1_38, "bios": v1_40, "firmware": v1_86}
+
 // nodeDescriptionMax is Ironic's _NODE_DESCRIPTION_MAX_LENGTH.
 const nodeDescriptionMax = 4096
 
@@ -226,6 +230,34 @@ func (s *server) nodeLink(r *http.Request, ident, field string) (*objects.Node, 
 		return nil, err
 	}
 	return n, nil
+}
+
+// resetInterfacesParam reads PATCH's ?reset_interfaces (1.45; 406 below),
+// a boolean; nil when absent.
+func resetInterfacesParam(r *http.Request) (*bool, error) {
+	q := r.URL.Query()
+	if !q.Has("reset_interfaces") {
+		return nil, nil
+	}
+	b, err := parseBool("reset_interfaces", q.Get("reset_interfaces"))
+	if err != nil {
+		return nil, err
+	}
+	if VersionFrom(r.Context()).Less(v1_45) {
+		return nil, errNotAcceptable()
+	}
+	return &b, nil
+}
+
+// patchSets reports whether the patch adds or replaces path (Ironic's
+// get_patch_values).
+func patchSets(ops []patchOp, path string) bool {
+	for _, op := range ops {
+		if op.Path == path && op.Op != "remove" {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeFilters03 are the list filters of 1.42-1.104: each 406 below its
