@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
@@ -102,13 +101,7 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if resetInterfaces != nil && *resetInterfaces {
-		// The interfaces the patch does not set go back to the new
-		// hardware type's defaults (the conductor fills them in).
-		for _, f := range nodeInterfaceFields {
-			if _, set := changed[f]; !set {
-				*n.InterfaceField(strings.TrimSuffix(f, "_interface")) = nil
-			}
-		}
+		resetUnpatchedInterfaces(n, changed)
 	}
 	if hadChassis && n.ChassisID == nil && v.Less(v1_25) {
 		return errNotAcceptable() // unsetting chassis_uuid is 1.25

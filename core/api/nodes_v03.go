@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -73,6 +74,26 @@ func init() {
 		"firmware_interface", "disable_power_off", "instance_name", "health")
 	nodeCreatable = append(nodeCreatable, nodeInterfaceFields03...)
 	nodeCreatable = append(nodeCreatable, nodeCreatable03...)
+}
+
+// v1_91 is the version from which a path's ".json" suffix is part of the
+// resource's name.
+var v1_91 = version.Version{Major: 1, Minor: 91}
+
+// stripJSONSuffix drops a path's ".json" suffix for a request that names
+// a version below 1.91 in its header, as Ironic's JsonExtensionMiddleware
+// (kept from its pecan days): GET /v1/nodes/n1.json is node n1 there. No
+// header (or "latest") leaves the path alone, as Ironic's does.
+func stripJSONSuffix(r *http.Request, v version.Version) {
+	h := strings.TrimSpace(r.Header.Get(HeaderVersion))
+	if h == "" || strings.EqualFold(h, "latest") || !v.Less(v1_91) {
+		return
+	}
+	p := strings.TrimRight(r.URL.Path, "/")
+	if strings.HasSuffix(p, ".json") {
+		r.URL.Path = strings.TrimSuffix(p, ".json")
+		r.URL.RawPath = ""
+	}
 }
 
 // driverInterfaceSince gates a driver's default_/enabled_ fields of the
@@ -186,7 +207,7 @@ func (s *server) applyNodeAttrs03(r *http.Request, n *objects.Node, body object)
 	}
 	bools := map[string]*bool{"protected": &n.Protected, "retired": &n.Retired, "disable_power_off": &n.DisablePowerOff}
 	for attr, dst := range bools {
-		b, present, err := body.boolean(attr)
+		b, present, err := looseBool(body, attr)
 		if err != nil {
 			return err
 		}
@@ -194,7 +215,7 @@ func (s *server) applyNodeAttrs03(r *http.Request, n *objects.Node, body object)
 			*dst = b != nil && *b // null is false: the fields are not nullable
 		}
 	}
-	if b, present, err := body.boolean("automated_clean"); err != nil {
+	if b, present, err := looseBool(body, "automated_clean"); err != nil {
 		return err
 	} else if present {
 		n.AutomatedClean = b
@@ -213,6 +234,42 @@ func (s *server) applyNodeAttrs03(r *http.Request, n *objects.Node, body object)
 		}
 	}
 	return nil
+}
+
+// looseBool reads a boolean attribute as Ironic's node schema takes it: a
+// JSON boolean, null, or a string oslo's bool_from_string reads ("true",
+// "off", "1"...).
+func looseBool(body object, attr string) (*bool, bool, error) {
+	raw, ok := body[attr]
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(raw) {
+		return nil, true, nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		b, err := parseBool(attr, s)
+		if err != nil {
+			return nil, true, err
+		}
+		return &b, true, nil
+	}
+	return body.boolean(attr)
+}
+
+// resetUnpatchedInterfaces sets the interfaces a PATCH with
+// ?reset_interfaces=true does not set back to nil, for the conductor to
+// fill with the new hardware type's defaults (Ironic's update_node).
+func resetUnpatchedInterfaces(n *objects.Node, changed object) {
+	if _, driver := changed["driver"]; !driver {
+		return // the driver did not change: Ironic resets nothing
+	}
+	for _, f := range nodeInterfaceFields {
+		if _, set := changed[f]; !set {
+			*n.InterfaceField(strings.TrimSuffix(f, "_interface")) = nil
+		}
+	}
 }
 
 // nodeLink resolves a node a field links to (parent_node) by UUID or
