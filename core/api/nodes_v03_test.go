@@ -183,7 +183,6 @@ func TestV1_42Fault(t *testing.T) {
 	e.must(http.StatusBadRequest, "POST", "/v1/nodes", "1.42", map[string]any{"driver": "fake-hardware", "fault": "x"})
 }
 
-
 func TestV1_43Detail(t *testing.T) {
 	e := newEnv(t, withMaxAPI(maxAPI03))
 	e.node(nil)
@@ -323,7 +322,7 @@ func TestV1_51Description(t *testing.T) {
 	e.must(http.StatusNotAcceptable, "POST", "/v1/nodes", "1.50", body)
 	id := e.must(http.StatusCreated, "POST", "/v1/nodes", "1.51", body).JSON(t)["uuid"].(string)
 	e.node(nil)
-	if got := fieldGate(t, e, id, "description", "1.51"); got != "rack 4" + " slot 2" {
+	if got := fieldGate(t, e, id, "description", "1.51"); got != "rack 4"+" slot 2" {
 		t.Errorf("description = %v", got)
 	}
 	if got := listUUIDs(t, e, "/v1/nodes?description_contains=slot", "1.51"); !slices.Equal(got, []string{id}) {

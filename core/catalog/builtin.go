@@ -91,6 +91,10 @@ type Options struct {
 	// BootServer is set when the conductor serves iPXE scripts ([conductor]
 	// boot_http_address).
 	BootServer bool
+	// Rescue names rescue implementations the conductor runs itself
+	// (conductor.Deps.Rescue), offered to every hardware type beside the
+	// default no-rescue.
+	Rescue []string
 }
 
 // ForConductor builds one conductor's catalog: per hardware type served,
@@ -124,6 +128,9 @@ func ForConductor(served []Served, o Options) *Catalog {
 		add(hw, Vendor, NoVendor, true)
 		add(hw, Storage, NoopStorage, true)
 		add(hw, Rescue, NoRescue, true)
+		for _, r := range o.Rescue {
+			add(hw, Rescue, r, false)
+		}
 		add(hw, BIOS, NoBIOS, true)
 		add(hw, Firmware, NoFirmware, true)
 	}
