@@ -386,3 +386,18 @@ func (f *fakeConductor) InjectNMI(_ context.Context, n *objects.Node) error {
 	}
 	return nil
 }
+
+// DoNodeRescue refuses as a conductor whose nodes' rescue interface is
+// no-rescue (every hardware type's only one): InstanceRescueFailure.
+func (f *fakeConductor) DoNodeRescue(_ context.Context, n *objects.Node, _ string) error {
+	f.record("rescue " + n.UUID)
+	return &rpc.RemoteError{Class: "InstanceRescueFailure", Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("Failed to rescue instance None for node %s: Validation failed: Driver %s does not support rescue (disabled or not implemented).", n.UUID, n.Driver)}
+}
+
+// DoNodeUnrescue refuses as DoNodeRescue does.
+func (f *fakeConductor) DoNodeUnrescue(_ context.Context, n *objects.Node) error {
+	f.record("unrescue " + n.UUID)
+	return &rpc.RemoteError{Class: "InstanceUnrescueFailure", Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("Failed to unrescue instance None for node %s: Validation failed: Driver %s does not support rescue (disabled or not implemented).", n.UUID, n.Driver)}
+}

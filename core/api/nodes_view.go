@@ -112,6 +112,7 @@ func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassi
 	for _, f := range nodeInterfaceFields {
 		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))
 	}
+	s.addNodeView03(r.Context(), view, n)
 	nodeSince.hide(view, v)
 	s.hideUnpinned(view, "Node")
 	return view, nil

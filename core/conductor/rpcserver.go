@@ -48,6 +48,8 @@ func (s *Service) registerHandlers() {
 		"destroy_volume_connector":         s.destroyVolumeConnector,
 		"update_volume_target":             s.updateVolumeTarget,
 		"destroy_volume_target":            s.destroyVolumeTarget,
+		"do_node_rescue":                   s.doNodeRescue,
+		"do_node_unrescue":                 s.doNodeUnrescue,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

@@ -43,6 +43,13 @@ func samples() map[string]func() Object {
 				DeployInterface: ptr("ramdisk"), InspectInterface: ptr("redfish"),
 				ManagementInterface: ptr("redfish"), PowerInterface: ptr("redfish"),
 				RAIDInterface: ptr("no-raid"), VendorInterface: ptr("no-vendor"),
+				StorageInterface: ptr("noop"), RescueInterface: ptr("no-rescue"),
+				BIOSInterface: ptr("no-bios"), FirmwareInterface: ptr("no-firmware"),
+				Fault: ptr("power failure"), DeployStep: map[string]any{"step": "deploy", "interface": "deploy", "priority": json.Number("100")},
+				AutomatedClean: ptr(false), Protected: true, ProtectedReason: ptr("production"),
+				Description: ptr("rack 4, slot 2"), Retired: true, RetiredReason: ptr("end of life"),
+				Shard: ptr("shard-1"), ParentNode: ptr("0d2c9a67-8a3f-4d5e-9b1a-2c3d4e5f6a7b"),
+				DisablePowerOff: true, InstanceName: ptr("web-1"), Health: ptr("OK"),
 			}
 		},
 		"Port": func() Object {

@@ -27,7 +27,7 @@ var head = Entry{
 	Objects: map[string][]version.Version{
 		"Chassis":   {v("1.0")},
 		"Conductor": {v("1.0")},
-		"Node":      {v("1.1"), v("1.0")},
+		"Node":      {v("1.2"), v("1.1"), v("1.0")},
 		"Port":      {v("1.1"), v("1.0")},
 		"Portgroup": {v("1.1"), v("1.0")},
 		// 0.3: volume connectors and targets (REST API 1.32).
