@@ -15,16 +15,22 @@ const (
 	TableConductors                  = "conductors"
 	TableConductorHardwareInterfaces = "conductor_hardware_interfaces"
 	TableServices                    = "services"
+	TableNodeTraits                  = "node_traits"
+	TableDeployTemplates             = "deploy_templates"
+	TableRunbooks                    = "runbooks"
 )
 
 // objectTables maps each object kind of core/release to the table holding
 // its rows. Every table listed has a version column.
 var objectTables = map[string]string{
-	"Chassis":   TableChassis,
-	"Conductor": TableConductors,
-	"Node":      TableNodes,
-	"Port":      TablePorts,
-	"Portgroup": TablePortgroups,
+	"Chassis":        TableChassis,
+	"Conductor":      TableConductors,
+	"DeployTemplate": TableDeployTemplates,
+	"Node":           TableNodes,
+	"Port":           TablePorts,
+	"Portgroup":      TablePortgroups,
+	"Runbook":        TableRunbooks,
+	"Trait":          TableNodeTraits,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the
