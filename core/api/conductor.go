@@ -38,6 +38,8 @@ type Conductor interface {
 	VIFAttach(ctx context.Context, n *objects.Node, info map[string]any) error
 	VIFDetach(ctx context.Context, n *objects.Node, vifID string) error
 	InjectNMI(ctx context.Context, n *objects.Node) error
+	AddNodeTraits(ctx context.Context, n *objects.Node, traits []string, replace bool) error
+	RemoveNodeTraits(ctx context.Context, n *objects.Node, traits []string) error
 }
 
 var _ Conductor = rpc.ConductorAPI{}

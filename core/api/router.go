@@ -148,6 +148,8 @@ func (s *server) routes() *http.ServeMux {
 	h("GET /v1/drivers/{driver}/properties", s.getDriverProperties)
 	h("GET /v1/drivers/{driver}/raid/logical_disk_properties", s.getDriverRAIDProperties)
 
+	s.stepRoutes(h) // node traits, deploy templates, runbooks
+
 	h("GET /v1/lookup", s.lookup)
 	h("POST /v1/heartbeat/{node}", s.heartbeat)
 	return mux

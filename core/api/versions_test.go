@@ -49,6 +49,7 @@ var versionTests = map[string]string{
 	"1.29": "TestV1_29InjectNMI",
 	"1.30": "TestV1_30DynamicDrivers",
 	"1.31": "TestV1_31NodeInterfaces",
+	"1.37": "TestV1_37NodeTraits",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {

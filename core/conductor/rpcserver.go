@@ -44,6 +44,8 @@ func (s *Service) registerHandlers() {
 		"vif_attach":                       s.vifAttach,
 		"vif_detach":                       s.vifDetach,
 		"inject_nmi":                       s.injectNMI,
+		"add_node_traits":                  s.addNodeTraits,
+		"remove_node_traits":               s.removeNodeTraits,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}
