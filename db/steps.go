@@ -1,10 +1,12 @@
 package db
 
 import (
+	"context"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 
+	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/uptrace/bun"
 )
 
@@ -72,4 +74,24 @@ func (l JSONList) Value() (driver.Value, error) {
 func (l *JSONList) Scan(src any) error {
 	*l = nil
 	return scanJSON(src, (*[]map[string]any)(l))
+}
+
+// DeployTemplatesByName returns the deploy templates whose name is one of
+// names, in name order (Ironic's DeployTemplate.list_by_names): what a
+// deploy matches against the instance's traits.
+func (s *Store) DeployTemplatesByName(ctx context.Context, names []string) ([]*objects.DeployTemplate, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	objs, err := s.LoadAll(ctx, "DeployTemplate", func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("?TableAlias.name IN (?)", bun.In(names)).Order("name")
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*objects.DeployTemplate, len(objs))
+	for i, o := range objs {
+		out[i] = o.(*objects.DeployTemplate)
+	}
+	return out, nil
 }

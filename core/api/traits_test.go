@@ -167,3 +167,33 @@ func TestPinnedNodeTraits(t *testing.T) {
 		t.Errorf("a pinned API sent a traits call: %v", e.cond.calls)
 	}
 }
+
+// TestInstanceTraitsValidated: the deploy interface's validation (GET
+// …/validate, and a deploy's checks) refuses instance traits the node
+// lacks, as Ironic's validate_instance_info_traits, since deploy
+// templates are matched against them.
+func TestInstanceTraitsValidated(t *testing.T) {
+	e := newEnv(t, withMaxAPI("1.37"), withRealConductor(t))
+	id := e.node(nil)
+	e.must(http.StatusNoContent, "PUT", "/v1/nodes/"+id+"/traits", "1.37", map[string]any{"traits": []string{"CUSTOM_RAID1"}})
+	deploy := func() map[string]any {
+		t.Helper()
+		return e.must(http.StatusOK, "GET", "/v1/nodes/"+id+"/validate", "1.37", nil).JSON(t)["deploy"].(map[string]any)
+	}
+	patch := func(traits any) {
+		t.Helper()
+		e.must(http.StatusOK, "PATCH", "/v1/nodes/"+id, "1.37", []map[string]any{{"op": "add", "path": "/instance_info/traits", "value": traits}})
+	}
+	patch([]string{"CUSTOM_RAID1"})
+	if d := deploy(); d["result"] != true {
+		t.Errorf("instance traits on the node: %v", d)
+	}
+	patch([]string{"CUSTOM_RAID1", "CUSTOM_GPU"})
+	if d := deploy(); d["result"] != false || d["reason"] != "Cannot specify instance traits that are not also set on the node. Node "+id+" is missing traits CUSTOM_GPU" {
+		t.Errorf("a trait the node lacks: %v", d)
+	}
+	patch("CUSTOM_RAID1")
+	if d := deploy(); d["result"] != false || !strings.Contains(fmt.Sprint(d["reason"]), "A list of strings is expected.") {
+		t.Errorf("not a list: %v", d)
+	}
+}

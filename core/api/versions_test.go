@@ -50,6 +50,7 @@ var versionTests = map[string]string{
 	"1.30": "TestV1_30DynamicDrivers",
 	"1.31": "TestV1_31NodeInterfaces",
 	"1.37": "TestV1_37NodeTraits",
+	"1.55": "TestV1_55DeployTemplates",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {

@@ -43,7 +43,7 @@ func Valid(name string) bool {
 func Problem(name string) (msg, cause string) {
 	switch {
 	case name == "":
-		return PyRepr(name) + " is too short", ""
+		return PyRepr(name) + " should be non-empty", ""
 	case len([]rune(name)) > MaxLength:
 		return PyRepr(name) + " is too long", ""
 	case custom.MatchString(name) || IsStandard(name):

@@ -13,7 +13,7 @@ func TestProblem(t *testing.T) {
 		"lower case":  {in: "custom_x", msg: "'custom_x' is not valid under any of the given schemas", cause: "'custom_x' does not match '^CUSTOM_[A-Z0-9_]+$'"},
 		"bare prefix": {in: "CUSTOM_", msg: "'CUSTOM_' is not valid under any of the given schemas", cause: "'CUSTOM_' does not match '^CUSTOM_[A-Z0-9_]+$'"},
 		"unknown":     {in: "BAD_TRAIT", msg: "'BAD_TRAIT' is not valid under any of the given schemas", cause: "'BAD_TRAIT' does not match '^CUSTOM_[A-Z0-9_]+$'"},
-		"empty":       {in: "", msg: "'' is too short"},
+		"empty":       {in: "", msg: "'' should be non-empty"},
 		"too long":    {in: "CUSTOM_" + strings.Repeat("T", 249), msg: "'CUSTOM_" + strings.Repeat("T", 249) + "' is too long"},
 		"longest":     {in: "CUSTOM_" + strings.Repeat("T", 248)},
 		"quote in it": {in: "it's", msg: `"it's" is not valid under any of the given schemas`, cause: `"it's" does not match '^CUSTOM_[A-Z0-9_]+$'`},
