@@ -9,4 +9,5 @@ func (s *server) stepRoutes(h func(pattern string, fn apiFunc)) {
 	h("PUT /v1/nodes/{node}/traits/{trait}", s.putNodeTraits)
 	h("DELETE /v1/nodes/{node}/traits/{trait}", s.deleteNodeTraits)
 	deployTemplates.routes(s, h)
+	runbooks.routes(s, h)
 }

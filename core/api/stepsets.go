@@ -37,9 +37,10 @@ type stepSet struct {
 	// apply sets kind-specific attributes from a validated body (create)
 	// or patched document; nil when there are none.
 	apply func(obj objects.Object, doc map[string]any) error
-	// check refuses a valid body for kind-specific reasons (create); nil
-	// when there are none.
-	check func(doc map[string]any) error
+	// checkPatch refuses a PATCH for kind-specific reasons, and may
+	// change the stored document before the patch applies; nil when there
+	// are none.
+	checkPatch func(ops []patchOp, doc map[string]any) error
 }
 
 var stepListFields = []string{"uuid", "name"}
@@ -156,7 +157,7 @@ func (s *server) listStepSets(ss *stepSet) apiFunc {
 		if err != nil {
 			return err
 		}
-		if k := r.URL.Query().Get("sort_key"); k == "steps" {
+		if k := r.URL.Query().Get("sort_key"); k == "steps" || k == "traits" {
 			return errorf(http.StatusBadRequest, "The sort_key value %s is an invalid field for sorting", k)
 		}
 		pg, err := s.parsePage(r, ss.kind)
@@ -299,11 +300,6 @@ func (s *server) createStepSet(ss *stepSet) apiFunc {
 			return err
 		}
 		body := doc.(map[string]any)
-		if ss.check != nil {
-			if err := ss.check(body); err != nil {
-				return err
-			}
-		}
 		obj, err := s.reg.New(ss.kind)
 		if err != nil {
 			return err
@@ -397,6 +393,11 @@ func (s *server) patchStepSet(ss *stepSet) apiFunc {
 		}
 		if err := (patchRules{allowed: ss.patchable}).check(ops, doc, VersionFrom(r.Context())); err != nil {
 			return err
+		}
+		if ss.checkPatch != nil {
+			if err := ss.checkPatch(ops, doc); err != nil {
+				return err
+			}
 		}
 		patched, err := applyPatch(r.Context(), doc, ops)
 		if err != nil {

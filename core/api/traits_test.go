@@ -149,9 +149,9 @@ func TestV1_37NodeTraits(t *testing.T) {
 }
 
 // TestPinnedNodeTraits: pinned to release 0.2 (API 1.31, RPC 1.4) every
-// traits request is 406 from the microversion check, whatever the test
-// cap, so nothing reaches the conductor; "latest" is 1.31, where /traits
-// is not a resource.
+// traits, deploy template and runbook request is 406 from the microversion
+// check, whatever the test cap, so nothing reaches the conductor or the
+// new tables; at "latest" (1.31) they are not resources.
 func TestPinnedNodeTraits(t *testing.T) {
 	old, ok := release.Default().Lookup("0.2")
 	if !ok {
@@ -163,6 +163,12 @@ func TestPinnedNodeTraits(t *testing.T) {
 		e.must(http.StatusNotAcceptable, m, "/v1/nodes/"+id+"/traits", "1.37", map[string]any{"traits": []string{"CUSTOM_A"}})
 	}
 	e.must(http.StatusMethodNotAllowed, "PUT", "/v1/nodes/"+id+"/traits/CUSTOM_A", "latest", nil)
+	for path, ver := range map[string]string{"/v1/deploy_templates": "1.55", "/v1/runbooks": "1.92"} {
+		e.must(http.StatusNotAcceptable, "GET", path, ver, nil)
+		e.must(http.StatusNotAcceptable, "POST", path, ver, runbookBody("CUSTOM_A"))
+		e.must(http.StatusNotFound, "GET", path, "latest", nil)
+		e.must(http.StatusMethodNotAllowed, "POST", path, "latest", runbookBody("CUSTOM_A"))
+	}
 	if slices.ContainsFunc(e.cond.calls, func(c string) bool { return strings.Contains(c, "traits") }) {
 		t.Errorf("a pinned API sent a traits call: %v", e.cond.calls)
 	}

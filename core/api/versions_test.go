@@ -51,6 +51,7 @@ var versionTests = map[string]string{
 	"1.31": "TestV1_31NodeInterfaces",
 	"1.37": "TestV1_37NodeTraits",
 	"1.55": "TestV1_55DeployTemplates",
+	"1.92": "TestV1_92Runbooks",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {
