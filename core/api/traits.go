@@ -154,51 +154,39 @@ func traitsBody(data []byte) (list []string, hasList, given bool, err error) {
 	if err := decodeJSON(data, &doc); err != nil {
 		return nil, false, false, err
 	}
+	if doc == nil {
+		return nil, false, false, nil // null: no body, as Ironic's body=None
+	}
+	c := &schemaCheck{}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		if doc == nil {
-			return nil, false, false, nil // null: no body, as Ironic's body=None
-		}
-		return nil, false, false, schemaError("body", pyValue(doc)+" is not of type 'object'", "")
+		c.typeOK(0, doc, "object")
+	} else {
+		c.object(0, obj, []schemaProp{{"traits", traitList}}, nil)
 	}
-	var extra []string
-	for k := range obj {
-		if k != "traits" {
-			extra = append(extra, k)
-		}
-	}
-	if len(extra) > 0 {
-		slices.Sort(extra)
-		quoted := make([]string, len(extra))
-		for i, k := range extra {
-			quoted[i] = traits.PyRepr(k)
-		}
-		verb := "was"
-		if len(extra) > 1 {
-			verb = "were"
-		}
-		return nil, false, false, schemaError("body", fmt.Sprintf("Additional properties are not allowed (%s %s unexpected)", strings.Join(quoted, ", "), verb), "")
+	if err := c.err("body"); err != nil {
+		return nil, false, false, err
 	}
 	raw, hasList := obj["traits"]
 	if !hasList {
 		return nil, false, len(obj) > 0, nil
 	}
-	items, ok := raw.([]any)
-	if !ok {
-		return nil, false, false, schemaError("body", pyValue(raw)+" is not of type 'array'", "")
+	for _, it := range raw.([]any) {
+		list = append(list, it.(string))
 	}
-	list = make([]string, 0, len(items))
-	for _, it := range items {
-		s, ok := it.(string)
-		if !ok {
-			return nil, false, false, schemaError("body", pyValue(it)+" is not of type 'string'", "")
-		}
-		if msg, cause := traits.Problem(s); msg != "" {
-			return nil, false, false, schemaError("body", msg, cause)
-		}
-		list = append(list, s)
+	if list == nil {
+		list = []string{}
 	}
 	return list, true, true, nil
+}
+
+// traitList is {"type": "array", "items": TRAITS_SCHEMA}.
+func traitList(c *schemaCheck, depth int, v any) {
+	if c.typeOK(depth, v, "array") {
+		for _, it := range v.([]any) {
+			traitName(c, depth+1, it)
+		}
+	}
 }
 
 // pyValue renders a decoded JSON value as Python prints it in jsonschema
