@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rivetmetal/rivet/core/release"
@@ -202,4 +203,41 @@ func TestInstanceTraitsValidated(t *testing.T) {
 	if d := deploy(); d["result"] != false || !strings.Contains(fmt.Sprint(d["reason"]), "A list of strings is expected.") {
 		t.Errorf("not a list: %v", d)
 	}
+}
+
+// TestDeployRefusesMissingInstanceTraits: a deploy whose instance traits
+// are not all node traits is refused before it starts, with Ironic's
+// InstanceDeployFailure wording, and the node stays available.
+func TestDeployRefusesMissingInstanceTraits(t *testing.T) {
+	e := newEnv(t, withMaxAPI("1.37"), withRealConductor(t))
+	id := e.node(nil)
+	waitFor := func(state string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n := e.must(http.StatusOK, "GET", "/v1/nodes/"+id, "1.37", nil).JSON(t)
+			if n["provision_state"] == state && n["target_provision_state"] == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node never reached %s: %v", state, n["provision_state"])
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, step := range []struct{ verb, state string }{{"manage", "manageable"}, {"provide", "available"}} {
+		e.must(http.StatusAccepted, "PUT", "/v1/nodes/"+id+"/states/provision", "1.37", map[string]any{"target": step.verb})
+		waitFor(step.state)
+	}
+	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+id, "1.37", []map[string]any{{"op": "add", "path": "/instance_info/traits", "value": []string{"CUSTOM_GPU"}}})
+	got := e.must(http.StatusBadRequest, "PUT", "/v1/nodes/"+id+"/states/provision", "1.37", map[string]any{"target": "active"}).Fault(t)
+	if want := "Failed to validate deploy or power info for node " + id + ". Error: Cannot specify instance traits that are not also set on the node. Node " + id + " is missing traits CUSTOM_GPU"; got != want {
+		t.Errorf("deploy: %q\nwant     %q", got, want)
+	}
+	if n := e.must(http.StatusOK, "GET", "/v1/nodes/"+id, "1.37", nil).JSON(t); n["provision_state"] != "available" {
+		t.Errorf("node moved to %v", n["provision_state"])
+	}
+	e.must(http.StatusNoContent, "PUT", "/v1/nodes/"+id+"/traits/CUSTOM_GPU", "1.37", nil)
+	e.must(http.StatusAccepted, "PUT", "/v1/nodes/"+id+"/states/provision", "1.37", map[string]any{"target": "active"})
+	waitFor("active")
 }
