@@ -44,6 +44,8 @@ type Conductor interface {
 	DestroyVolumeTarget(ctx context.Context, n *objects.Node, vt *objects.VolumeTarget) error
 	DoNodeRescue(ctx context.Context, n *objects.Node, password string) error
 	DoNodeUnrescue(ctx context.Context, n *objects.Node) error
+	AddNodeTraits(ctx context.Context, n *objects.Node, traits []string, replace bool) error
+	RemoveNodeTraits(ctx context.Context, n *objects.Node, traits []string) error
 }
 
 var _ Conductor = rpc.ConductorAPI{}

@@ -126,3 +126,10 @@ func (c *cliRunner) obj(out string) map[string]any {
 	}
 	return m
 }
+
+// ironicCLI is startCLI's runner as a function, failing the test on a
+// non-zero exit.
+func ironicCLI(t *testing.T, h http.Handler) func(args ...string) string {
+	t.Helper()
+	return startCLI(t, h).cli
+}

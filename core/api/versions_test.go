@@ -88,6 +88,9 @@ var versionTests = map[string]string{
 	"1.104": "TestV1_104InstanceName",
 	"1.107": "TestV1_107RequestID",
 	"1.109": "TestV1_109Health",
+	"1.37":  "TestV1_37NodeTraits",
+	"1.55":  "TestV1_55DeployTemplates",
+	"1.92":  "TestV1_92Runbooks",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {

@@ -50,6 +50,8 @@ func (s *Service) registerHandlers() {
 		"destroy_volume_target":            s.destroyVolumeTarget,
 		"do_node_rescue":                   s.doNodeRescue,
 		"do_node_unrescue":                 s.doNodeUnrescue,
+		"add_node_traits":                  s.addNodeTraits,
+		"remove_node_traits":               s.removeNodeTraits,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

@@ -108,6 +108,27 @@ func samples() map[string]func() Object {
 				CreatedAt:  created, UpdatedAt: &updated,
 			}
 		},
+		"Trait": func() Object {
+			return &Trait{ID: 5, NodeID: 7, Trait: "CUSTOM_RAID5", CreatedAt: created, UpdatedAt: &updated}
+		},
+		"DeployTemplate": func() Object {
+			return &DeployTemplate{
+				ID: 6, UUID: "bbb45f41-d4bc-4307-8d1d-32f95ce1e920", Name: "CUSTOM_HYPERTHREADING_ON",
+				Steps: []map[string]any{{"interface": "bios", "step": "apply_configuration", "priority": json.Number("150"),
+					"args": map[string]any{"settings": []any{map[string]any{"name": "LogicalProc", "value": "Enabled"}}}}},
+				Extra:     map[string]any{"foo": "bar"},
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
+		"Runbook": func() Object {
+			return &Runbook{
+				ID: 8, UUID: "fc6b1709-8dd5-86b0-2d34-5203d1c29127", Name: "CUSTOM_AWESOME",
+				Steps: []map[string]any{{"interface": "bios", "step": "apply_configuration", "order": json.Number("1"),
+					"args": map[string]any{"settings": []any{map[string]any{"name": "LogicalProc", "value": "Enabled"}}}}},
+				DisableRamdisk: true, Extra: map[string]any{}, Public: false, Owner: ptr("f3c0a9d0e7b24a5c9e1d2b3c4d5e6f70"),
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
 		"Widget": func() Object {
 			return &Widget{ID: 1, Name: "w1", Extra: map[string]any{}, Meta: map[string]any{"k": "v"}, Color: ptr("red")}
 		},
@@ -121,6 +142,7 @@ func samples() map[string]func() Object {
 var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
 	"Conductor": "online", "VolumeConnector": "extra", "VolumeTarget": "boot_index", "Widget": "meta", "Gadget": "new",
+	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one

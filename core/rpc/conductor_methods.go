@@ -66,6 +66,12 @@ func ConductorMethods() *Methods {
 		Method{Name: "destroy_volume_target", Since: v1_5, Args: []Arg{reqAt(v1_5, "target", TypeVolumeTarget)}},
 		Method{Name: "do_node_rescue", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString), reqAt(v1_5, "rescue_password", TypeString)}},
 		Method{Name: "do_node_unrescue", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString)}},
+		// traits absent in remove_node_traits removes every trait, as
+		// Ironic's traits=None.
+		Method{Name: "add_node_traits", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
+			reqAt(v1_5, "traits", TypeArray), {Name: "replace", Since: v1_5, Type: TypeBoolean}}},
+		Method{Name: "remove_node_traits", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
+			{Name: "traits", Since: v1_5, Type: TypeArray}}},
 	)
 	if err != nil {
 		panic(err) // the table is code; TestConductorMethodsValid catches this
