@@ -60,6 +60,9 @@ type Deps struct {
 	// Metrics, when set, receives the request metrics and is served at
 	// /metrics.
 	Metrics *prometheus.Registry
+	// HeartbeatTimeout is [conductor] heartbeat_timeout: a conductor
+	// heartbeated longer ago is not alive in /v1/conductors (default 60 s).
+	HeartbeatTimeout time.Duration
 
 	// slowNodeList makes node lists take the general path (objects and
 	// views) even where the fast path could serve them, for the tests that

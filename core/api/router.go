@@ -87,7 +87,8 @@ func (s *server) routes() *http.ServeMux {
 	h := func(pattern string, fn apiFunc) { mux.Handle(pattern, s.serve(fn)) }
 
 	v1 := s.rg.V1Handler(gatedCollection{"lookup", v1_22}, gatedCollection{"heartbeat", v1_22},
-		gatedCollection{"portgroups", v1_23})
+		gatedCollection{"portgroups", v1_23}, gatedCollection{"conductors", v1_49},
+		gatedCollection{"events", v1_54})
 	mux.Handle("/v1/{$}", v1)
 
 	h("GET /v1/nodes", s.listNodes(false))
@@ -147,6 +148,11 @@ func (s *server) routes() *http.ServeMux {
 	h("GET /v1/drivers/{driver}", s.getDriver)
 	h("GET /v1/drivers/{driver}/properties", s.getDriverProperties)
 	h("GET /v1/drivers/{driver}/raid/logical_disk_properties", s.getDriverRAIDProperties)
+
+	h("GET /v1/conductors", s.listConductors)
+	h("GET /v1/conductors/{hostname}", s.getConductor)
+
+	h("POST /v1/events", s.postEvents)
 
 	h("GET /v1/lookup", s.lookup)
 	h("POST /v1/heartbeat/{node}", s.heartbeat)

@@ -49,6 +49,9 @@ var versionTests = map[string]string{
 	"1.29": "TestV1_29InjectNMI",
 	"1.30": "TestV1_30DynamicDrivers",
 	"1.31": "TestV1_31NodeInterfaces",
+	"1.49": "TestV1_49Conductors",
+	"1.54": "TestV1_54Events",
+	"1.77": "TestV1_77DriverFields",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {
