@@ -62,6 +62,9 @@ type Node struct {
 	RAIDInterface       *string `bun:"raid_interface"`
 	VendorInterface     *string `bun:"vendor_interface"`
 
+	// AllocationID is the allocation that reserved the node (Node 1.2).
+	AllocationID *int64 `bun:"allocation_id"`
+
 	Timestamps
 	// Version is the Node object version the row was written at.
 	Version *string `bun:"version"`

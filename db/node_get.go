@@ -113,6 +113,8 @@ func (r *Node) nodeDest(col string) any {
 		return nullString{&r.RAIDInterface}
 	case "vendor_interface":
 		return nullString{&r.VendorInterface}
+	case "allocation_id":
+		return nullInt64{&r.AllocationID}
 	case "created_at":
 		return notNullTime{&r.CreatedAt}
 	case "updated_at":

@@ -44,6 +44,8 @@ func (s *Service) registerHandlers() {
 		"vif_attach":                       s.vifAttach,
 		"vif_detach":                       s.vifDetach,
 		"inject_nmi":                       s.injectNMI,
+		"create_allocation":                s.createAllocation,
+		"destroy_allocation":               s.destroyAllocation,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

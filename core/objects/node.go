@@ -62,6 +62,10 @@ type Node struct {
 	PowerInterface      *string `rivet:"power_interface"`
 	RAIDInterface       *string `rivet:"raid_interface"`
 	VendorInterface     *string `rivet:"vendor_interface"`
+
+	// AllocationID is the id of the Allocation that reserved the node
+	// (1.2, API 1.52 shows its UUID as allocation_uuid).
+	AllocationID *int64 `rivet:"allocation_id"`
 }
 
 // InterfaceField returns the field holding the node's implementation of
@@ -100,9 +104,10 @@ func NodeKind() Kind {
 	return Kind{
 		Name: "Node",
 		New:  func() Object { return new(Node) },
-		// 1.1 (release 0.2) adds the per-node interface implementations;
+		// 1.1 (release 0.2) adds the per-node interface implementations, 1.2
+		// (release 0.3) allocation_id;
 		// additive, so the field table converts both ways.
-		Versions: []Step{{Version: v("1.0")}, {Version: v("1.1")}},
+		Versions: []Step{{Version: v("1.0")}, {Version: v("1.1")}, {Version: v("1.2")}},
 		Fields: []Field{
 			{Name: "id", Since: v("1.0")},
 			{Name: "uuid", Since: v("1.0")},
@@ -144,9 +149,10 @@ func NodeKind() Kind {
 			{Name: "power_interface", Since: v("1.1"), Nullable: true},
 			{Name: "raid_interface", Since: v("1.1"), Nullable: true},
 			{Name: "vendor_interface", Since: v("1.1"), Nullable: true},
+			{Name: "allocation_id", Since: v("1.2"), Nullable: true},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.1-9ab9c438e8c7dfa89aadae2fe865496e",
+		Fingerprint: "1.2-88e582cbff7c03f719bdd0f6a0c265b1",
 	}
 }

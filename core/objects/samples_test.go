@@ -43,6 +43,17 @@ func samples() map[string]func() Object {
 				DeployInterface: ptr("ramdisk"), InspectInterface: ptr("redfish"),
 				ManagementInterface: ptr("redfish"), PowerInterface: ptr("redfish"),
 				RAIDInterface: ptr("no-raid"), VendorInterface: ptr("no-vendor"),
+				AllocationID: ptr(int64(5)),
+			}
+		},
+		"Allocation": func() Object {
+			return &Allocation{
+				ID: 5, UUID: "5a4a8a0e-64b7-4e0f-9e8c-0a1e0f0e9b11", Name: ptr("rack1-node7"),
+				NodeID: ptr(int64(7)), State: "active", LastError: ptr("none of the requested nodes were free once"),
+				ResourceClass: ptr("baremetal-large"), Traits: []string{"CUSTOM_GPU", "HW_CPU_X86_VMX"},
+				CandidateNodes: []string{"1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}, Extra: map[string]any{"flavor": "large"},
+				ConductorAffinity: ptr(int64(3)), Owner: ptr("project-a"),
+				CreatedAt: created, UpdatedAt: &updated,
 			}
 		},
 		"Port": func() Object {
@@ -93,7 +104,7 @@ func samples() map[string]func() Object {
 // sampleChanged is the field sample marks changed after loading.
 var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
-	"Conductor": "online", "Widget": "meta", "Gadget": "new",
+	"Conductor": "online", "Allocation": "extra", "Widget": "meta", "Gadget": "new",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one
