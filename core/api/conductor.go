@@ -38,6 +38,8 @@ type Conductor interface {
 	VIFAttach(ctx context.Context, n *objects.Node, info map[string]any) error
 	VIFDetach(ctx context.Context, n *objects.Node, vifID string) error
 	InjectNMI(ctx context.Context, n *objects.Node) error
+	CreateAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) (*objects.Allocation, error)
+	DestroyAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) error
 }
 
 var _ Conductor = rpc.ConductorAPI{}

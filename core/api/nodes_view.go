@@ -22,7 +22,7 @@ var nodeFields = []string{
 	"driver_internal_info", "name", "inspection_started_at", "inspection_finished_at", "clean_step",
 	"raid_config", "target_raid_config", "states", "network_interface", "resource_class", "portgroups",
 	"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
-	"power_interface", "raid_interface", "vendor_interface",
+	"power_interface", "raid_interface", "vendor_interface", "allocation_uuid",
 }
 
 // nodeSince is THE node gating table: the microversion each node field
@@ -35,6 +35,7 @@ var nodeSince = gated{
 	"states": v1_14, "network_interface": v1_20, "resource_class": v1_21, "portgroups": v1_24,
 	"boot_interface": v1_31, "console_interface": v1_31, "deploy_interface": v1_31, "inspect_interface": v1_31,
 	"management_interface": v1_31, "power_interface": v1_31, "raid_interface": v1_31, "vendor_interface": v1_31,
+	"allocation_uuid": v1_52,
 }
 
 // nodeInterfaceFields are the node fields naming an interface
@@ -108,6 +109,9 @@ func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassi
 	}
 	for _, f := range nodeInterfaceFields {
 		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))
+	}
+	if view["allocation_uuid"], err = s.allocationUUID(r, n); err != nil {
+		return nil, err
 	}
 	nodeSince.hide(view, v)
 	s.hideUnpinned(view, "Node")

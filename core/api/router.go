@@ -88,7 +88,7 @@ func (s *server) routes() *http.ServeMux {
 
 	v1 := s.rg.V1Handler(gatedCollection{"lookup", v1_22}, gatedCollection{"heartbeat", v1_22},
 		gatedCollection{"portgroups", v1_23}, gatedCollection{"conductors", v1_49},
-		gatedCollection{"events", v1_54})
+		gatedCollection{"allocations", v1_52}, gatedCollection{"events", v1_54})
 	mux.Handle("/v1/{$}", v1)
 
 	h("GET /v1/nodes", s.listNodes(false))
@@ -148,6 +148,14 @@ func (s *server) routes() *http.ServeMux {
 	h("GET /v1/drivers/{driver}", s.getDriver)
 	h("GET /v1/drivers/{driver}/properties", s.getDriverProperties)
 	h("GET /v1/drivers/{driver}/raid/logical_disk_properties", s.getDriverRAIDProperties)
+
+	h("GET /v1/allocations", s.listAllocations)
+	h("POST /v1/allocations", s.createAllocation)
+	h("GET /v1/allocations/{allocation}", s.getAllocation)
+	h("PATCH /v1/allocations/{allocation}", s.patchAllocation)
+	h("DELETE /v1/allocations/{allocation}", s.deleteAllocation)
+	h("GET /v1/nodes/{node}/allocation", s.getNodeAllocation)
+	h("DELETE /v1/nodes/{node}/allocation", s.deleteNodeAllocation)
 
 	h("GET /v1/conductors", s.listConductors)
 	h("GET /v1/conductors/{hostname}", s.getConductor)

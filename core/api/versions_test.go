@@ -50,8 +50,13 @@ var versionTests = map[string]string{
 	"1.30": "TestV1_30DynamicDrivers",
 	"1.31": "TestV1_31NodeInterfaces",
 	"1.49": "TestV1_49Conductors",
+	"1.52": "TestV1_52Allocations",
 	"1.54": "TestV1_54Events",
+	"1.57": "TestV1_57AllocationPatch",
+	"1.58": "TestV1_58AllocationBackfill",
+	"1.60": "TestV1_60AllocationOwner",
 	"1.77": "TestV1_77DriverFields",
+	"1.79": "TestV1_79AllocationPrefersName",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {

@@ -2,6 +2,7 @@ package conductor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,6 +11,9 @@ import (
 	"time"
 
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
 )
@@ -245,4 +249,26 @@ func TestAllocationsConcurrent(t *testing.T) {
 			t.Errorf("%d allocations active, want 10 (one per node)", active)
 		}
 	})
+}
+
+// TestAllocationRPCCapped: a client capped below RPC 1.5 (pinned to
+// release 0.2) refuses both allocation methods before sending anything.
+func TestAllocationRPCCapped(t *testing.T) {
+	h := newHarness(t, nil, "cond-1", nil)
+	capped := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return version.MustParse("1.4") },
+		rpc.ObjectCodecFor(h.store.Registry(), release.NewPinner(release.Default(), release.Pin{Mode: release.PinLatest})),
+		rpc.LocalTransport{Server: h.svc.RPCServer()})
+	api := rpc.ConductorAPI{Client: capped, Router: h.api.Router}
+	a := &objects.Allocation{UUID: "8f1d9d3a-1c1b-4a47-9d56-0d8c5b9a7e01", ResourceClass: ptr("gold")}
+	_, err := api.CreateAllocation(context.Background(), a, nil)
+	var ce *rpc.CapError
+	if !errors.As(err, &ce) {
+		t.Errorf("create_allocation capped at 1.4: %v, want *rpc.CapError", err)
+	}
+	if err := api.DestroyAllocation(context.Background(), a, nil); !errors.As(err, &ce) {
+		t.Errorf("destroy_allocation capped at 1.4: %v", err)
+	}
+	if _, err := h.store.GetAllocation(context.Background(), a.UUID); err == nil {
+		t.Error("a capped create_allocation stored an allocation")
+	}
 }
