@@ -63,7 +63,9 @@ func (s *allocStack) available(name, rc string) string {
 }
 
 func (s *allocStack) waitNode(id, state string) map[string]any {
-	return s.waitFor("/v1/nodes/"+id, func(n map[string]any) bool { return n["provision_state"] == state && n["target_provision_state"] == nil })
+	return s.waitFor("/v1/nodes/"+id, func(n map[string]any) bool {
+		return n["provision_state"] == state && n["target_provision_state"] == nil
+	})
 }
 
 func (s *allocStack) waitFor(path string, ok func(map[string]any) bool) map[string]any {
@@ -111,12 +113,12 @@ func TestV1_52Allocations(t *testing.T) {
 
 	// Validation, as Ironic's schema.
 	bad := map[string]string{
-		`{}`:                                  "The resource_class field is mandatory when not backfilling",
-		`{"resource_class": 5}`:               "Schema error: 5 is not of type 'string', 'null'",
-		`{"resource_class":"gold","bogus":1}`: "Schema error: Additional properties are not allowed ('bogus' was unexpected)",
-		`{"resource_class":"gold","node":"n1"}`:               "Schema error: Additional properties are not allowed ('node' was unexpected)",
-		`{"resource_class":"gold","name":"a b"}`:              "Cannot create allocation with invalid name 'a b'",
-		`{"resource_class":"gold","traits":["lower"]}`:        "Schema error: 'lower' is not valid under any of the given schemas",
+		`{}`:                                                   "The resource_class field is mandatory when not backfilling",
+		`{"resource_class": 5}`:                                "Schema error: 5 is not of type 'string', 'null'",
+		`{"resource_class":"gold","bogus":1}`:                  "Schema error: Additional properties are not allowed ('bogus' was unexpected)",
+		`{"resource_class":"gold","node":"n1"}`:                "Schema error: Additional properties are not allowed ('node' was unexpected)",
+		`{"resource_class":"gold","name":"a b"}`:               "Cannot create allocation with invalid name 'a b'",
+		`{"resource_class":"gold","traits":["lower"]}`:         "Schema error: 'lower' is not valid under any of the given schemas",
 		`{"resource_class":"gold","candidate_nodes":["nope"]}`: "Nodes cannot be found: nope",
 		`{"resource_class":"` + strings.Repeat("x", 81) + `"}`: "is too long",
 	}
