@@ -1,21 +1,13 @@
 package api_test
 
 import (
-	"context"
-	"encoding/json"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/drivers/fake"
-	"github.com/rivetmetal/rivet/test/testenv"
 )
 
 // TestIronicClientAllocationsAndConductors drives Debian's
@@ -24,44 +16,8 @@ import (
 // against the API over a real conductor, with the API's maximum raised to
 // 1.79 for the test. Skipped locally without the CLI; required under CI=true.
 func TestIronicClientAllocationsAndConductors(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: runs the Python CLI")
-	}
-	bin, err := exec.LookPath("baremetal")
-	if err != nil {
-		testenv.Unavailable(t, "baremetal CLI not on PATH (apt-get install python3-ironicclient)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newStackWith(t, release.NewPinner(release.Default(), release.Pin{}),
-		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}, api.WithTestMaxAPI("1.79"))
-	srv := &http.Server{Handler: h}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	env := append(os.Environ(), "OS_AUTH_TYPE=none", "OS_ENDPOINT=http://"+ln.Addr().String(),
-		"XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir(), "OS_BAREMETAL_API_VERSION=latest")
-	cli := func(args ...string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("baremetal %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	obj := func(out string) map[string]any {
-		t.Helper()
-		var m map[string]any
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatalf("not JSON: %v\n%s", err, out)
-		}
-		return m
-	}
+	cli, obj := baremetalCLI(t, newStackWith(t, release.NewPinner(release.Default(), release.Pin{}),
+		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}, api.WithTestMaxAPI("1.79")))
 	n := obj(cli("node", "create", "--driver", "fake-hardware", "--name", "n1", "--resource-class", "gold", "-f", "json"))
 	for _, verb := range []string{"manage", "provide"} {
 		cli("node", verb, "n1", "--wait", "30")

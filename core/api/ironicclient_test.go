@@ -20,42 +20,7 @@ import (
 // --wait, power, maintenance, boot device, VIFs, NMI, validate and delete.
 // Skipped locally without the CLI; required under CI=true.
 func TestIronicClientCLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: runs the Python CLI")
-	}
-	bin, err := exec.LookPath("baremetal")
-	if err != nil {
-		testenv.Unavailable(t, "baremetal CLI not on PATH (apt-get install python3-ironicclient)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: newStack(t)}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	env := append(os.Environ(), "OS_AUTH_TYPE=none", "OS_ENDPOINT=http://"+ln.Addr().String(),
-		"XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir(), "OS_BAREMETAL_API_VERSION=latest")
-	cli := func(args ...string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("baremetal %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	obj := func(out string) map[string]any {
-		t.Helper()
-		var m map[string]any
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatalf("not JSON: %v\n%s", err, out)
-		}
-		return m
-	}
+	cli, obj := baremetalCLI(t, newStack(t))
 	n := obj(cli("node", "create", "--driver", "fake-hardware", "--name", "n1",
 		"--driver-info", "ipmi_password=hunter2", "--driver-info", "ipmi_address=10.0.0.1", "-f", "json"))
 	id, _ := n["uuid"].(string)
@@ -98,4 +63,50 @@ func TestIronicClientCLI(t *testing.T) {
 			t.Errorf("deleted node still listed: %s", out)
 		}
 	}
+}
+
+// baremetalCLI serves h on loopback and returns a runner of Debian's
+// `baremetal` CLI against it (noauth, latest microversion, each call
+// bounded to 60 s, failing the test on an error) and a JSON object
+// decoder of its -f json output. Without the CLI the test is skipped
+// locally and fails under CI=true; -short skips it.
+func baremetalCLI(t *testing.T, h http.Handler) (cli func(args ...string) string, obj func(out string) map[string]any) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slow: runs the Python CLI")
+	}
+	bin, err := exec.LookPath("baremetal")
+	if err != nil {
+		testenv.Unavailable(t, "baremetal CLI not on PATH (apt-get install python3-ironicclient)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	env := append(os.Environ(), "OS_AUTH_TYPE=none", "OS_ENDPOINT=http://"+ln.Addr().String(),
+		"XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir(), "OS_BAREMETAL_API_VERSION=latest")
+	cli = func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("baremetal %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	obj = func(out string) map[string]any {
+		t.Helper()
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		return m
+	}
+	return cli, obj
 }
