@@ -264,3 +264,39 @@ func (d *DB) AllocationsAllocating(ctx context.Context, conductorID int64) ([]in
 	}
 	return ids, nil
 }
+
+// OrphanAllocations lists the ids and conductors of the allocations left
+// allocating by a conductor not among live (ids of live conductors).
+func (d *DB) OrphanAllocations(ctx context.Context, live []int64) (map[int64]int64, error) {
+	var rows []struct {
+		ID       int64  `bun:"id"`
+		Affinity *int64 `bun:"conductor_affinity"`
+	}
+	q := d.bun.NewSelect().Table(TableAllocations).Column("id", "conductor_affinity").
+		Where("state = ?", objects.AllocationAllocating).Where("conductor_affinity IS NOT NULL")
+	if len(live) > 0 {
+		q = q.Where("conductor_affinity NOT IN (?)", bun.In(live))
+	}
+	if err := q.OrderExpr("id ASC").Scan(ctx, &rows); err != nil {
+		return nil, d.wrap(err, "list orphan allocations")
+	}
+	out := make(map[int64]int64, len(rows))
+	for _, r := range rows {
+		out[r.ID] = *r.Affinity
+	}
+	return out, nil
+}
+
+// TakeOverAllocation moves an allocation still allocating from conductor
+// from to conductor to; false when another conductor took it first or it
+// moved on (Ironic's take_over_allocation).
+func (d *DB) TakeOverAllocation(ctx context.Context, id, from, to int64) (bool, error) {
+	res, err := d.bun.NewUpdate().Table(TableAllocations).Set("conductor_affinity = ?", to).
+		Set("updated_at = ?", clock.Now()).
+		Where("id = ?", id).Where("conductor_affinity = ?", from).Where("state = ?", objects.AllocationAllocating).Exec(ctx)
+	if err != nil {
+		return false, d.wrap(err, "take over allocation")
+	}
+	n, err := res.RowsAffected()
+	return n == 1, d.wrap(err, "take over allocation")
+}

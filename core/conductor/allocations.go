@@ -474,3 +474,37 @@ func (s *Service) instanceRemoved(ctx context.Context, t *Task, applied []string
 	}
 	return s.removeNodeAllocation(ctx, t)
 }
+
+// checkOrphanAllocations takes over the allocations that conductors no
+// longer alive left allocating, and processes them (Ironic's
+// _check_orphan_allocations, run with the takeover check).
+func (s *Service) checkOrphanAllocations(ctx context.Context) {
+	live, err := s.db.LiveConductors(ctx, s.cfg.HeartbeatTimeout)
+	if err != nil {
+		s.log.Error("orphan allocations: listing live conductors failed", "error", err)
+		return
+	}
+	ids := []int64{s.conductorID.Load()}
+	for _, c := range live {
+		ids = append(ids, c.ID)
+	}
+	orphans, err := s.db.OrphanAllocations(ctx, ids)
+	if err != nil {
+		s.log.Error("orphan allocations check failed", "error", err)
+		return
+	}
+	for id, from := range orphans {
+		if ctx.Err() != nil || s.draining.Load() {
+			return
+		}
+		took, err := s.db.TakeOverAllocation(ctx, id, from, s.conductorID.Load())
+		if err != nil {
+			s.log.Error("taking over an allocation failed", "allocation_id", id, "error", err)
+			continue
+		}
+		if took {
+			s.log.Info("took over an allocation from a conductor that is gone", "allocation_id", id, "conductor_id", from)
+			s.allocate(ctx, id)
+		}
+	}
+}

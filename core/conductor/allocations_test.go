@@ -272,3 +272,22 @@ func TestAllocationRPCCapped(t *testing.T) {
 		t.Error("a capped create_allocation stored an allocation")
 	}
 }
+
+// TestOrphanAllocationTakenOver: an allocation a dead conductor left
+// allocating is taken over and processed by the orphan check.
+func TestOrphanAllocationTakenOver(t *testing.T) {
+	h := newHarness(t, nil, "cond-1", nil)
+	ctx := context.Background()
+	n := h.enroll("o1")
+	h.schedulable(n, "gold")
+	a := &objects.Allocation{UUID: "2b0c6c1e-5f8e-4c59-9d8c-5a1f7c2d9e10", ResourceClass: ptr("gold"),
+		State: objects.AllocationAllocating, ConductorAffinity: ptr(int64(9999)), Extra: map[string]any{}}
+	if err := h.store.Create(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	h.svc.checkOrphanAllocations(ctx)
+	got := h.settled(a.UUID)
+	if got.State != objects.AllocationActive || *got.NodeID != n.ID || *got.ConductorAffinity != h.svc.conductorID.Load() {
+		t.Errorf("orphan allocation = %s node %v affinity %v", got.State, got.NodeID, got.ConductorAffinity)
+	}
+}
