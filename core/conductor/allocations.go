@@ -457,20 +457,21 @@ func pyList(ss []string) string {
 
 // instanceRemoved deletes the node's allocation when an update removed
 // its instance_uuid (Ironic's update_node): allowed in the states where
-// updates are, or in maintenance; InvalidState otherwise.
+// update_node lets the resource class change, or in maintenance;
+// InvalidState otherwise.
 func (s *Service) instanceRemoved(ctx context.Context, t *Task, applied []string) error {
 	n := t.Node
 	if !slices.Contains(applied, "instance_uuid") || n.InstanceUUID != nil || n.AllocationID == nil {
 		return nil
 	}
-	if !n.Maintenance && !states.UpdateAllowed[states.State(n.ProvisionState)] {
-		var allowed []string
-		for st := range states.UpdateAllowed {
-			allowed = append(allowed, string(st))
+	allowed := []states.State{states.Enroll, states.Inspecting, states.InspectWait, states.Manageable, states.Available}
+	if !n.Maintenance && !slices.Contains(allowed, states.State(n.ProvisionState)) {
+		names := make([]string, len(allowed))
+		for i, st := range allowed {
+			names[i] = string(st)
 		}
-		slices.Sort(allowed)
 		return errInvalidState("Node %s with an allocation can not have instance_uuid removed unless it is in one of allowed (%s) states or in maintenance mode. Current state is '%s'.",
-			n.UUID, strings.Join(allowed, ", "), n.ProvisionState)
+			n.UUID, strings.Join(names, ", "), n.ProvisionState)
 	}
 	return s.removeNodeAllocation(ctx, t)
 }

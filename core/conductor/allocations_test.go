@@ -291,3 +291,27 @@ func TestOrphanAllocationTakenOver(t *testing.T) {
 		t.Errorf("orphan allocation = %s node %v affinity %v", got.State, got.NodeID, got.ConductorAffinity)
 	}
 }
+
+// TestInstanceRemovalDeletesAllocation: removing an allocated node's
+// instance_uuid deletes its allocation (Ironic's update_node).
+func TestInstanceRemovalDeletesAllocation(t *testing.T) {
+	h := newHarness(t, nil, "cond-1", nil)
+	ctx := context.Background()
+	n := h.enroll("i1")
+	h.schedulable(n, "gold")
+	a := h.allocate(&objects.Allocation{ResourceClass: ptr("gold")})
+	if a.State != objects.AllocationActive {
+		t.Fatalf("allocation = %s %v", a.State, deref(a.LastError))
+	}
+	cur := h.node(n.UUID)
+	cur.InstanceUUID = nil
+	if _, err := h.api.UpdateNode(ctx, cur); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.node(n.UUID); got.AllocationID != nil || got.InstanceUUID != nil {
+		t.Errorf("node after update: allocation_id %v instance_uuid %v", got.AllocationID, deref(got.InstanceUUID))
+	}
+	if _, err := h.store.GetAllocation(ctx, a.UUID); err == nil {
+		t.Error("allocation survived the removal of instance_uuid")
+	}
+}
