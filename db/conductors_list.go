@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"reflect"
 	"slices"
 
 	"github.com/uptrace/bun"
@@ -53,23 +54,8 @@ func (d *DB) ListConductors(ctx context.Context, pg ConductorPage) ([]Conductor,
 		if pg.Desc {
 			cmp = "<"
 		}
-		var val any
-		switch key {
-		case "id":
-			val = m.ID
-		case "hostname":
-			val = m.Hostname
-		case "conductor_group":
-			val = m.ConductorGroup
-		case "online":
-			val = m.Online
-		case "version":
-			val = m.Version
-		case "created_at":
-			val = m.CreatedAt
-		case "updated_at":
-			val = m.UpdatedAt
-		}
+		// The marker row's value of the sort column, by the model's field.
+		val := d.bun.Table(reflect.TypeOf(*m)).FieldMap[key].Value(reflect.ValueOf(m).Elem()).Interface()
 		if key == "id" {
 			q = q.Where("c.id "+cmp+" ?", m.ID)
 		} else {

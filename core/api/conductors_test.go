@@ -87,6 +87,14 @@ func TestV1_49Conductors(t *testing.T) {
 		t.Errorf("second page = %v", rest)
 	}
 
+	// By heartbeat, newest first: cond-old (an hour ago) comes last.
+	desc := e.must(http.StatusOK, "GET", "/v1/conductors?sort_key=updated_at&sort_dir=desc&limit=3", "1.49", nil).JSON(t)
+	tail := e.must(http.StatusOK, "GET", "/v1/conductors?sort_key=updated_at&sort_dir=desc&limit=3&marker="+
+		desc["conductors"].([]any)[2].(map[string]any)["hostname"].(string), "1.49", nil).JSON(t)["conductors"].([]any)
+	if len(tail) != 1 || tail[0].(map[string]any)["hostname"] != "cond-old" {
+		t.Errorf("last page by updated_at desc = %v", tail)
+	}
+
 	bad := map[string]string{
 		"/v1/conductors/nope":                        "Conductor nope could not be found.",
 		"/v1/conductors?marker=nope":                 "Conductor nope could not be found.",
