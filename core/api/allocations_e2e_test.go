@@ -214,6 +214,15 @@ func TestV1_57AllocationPatch(t *testing.T) {
 	if got := s.fault("1.57", "PATCH", "/v1/allocations/"+id, `[{"op":"replace","path":"/resource_class","value":"x"}]`, 400); !strings.Contains(got, "Cannot patch /resource_class. Only the following can be updated: name, extra") {
 		t.Errorf("resource_class: %s", got)
 	}
+	for body, want := range map[string]string{
+		`[{"op":"replace","path":"/name","value":5}]`:       "Cannot update allocation with invalid name '5'",
+		`[{"op":"replace","path":"/name","value":"a b"}]`:   "Cannot update allocation with invalid name 'a b'",
+		`[{"op":"replace","path":"/extra","value":"text"}]`: "Schema error for patch: 'text' is not of type 'object', 'null'",
+	} {
+		if got := s.fault("1.57", "PATCH", "/v1/allocations/"+id, body, 400); !strings.Contains(got, want) {
+			t.Errorf("PATCH %s: %s, want %s", body, got, want)
+		}
+	}
 	s.call("1.57", "POST", "/v1/allocations", `{"resource_class":"none","name":"p3"}`, 201)
 	if got := s.fault("1.57", "PATCH", "/v1/allocations/"+id, `[{"op":"replace","path":"/name","value":"p3"}]`, 409); !strings.Contains(got, "An allocation with name p3 already exists.") {
 		t.Errorf("duplicate name: %s", got)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -132,6 +133,22 @@ func (s *server) patchAllocation(w http.ResponseWriter, r *http.Request) error {
 			return errorf(http.StatusBadRequest, "Cannot patch %s. Only the following can be updated: %s", op.Path, strings.Join(allocationPatchable, ", "))
 		}
 	}
+	// Names are checked on the patch's values first, as Ironic's
+	// get_patch_values: anything but a valid name (or null) is refused.
+	for _, op := range ops {
+		if op.Path != "/name" || op.Op == "remove" || len(op.Value) == 0 || isNull(op.Value) {
+			continue
+		}
+		var name any
+		_ = json.Unmarshal(op.Value, &name)
+		str, ok := name.(string)
+		if !ok {
+			str = pyValue(name)
+		}
+		if !ok || (str != "" && !validLogicalName(str, v1_10)) {
+			return errorf(http.StatusBadRequest, "Cannot update allocation with invalid name '%s'", str)
+		}
+	}
 	doc, err := s.allocationView(r, a, s.uuids("Node"))
 	if err != nil {
 		return err
@@ -146,15 +163,12 @@ func (s *server) patchAllocation(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if name, present, err := changed.str("name", true); err != nil {
-		return errorf(http.StatusBadRequest, "Schema error: %s is not of type 'string', 'null'", pyRepr(changed["name"]))
+		return errorf(http.StatusBadRequest, "Schema error for patch: %s is not of type 'string', 'null'", pyRaw(changed["name"]))
 	} else if present {
-		if name != nil && !validLogicalName(*name, v1_10) {
-			return errorf(http.StatusBadRequest, "Cannot update allocation with invalid name '%s'", *name)
-		}
 		a.Name = name
 	}
 	if m, present, err := changed.dict("extra"); err != nil {
-		return errorf(http.StatusBadRequest, "Schema error: %s is not of type 'object', 'null'", pyRepr(changed["extra"]))
+		return errorf(http.StatusBadRequest, "Schema error for patch: %s is not of type 'object', 'null'", pyRaw(changed["extra"]))
 	} else if present {
 		a.Extra = m
 	}
@@ -202,4 +216,13 @@ func (s *server) destroyAllocation(w http.ResponseWriter, r *http.Request, a *ob
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// pyRaw renders a raw JSON value as Python's repr in jsonschema's messages.
+func pyRaw(raw json.RawMessage) string {
+	var v any
+	if err := decodeJSON(raw, &v); err != nil {
+		return string(raw)
+	}
+	return pyValue(v)
 }
