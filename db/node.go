@@ -62,6 +62,10 @@ type Node struct {
 	RAIDInterface       *string `bun:"raid_interface"`
 	VendorInterface     *string `bun:"vendor_interface"`
 
+	// The projects owning and leasing the node (Node 1.2); NULL for none.
+	Owner  *string `bun:"owner"`
+	Lessee *string `bun:"lessee"`
+
 	Timestamps
 	// Version is the Node object version the row was written at.
 	Version *string `bun:"version"`

@@ -21,6 +21,7 @@ var nodeRowFields = []string{
 	"network_interface", "resource_class", "console_enabled", "conductor_affinity", "conductor_group",
 	"reservation", "created_at", "updated_at", "boot_interface", "console_interface", "deploy_interface",
 	"inspect_interface", "management_interface", "power_interface", "raid_interface", "vendor_interface",
+	"owner", "lessee",
 }
 
 // typedNodeRows caches, per registry, whether its Node fields are exactly
@@ -98,6 +99,8 @@ func (s *Store) nodeFromRow(row *Node) (objects.Object, error) {
 	n.PowerInterface = copyPtr(row.PowerInterface)
 	n.RAIDInterface = copyPtr(row.RAIDInterface)
 	n.VendorInterface = copyPtr(row.VendorInterface)
+	n.Owner = copyPtr(row.Owner)
+	n.Lessee = copyPtr(row.Lessee)
 	if row.Version == nil {
 		return nil, fmt.Errorf("db: nodes row has no object version; run `rivet dbsync upgrade` to check the database")
 	}

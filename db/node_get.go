@@ -113,6 +113,10 @@ func (r *Node) nodeDest(col string) any {
 		return nullString{&r.RAIDInterface}
 	case "vendor_interface":
 		return nullString{&r.VendorInterface}
+	case "owner":
+		return nullString{&r.Owner}
+	case "lessee":
+		return nullString{&r.Lessee}
 	case "created_at":
 		return notNullTime{&r.CreatedAt}
 	case "updated_at":

@@ -54,6 +54,8 @@ func rowFor(kind string) (any, error) {
 		return new(Chassis), nil
 	case "Conductor":
 		return new(Conductor), nil
+	case "NodeHistory":
+		return new(NodeHistory), nil
 	}
 	return nil, fmt.Errorf("db: no table for object kind %q", kind)
 }

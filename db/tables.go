@@ -15,16 +15,18 @@ const (
 	TableConductors                  = "conductors"
 	TableConductorHardwareInterfaces = "conductor_hardware_interfaces"
 	TableServices                    = "services"
+	TableNodeHistory                 = "node_history"
 )
 
 // objectTables maps each object kind of core/release to the table holding
 // its rows. Every table listed has a version column.
 var objectTables = map[string]string{
-	"Chassis":   TableChassis,
-	"Conductor": TableConductors,
-	"Node":      TableNodes,
-	"Port":      TablePorts,
-	"Portgroup": TablePortgroups,
+	"Chassis":     TableChassis,
+	"Conductor":   TableConductors,
+	"Node":        TableNodes,
+	"NodeHistory": TableNodeHistory,
+	"Port":        TablePorts,
+	"Portgroup":   TablePortgroups,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

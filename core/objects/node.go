@@ -62,6 +62,12 @@ type Node struct {
 	PowerInterface      *string `rivet:"power_interface"`
 	RAIDInterface       *string `rivet:"raid_interface"`
 	VendorInterface     *string `rivet:"vendor_interface"`
+
+	// Owner and Lessee (1.2, API 1.50 and 1.65) are the projects the node
+	// belongs to and is leased to: project-scoped users see and act on
+	// only the nodes one of them names (docs/admin/security.md).
+	Owner  *string `rivet:"owner"`
+	Lessee *string `rivet:"lessee"`
 }
 
 // InterfaceField returns the field holding the node's implementation of
@@ -102,7 +108,8 @@ func NodeKind() Kind {
 		New:  func() Object { return new(Node) },
 		// 1.1 (release 0.2) adds the per-node interface implementations;
 		// additive, so the field table converts both ways.
-		Versions: []Step{{Version: v("1.0")}, {Version: v("1.1")}},
+		// 1.2 (release 0.3) adds owner and lessee; additive too.
+		Versions: []Step{{Version: v("1.0")}, {Version: v("1.1")}, {Version: v("1.2")}},
 		Fields: []Field{
 			{Name: "id", Since: v("1.0")},
 			{Name: "uuid", Since: v("1.0")},
@@ -144,9 +151,11 @@ func NodeKind() Kind {
 			{Name: "power_interface", Since: v("1.1"), Nullable: true},
 			{Name: "raid_interface", Since: v("1.1"), Nullable: true},
 			{Name: "vendor_interface", Since: v("1.1"), Nullable: true},
+			{Name: "owner", Since: v("1.2"), Nullable: true},
+			{Name: "lessee", Since: v("1.2"), Nullable: true},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.1-9ab9c438e8c7dfa89aadae2fe865496e",
+		Fingerprint: "1.2-855b948e6678a5486e3815f3bb577cf2",
 	}
 }

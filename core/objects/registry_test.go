@@ -106,7 +106,7 @@ func TestInstall(t *testing.T) {
 	if err := Install(r); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"Chassis", "Conductor", "Node", "Port", "Portgroup"}, r.Kinds()); diff != "" {
+	if diff := cmp.Diff([]string{"Chassis", "Conductor", "Node", "NodeHistory", "Port", "Portgroup"}, r.Kinds()); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 	if err := Install(r); err == nil {

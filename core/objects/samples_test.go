@@ -43,6 +43,7 @@ func samples() map[string]func() Object {
 				DeployInterface: ptr("ramdisk"), InspectInterface: ptr("redfish"),
 				ManagementInterface: ptr("redfish"), PowerInterface: ptr("redfish"),
 				RAIDInterface: ptr("no-raid"), VendorInterface: ptr("no-vendor"),
+				Owner: ptr("f3b2c1d0a9e84f7b8c6d5e4f3a2b1c0d"), Lessee: ptr("tenant-b"),
 			}
 		},
 		"Port": func() Object {
@@ -81,6 +82,14 @@ func samples() map[string]func() Object {
 				CreatedAt: created, UpdatedAt: &updated,
 			}
 		},
+		"NodeHistory": func() Object {
+			return &NodeHistory{
+				ID: 21, UUID: "e5840e39-b4ba-4a93-8071-cff9aa2c9633", NodeID: 7,
+				Conductor: ptr("conductor-1.example.com"), EventType: ptr("provisioning"),
+				Severity: ptr("ERROR"), Event: ptr("Failed to deploy: image not found (request req-3f1c)"),
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
 		"Widget": func() Object {
 			return &Widget{ID: 1, Name: "w1", Extra: map[string]any{}, Meta: map[string]any{"k": "v"}, Color: ptr("red")}
 		},
@@ -93,7 +102,7 @@ func samples() map[string]func() Object {
 // sampleChanged is the field sample marks changed after loading.
 var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
-	"Conductor": "online", "Widget": "meta", "Gadget": "new",
+	"Conductor": "online", "NodeHistory": "event", "Widget": "meta", "Gadget": "new",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one

@@ -25,11 +25,12 @@ var head = Entry{
 	API:     v("1.31"),
 	RPC:     v("1.4"),
 	Objects: map[string][]version.Version{
-		"Chassis":   {v("1.0")},
-		"Conductor": {v("1.0")},
-		"Node":      {v("1.1"), v("1.0")},
-		"Port":      {v("1.0")},
-		"Portgroup": {v("1.0")},
+		"Chassis":     {v("1.0")},
+		"Conductor":   {v("1.0")},
+		"Node":        {v("1.2"), v("1.1"), v("1.0")},
+		"NodeHistory": {v("1.0")},
+		"Port":        {v("1.0")},
+		"Portgroup":   {v("1.0")},
 	},
 	ServiceVersion: 2,
 }

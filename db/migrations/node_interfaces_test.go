@@ -23,7 +23,7 @@ func TestNodeInterfacesMigrationOn01Rows(t *testing.T) {
 			n := &db.Node{UUID: fmt.Sprintf("30000000-0000-0000-0000-%012d", i), Driver: "ipmi", Version: &v10}
 			q := dbh.Bun().NewInsert().Model(n).ExcludeColumn("reservation", "reservation_expires_at", "reservation_epoch",
 				"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
-				"power_interface", "raid_interface", "vendor_interface")
+				"power_interface", "raid_interface", "vendor_interface", "owner", "lessee")
 			if _, err := q.Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -33,7 +33,7 @@ func TestNodeInterfacesMigrationOn01Rows(t *testing.T) {
 			t.Fatal(err)
 		}
 		applied, err := m.Migrate(ctx, nil)
-		if err != nil || len(applied) != 1 || applied[0] != "20261215000000_node_interfaces" {
+		if err != nil || len(applied) == 0 || applied[0] != "20261215000000_node_interfaces" {
 			t.Fatalf("applied %v, %v", applied, err)
 		}
 		var rows []db.Node
