@@ -7,13 +7,13 @@ import (
 	"github.com/rivetmetal/rivet/core/states"
 )
 
-// nodePatch are the node fields PATCH may change up to 1.31, in the order
+// nodePatch are the node fields PATCH may change (gated ones from their version), in the order
 // of Ironic's "Only the following can be updated" message.
 var nodePatch = patchRules{
 	allowed: []string{"boot_interface", "chassis_uuid", "console_interface", "deploy_interface", "driver",
-		"driver_info", "extra", "inspect_interface", "instance_info", "instance_uuid", "maintenance",
-		"management_interface", "name", "network_interface", "power_interface", "properties", "raid_interface",
-		"resource_class", "vendor_interface"},
+		"driver_info", "extra", "inspect_interface", "instance_info", "instance_uuid", "lessee", "maintenance",
+		"management_interface", "name", "network_interface", "owner", "power_interface", "properties",
+		"raid_interface", "resource_class", "vendor_interface"},
 	since: nodeSince,
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// nodeFields are the node's API fields up to 1.31 (reference §11.1), in
+// nodeFields are the node's API fields (1.31, then owner 1.50, lessee 1.65) (reference §11.1), in
 // Ironic's order.
 var nodeFields = []string{
 	"uuid", "created_at", "updated_at", "chassis_uuid", "console_enabled", "driver", "driver_info", "extra",
@@ -22,7 +22,7 @@ var nodeFields = []string{
 	"driver_internal_info", "name", "inspection_started_at", "inspection_finished_at", "clean_step",
 	"raid_config", "target_raid_config", "states", "network_interface", "resource_class", "portgroups",
 	"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
-	"power_interface", "raid_interface", "vendor_interface",
+	"power_interface", "raid_interface", "vendor_interface", "owner", "lessee",
 }
 
 // nodeSince is THE node gating table: the microversion each node field
@@ -35,6 +35,7 @@ var nodeSince = gated{
 	"states": v1_14, "network_interface": v1_20, "resource_class": v1_21, "portgroups": v1_24,
 	"boot_interface": v1_31, "console_interface": v1_31, "deploy_interface": v1_31, "inspect_interface": v1_31,
 	"management_interface": v1_31, "power_interface": v1_31, "raid_interface": v1_31, "vendor_interface": v1_31,
+	"owner": v1_50, "lessee": v1_65,
 }
 
 // nodeInterfaceFields are the node fields naming an interface
@@ -105,6 +106,7 @@ func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassi
 		"clean_step": orEmpty(n.CleanStep), "raid_config": orEmpty(n.RAIDConfig), "target_raid_config": orEmpty(n.TargetRAIDConfig),
 		"states": resourceLinks(r, "nodes", n.UUID+"/states"), "network_interface": strOrNil(n.NetworkInterface),
 		"resource_class": strOrNil(n.ResourceClass), "portgroups": resourceLinks(r, "nodes", n.UUID+"/portgroups"),
+		"owner": strOrNil(n.Owner), "lessee": strOrNil(n.Lessee),
 	}
 	for _, f := range nodeInterfaceFields {
 		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))

@@ -15,7 +15,7 @@ import (
 // need their version (nodeSince).
 var nodeCreatable = append([]string{
 	"uuid", "name", "driver", "driver_info", "extra", "instance_info", "instance_uuid", "maintenance",
-	"maintenance_reason", "properties", "chassis_uuid", "resource_class",
+	"maintenance_reason", "properties", "chassis_uuid", "resource_class", "owner", "lessee",
 }, nodeInterfaceFields...)
 
 // createNode serves POST /v1/nodes: 201, Location and the node. Below
@@ -80,7 +80,7 @@ func (s *server) createNode(w http.ResponseWriter, r *http.Request) error {
 // carries, with type checks and Ironic's validation messages.
 func (s *server) applyNodeAttrs(r *http.Request, n *objects.Node, body object) error {
 	v := VersionFrom(r.Context())
-	for _, attr := range []string{"driver", "uuid", "name", "instance_uuid", "maintenance_reason", "resource_class"} {
+	for _, attr := range []string{"driver", "uuid", "name", "instance_uuid", "maintenance_reason", "resource_class", "owner", "lessee"} {
 		val, present, err := body.str(attr, attr != "driver" && attr != "uuid")
 		if err != nil || !present {
 			if err != nil {
@@ -113,6 +113,15 @@ func (s *server) applyNodeAttrs(r *http.Request, n *objects.Node, body object) e
 				return errorf(http.StatusBadRequest, "Invalid input for field/attribute resource_class. Value: '%s'. Value should have a maximum character requirement of 80", *val)
 			}
 			n.ResourceClass = val
+		case "owner", "lessee":
+			if val != nil && len(*val) > 255 {
+				return errorf(http.StatusBadRequest, "Invalid input for field/attribute %s. Value: '%s'. Value should have a maximum character requirement of 255", attr, *val)
+			}
+			if attr == "owner" {
+				n.Owner = val
+			} else {
+				n.Lessee = val
+			}
 		}
 	}
 	for _, attr := range nodeInterfaceFields {

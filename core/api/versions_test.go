@@ -49,6 +49,8 @@ var versionTests = map[string]string{
 	"1.29": "TestV1_29InjectNMI",
 	"1.30": "TestV1_30DynamicDrivers",
 	"1.31": "TestV1_31NodeInterfaces",
+	"1.50": "TestV1_50NodeOwner",
+	"1.65": "TestV1_65NodeLessee",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {
