@@ -37,6 +37,8 @@ func TestDefaults(t *testing.T) {
 			NodeLockedRetryInterval: time.Second, LeaseDuration: 60 * time.Second,
 			DeployCallbackTimeout: 1800 * time.Second, CheckProvisionStateInterval: 60 * time.Second,
 			DriverCallTimeout: time.Hour, SoftPowerOffTimeout: 600 * time.Second,
+			NodeHistory: true, NodeHistoryMaxEntries: 300, NodeHistoryCleanupInterval: 86400 * time.Second,
+			NodeHistoryCleanupBatchCount: 1000,
 		},
 		Database: DatabaseOpts{
 			Connection: "sqlite:////var/lib/rivet/rivet.db", MaxOpenConnections: 20,
