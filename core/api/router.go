@@ -117,6 +117,8 @@ func (s *server) routes() *http.ServeMux {
 	h("GET /v1/nodes/{node}/vifs", s.listVIFs)
 	h("POST /v1/nodes/{node}/vifs", s.attachVIF)
 	h("DELETE /v1/nodes/{node}/vifs/{vif}", s.detachVIF)
+	h("GET /v1/nodes/{node}/history", s.listHistory)
+	h("GET /v1/nodes/{node}/history/{event}", s.getHistoryEvent)
 
 	h("GET /v1/ports", s.listPorts(false, parentNone))
 	h("GET /v1/ports/detail", s.listPorts(true, parentNone))

@@ -51,6 +51,7 @@ var versionTests = map[string]string{
 	"1.31": "TestV1_31NodeInterfaces",
 	"1.50": "TestV1_50NodeOwner",
 	"1.65": "TestV1_65NodeLessee",
+	"1.78": "TestV1_78NodeHistory",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {
