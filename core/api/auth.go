@@ -53,6 +53,11 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		s.logins.Succeeded(client)
+		if s.Projects != nil {
+			if sc, ok := s.Projects.Scope(user); ok {
+				setScope(r, sc)
+			}
+		}
 		next.ServeHTTP(w, r)
 	})
 }

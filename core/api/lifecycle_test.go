@@ -73,7 +73,7 @@ func TestNodePatchRules(t *testing.T) {
 	e := newEnv(t)
 	id := e.node(map[string]any{"name": "n1"})
 	allowed := "boot_interface, chassis_uuid, console_interface, deploy_interface, driver, driver_info, extra, inspect_interface, " +
-		"instance_info, instance_uuid, maintenance, management_interface, name, network_interface, power_interface, " +
+		"instance_info, instance_uuid, lessee, maintenance, management_interface, name, network_interface, owner, power_interface, " +
 		"properties, raid_interface, resource_class, vendor_interface"
 	tests := map[string]struct {
 		ver   string

@@ -58,7 +58,7 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 	if err != nil {
 		return err
 	}
-	if !detail && !s.slowNodeList {
+	if !detail && !s.slowNodeList && scopeOf(r) == nil {
 		if fast, ok := s.nodeFastFields(v, fields); ok {
 			if done, err := s.writeNodesFast(r.Context(), w, r, v, fast, pg, query); done || err != nil {
 				return err
@@ -128,6 +128,9 @@ func (s *server) nodeWhere(r *http.Request, chassisID *int64) (func(*bun.SelectQ
 		if val := q.Get(col); q.Has(col) {
 			add(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.? = ?", bun.Ident(col), val) })
 		}
+	}
+	if only := projectNodes(r); only != nil {
+		add(only)
 	}
 	if cu := q.Get("chassis_uuid"); q.Has("chassis_uuid") {
 		ch, err := s.getChassisByUUID(r, cu)

@@ -43,6 +43,9 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := authorizeNodePatch(r, n, ops); err != nil {
+		return err
+	}
 	doc, err := s.nodeDoc(r, n)
 	if err != nil {
 		return err

@@ -75,6 +75,7 @@ func (s *server) nodeView(r *http.Request, n *objects.Node, cache chassisUUIDs) 
 	if err != nil {
 		return nil, err
 	}
+	redactNodeView(r, n, view)
 	return maskView(view), nil
 }
 
@@ -175,6 +176,9 @@ func (s *server) getNodeByIdent(r *http.Request, ident string) (*objects.Node, e
 		if isNotFound(err) {
 			return nil, errNodeNotFound(ident)
 		}
+		return nil, err
+	}
+	if err := s.authorizeNode(r, n, errNodeNotFound(ident)); err != nil {
 		return nil, err
 	}
 	return n, nil

@@ -45,6 +45,9 @@ func (s *server) createNode(w http.ResponseWriter, r *http.Request) error {
 	if n.Driver == "" {
 		return errorf(http.StatusBadRequest, "Invalid input for field/attribute driver. Value: 'None'. Mandatory field missing.")
 	}
+	if err := s.authorizeNodeCreate(r, n); err != nil {
+		return err
+	}
 	if n.UUID == "" {
 		n.UUID = uuid.NewString()
 	}
@@ -208,6 +211,9 @@ func (s *server) checkNodeUnique(ctx context.Context, n *objects.Node) error {
 func (s *server) deleteNode(w http.ResponseWriter, r *http.Request) error {
 	n, err := s.getNodeByIdent(r, r.PathValue("node"))
 	if err != nil {
+		return err
+	}
+	if err := s.authorizeNodeDelete(r, n); err != nil {
 		return err
 	}
 	if err := s.Conductor.DestroyNode(r.Context(), n); err != nil {

@@ -109,6 +109,9 @@ func (s *server) listPorts(detail bool, parent portParent) apiFunc {
 			}
 			conds = append(conds, eq("portgroup_id", pg.ID))
 		}
+		if only := projectChildren(r); only != nil {
+			conds = append(conds, only)
+		}
 		conds, err := addressFilter(q.Get("address"), conds)
 		if err != nil {
 			return err
@@ -180,7 +183,11 @@ func (s *server) portByIdent(r *http.Request) (*objects.Port, error) {
 	if err != nil {
 		return nil, err
 	}
-	return obj.(*objects.Port), nil
+	p := obj.(*objects.Port)
+	if err := s.authorizeByNodeID(r, p.NodeID, errPortNotFound(r.PathValue("port"))); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // getPort serves GET /v1/ports/{port}.

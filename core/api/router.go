@@ -57,7 +57,11 @@ const StatusClientClosedRequest = 499
 // status; an unexpected error is logged and answered 500 without details.
 func (s *server) serve(fn apiFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := fn(w, r); err != nil {
+		err := s.authorizeRoute(r)
+		if err == nil {
+			err = fn(w, r)
+		}
+		if err != nil {
 			s.writeError(w, r, err)
 		}
 	})

@@ -51,7 +51,9 @@ var versionTests = map[string]string{
 	"1.31": "TestV1_31NodeInterfaces",
 	"1.50": "TestV1_50NodeOwner",
 	"1.65": "TestV1_65NodeLessee",
+	"1.71": "TestV1_71ScopedRoles",
 	"1.78": "TestV1_78NodeHistory",
+	"1.80": "TestV1_80SelfServiceNodes",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {

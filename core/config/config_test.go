@@ -26,7 +26,7 @@ func TestDefaults(t *testing.T) {
 			HostIP: "127.0.0.1", Port: 6385, MaxLimit: 1000, TLSMinimumVersion: "1.2",
 			MaxRequestBodySize: 1 << 20, MaxHeaderSize: 64 << 10, RateLimitBurst: 100,
 			GracefulShutdownTimeout: 30 * time.Second, MaxPatchOperations: 500, BodyTimeout: 60 * time.Second,
-			MaxConnections: 1024, TrustedProxies: []string{},
+			MaxConnections: 1024, TrustedProxies: []string{}, ProjectAdminCanManageOwn: true,
 		},
 		Conductor: ConductorOpts{
 			HeartbeatInterval: 10 * time.Second, HeartbeatTimeout: 60 * time.Second,
