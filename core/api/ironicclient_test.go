@@ -20,34 +20,7 @@ import (
 // --wait, power, maintenance, boot device, VIFs, NMI, validate and delete.
 // Skipped locally without the CLI; required under CI=true.
 func TestIronicClientCLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: runs the Python CLI")
-	}
-	bin, err := exec.LookPath("baremetal")
-	if err != nil {
-		testenv.Unavailable(t, "baremetal CLI not on PATH (apt-get install python3-ironicclient)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: newStack(t)}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	env := append(os.Environ(), "OS_AUTH_TYPE=none", "OS_ENDPOINT=http://"+ln.Addr().String(),
-		"XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir(), "OS_BAREMETAL_API_VERSION=latest")
-	cli := func(args ...string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("baremetal %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	cli := baremetalCLI(t, newStack(t))
 	obj := func(out string) map[string]any {
 		t.Helper()
 		var m map[string]any
@@ -97,5 +70,41 @@ func TestIronicClientCLI(t *testing.T) {
 		if strings.Contains(out, id) || strings.Contains(out, "52:54:00:00:00:cc") {
 			t.Errorf("deleted node still listed: %s", out)
 		}
+	}
+}
+
+// baremetalCLI serves h on a loopback port and returns a runner of
+// Debian's python3-ironicclient `baremetal` CLI against it (no auth,
+// latest version), failing the test on a non-zero exit. It skips the test
+// without the CLI (or under -short), and fails it under CI=true.
+func baremetalCLI(t *testing.T, h http.Handler) func(args ...string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slow: runs the Python CLI")
+	}
+	bin, err := exec.LookPath("baremetal")
+	if err != nil {
+		testenv.Unavailable(t, "baremetal CLI not on PATH (apt-get install python3-ironicclient)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	env := append(os.Environ(), "OS_AUTH_TYPE=none", "OS_ENDPOINT=http://"+ln.Addr().String(),
+		"XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir(), "OS_BAREMETAL_API_VERSION=latest")
+	return func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("baremetal %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
 	}
 }

@@ -1,12 +1,8 @@
 package api
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -37,33 +33,9 @@ var rbacUsers = scopes{
 	"p3member": {Project: "p3", Role: htpasswd.Member},
 }
 
-// as sends a request as user (password "pw").
-func (e *env) as(user, method, path, ver string, body any) resp {
-	e.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		rd = bytes.NewReader(data)
-	}
-	req := httptest.NewRequest(method, "http://rivet.test"+path, rd)
-	req.SetBasicAuth(user, "pw")
-	if ver != "" {
-		req.Header.Set(HeaderVersion, ver)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	rec := httptest.NewRecorder()
-	e.h.ServeHTTP(rec, req)
-	return resp{Code: rec.Code, Header: rec.Result().Header, Body: rec.Body.Bytes()}
-}
-
 func (e *env) asMust(code int, user, method, path, ver string, body any) resp {
 	e.t.Helper()
-	r := e.as(user, method, path, ver, body)
+	r := e.doAs(user, method, path, ver, body)
 	if r.Code != code {
 		e.t.Fatalf("%s: %s %s @%s: status %d, want %d; body %s", user, method, path, ver, r.Code, code, r.Body)
 	}
@@ -216,7 +188,7 @@ func TestRBACRolesOnVisibleNode(t *testing.T) {
 		{"p1admin", "GET", "/v1/drivers", nil, 403, "baremetal:driver:get"},
 		{"sysread", "POST", "/v1/chassis", map[string]any{}, 403, "baremetal:chassis:create"},
 	} {
-		r := e.as(tc.user, tc.method, tc.path, "1.80", tc.body)
+		r := e.doAs(tc.user, tc.method, tc.path, "1.80", tc.body)
 		if r.Code != tc.code {
 			t.Errorf("%s %s %s: %d, want %d: %s", tc.user, tc.method, tc.path, r.Code, tc.code, r.Body)
 			continue
