@@ -176,7 +176,16 @@ func collectServices(svcs []db.Service, now time.Time, table *release.Table, lv 
 func countObjects(ctx context.Context, d *db.DB) ([]ObjectCount, error) {
 	var out []ObjectCount
 	tables := db.ObjectTables()
+	// Before dbsync upgrade a kind's table may not exist yet (a release
+	// added it): it holds no rows.
+	present, err := d.Tables(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for _, kind := range db.ObjectKinds() {
+		if !slices.Contains(present, tables[kind]) {
+			continue
+		}
 		var rows []struct {
 			Version *string `bun:"version"`
 			N       int     `bun:"n"`
