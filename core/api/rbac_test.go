@@ -183,6 +183,11 @@ func TestRBACRolesOnVisibleNode(t *testing.T) {
 		{"p2admin", "DELETE", "/v1/ports/" + e.portA, nil, 403, "baremetal:port:delete"},
 		{"p1member", "POST", "/v1/ports", map[string]any{"node_uuid": e.a, "address": "52:54:00:00:00:1a"}, 403, "baremetal:port:create"},
 		{"p1admin", "POST", "/v1/ports", map[string]any{"node_uuid": e.a, "address": "52:54:00:00:00:1a"}, 201, ""},
+		{"p1member", "POST", "/v1/portgroups", map[string]any{"node_uuid": e.a, "name": "bond-a"}, 403, "baremetal:portgroup:create"},
+		{"p1admin", "POST", "/v1/portgroups", map[string]any{"node_uuid": e.a, "name": "bond-a"}, 201, ""},
+		{"p2member", "GET", "/v1/portgroups/bond-a", nil, 200, ""},
+		{"p3member", "GET", "/v1/portgroups/bond-a", nil, 404, ""},
+		{"p2admin", "PATCH", "/v1/portgroups/bond-a", patch("/extra/k", "v"), 403, "baremetal:portgroup:update"},
 		{"p1admin", "GET", "/v1/chassis", nil, 403, "baremetal:chassis:get"},
 		{"sysread", "GET", "/v1/chassis", nil, 200, ""},
 		{"p1admin", "GET", "/v1/drivers", nil, 403, "baremetal:driver:get"},
@@ -197,6 +202,11 @@ func TestRBACRolesOnVisibleNode(t *testing.T) {
 			if got, want := r.Fault(t), "Access was denied to the following resource: "+tc.policy; got != want {
 				t.Errorf("%s %s %s: %q, want %q", tc.user, tc.method, tc.path, got, want)
 			}
+		}
+	}
+	for user, want := range map[string][]string{"p2member": {"bond-a"}, "p3member": {}, "sysread": {"bond-a"}} {
+		if d := cmp.Diff(want, names(t, e.asMust(200, user, "GET", "/v1/portgroups", "1.80", nil), "portgroups")); d != "" {
+			t.Errorf("%s lists portgroups (-want +got):\n%s", user, d)
 		}
 	}
 }
