@@ -11,7 +11,8 @@ import (
 
 // TestIronicClientNodeHistory: `baremetal node history list` and `…
 // history get` (python-ironicclient, which asks for 1.78) show what a real
-// conductor recorded. The release table's HEAD is raised to 1.80 here, as
+// conductor recorded; `node set --owner/--lessee` and `node list
+// --owner/--lessee` work. The release table's HEAD is raised to 1.80 here, as
 // the integrator does once every version below is served.
 func TestIronicClientNodeHistory(t *testing.T) {
 	def := release.Default()
@@ -45,5 +46,24 @@ func TestIronicClientNodeHistory(t *testing.T) {
 	}
 	if one["conductor"] != "cond-1" || one["event_type"] != "provisioning" || one["severity"] != "INFO" {
 		t.Fatalf("history get: %v", one)
+	}
+
+	// Owner and lessee (1.50, 1.65): set, shown, filtered.
+	cli("node", "set", "h1", "--owner", "p1", "--lessee", "p2")
+	var shown map[string]any
+	if err := json.Unmarshal([]byte(cli("node", "show", "h1", "-f", "json", "--fields", "owner", "lessee")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if shown["owner"] != "p1" || shown["lessee"] != "p2" {
+		t.Fatalf("node show: %v", shown)
+	}
+	for _, tc := range []struct{ flag, value, want string }{{"--owner", "p1", "h1"}, {"--lessee", "p2", "h1"}, {"--owner", "p2", ""}} {
+		var nodes []map[string]any
+		if err := json.Unmarshal([]byte(cli("node", "list", tc.flag, tc.value, "-f", "json")), &nodes); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(nodes); (tc.want == "") != (got == 0) || got > 1 || got == 1 && nodes[0]["Name"] != tc.want {
+			t.Errorf("node list %s %s: %v", tc.flag, tc.value, nodes)
+		}
 	}
 }
