@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
@@ -395,6 +396,13 @@ func (s *server) authorizeNodeCreate(r *http.Request, n *objects.Node) error {
 	}
 	if n.Owner != nil && *n.Owner != sc.Project {
 		return errorf(http.StatusBadRequest, "Cannot create a node as a project scoped admin with an owner other than your own project.")
+	}
+	// Pinned to a release whose nodes have no owner (0.2), the owner
+	// would not be stored, and the node would be out of its creator's
+	// sight from the start.
+	if ov, ok := s.Pinner.Effective().ObjectVersion("Node"); ok && slices.Contains(s.unpinnedFields("Node", ov), "owner") {
+		return errorf(http.StatusConflict, "Cannot create a project-owned node while the deployment is pinned to release %s, "+
+			"whose nodes have no owner; retry once the upgrade is finished (pin_release_version removed).", s.Pinner.Effective().Label())
 	}
 	owner := sc.Project
 	n.Owner = &owner

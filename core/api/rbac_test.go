@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rivetmetal/rivet/core/htpasswd"
+	"github.com/rivetmetal/rivet/core/release"
 )
 
 // anyPassword accepts every user with the password "pw" (no bcrypt: the
@@ -319,4 +320,22 @@ func TestV1_80SelfServiceNodes(t *testing.T) {
 		}
 		e.asMust(http.StatusNoContent, "p1admin", "DELETE", "/v1/nodes/"+r.JSON(t)["uuid"].(string), ver, nil)
 	}
+}
+
+// Pinned to 0.2, whose nodes cannot hold an owner, a self-service create
+// is refused (the node would be out of its creator's sight at once); the
+// system admin still creates nodes.
+func TestRBACSelfServiceWhilePinned(t *testing.T) {
+	pin, err := release.Default().ParsePin("0.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvPinned(t, release.NewPinner(release.Default(), pin), func(d *Deps) {
+		d.Auth, d.Projects, d.ProjectAdminManagesOwnNodes = anyPassword{}, rbacUsers, true
+	})
+	r := e.asMust(http.StatusConflict, "p1admin", "POST", "/v1/nodes", "1.31", map[string]any{"driver": "fake-hardware"})
+	if got := r.Fault(t); !strings.Contains(got, "pinned to release 0.2") {
+		t.Errorf("fault %q", got)
+	}
+	e.asMust(http.StatusCreated, "root", "POST", "/v1/nodes", "1.31", map[string]any{"driver": "fake-hardware"})
 }
