@@ -20,6 +20,7 @@ type NodeHistory struct {
 	EventType *string `bun:"event_type"`
 	Severity  *string `bun:"severity"`
 	Event     *string `bun:"event"`
+	UserName  *string `bun:"user_name"`
 	Timestamps
 	// Version is the NodeHistory object version the row was written at.
 	Version *string `bun:"version"`

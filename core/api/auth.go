@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // Authenticator checks HTTP basic credentials (auth_strategy http_basic);
@@ -58,7 +59,9 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 				setScope(r, sc)
 			}
 		}
-		next.ServeHTTP(w, r)
+		// The user travels with the RPCs the request makes, for the
+		// conductors' node history.
+		next.ServeHTTP(w, r.WithContext(rpc.WithUser(r.Context(), user)))
 	})
 }
 

@@ -26,8 +26,8 @@ func errHistoryNotFound(ident string) error {
 
 // historyView is an entry as Ironic shows it: uuid, created_at, severity,
 // event and a self link; in detail also event_type, conductor and user
-// (Rivet does not carry the API user to conductors, so user is null; the
-// request id that ends the event leads to the access log line naming it).
+// (the http_basic user whose request caused it; null for noauth and the
+// conductors' own periodic work).
 func historyView(r *http.Request, nodeUUID string, e *objects.NodeHistory, detail bool) map[string]any {
 	var event any
 	if e.Event != nil {
@@ -44,7 +44,7 @@ func historyView(r *http.Request, nodeUUID string, e *objects.NodeHistory, detai
 	if detail {
 		view["event_type"] = strOrNil(e.EventType)
 		view["conductor"] = strOrNil(e.Conductor)
-		view["user"] = nil
+		view["user"] = strOrNil(e.UserName)
 	}
 	return view
 }

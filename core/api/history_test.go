@@ -21,8 +21,8 @@ func (e *env) addHistory(nodeUUID, uuid, severity, event string) {
 	}
 	obj, _ := e.store.Registry().New("NodeHistory")
 	h := obj.(*objects.NodeHistory)
-	host, et := "cond-a", "provisioning"
-	h.UUID, h.NodeID, h.Severity, h.Event, h.Conductor, h.EventType = uuid, n.ID, &severity, &event, &host, &et
+	host, et, user := "cond-a", "provisioning", "alice"
+	h.UUID, h.NodeID, h.Severity, h.Event, h.Conductor, h.EventType, h.UserName = uuid, n.ID, &severity, &event, &host, &et, &user
 	if err := e.store.Create(context.Background(), h); err != nil {
 		e.t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestV1_78NodeHistory(t *testing.T) {
 	if d := cmp.Diff([]string{"conductor", "created_at", "event", "event_type", "links", "severity", "user", "uuid"}, keys(d0)); d != "" {
 		t.Errorf("detail fields (-want +got):\n%s", d)
 	}
-	if d0["event"] != long || d0["conductor"] != "cond-a" || d0["event_type"] != "provisioning" {
+	if d0["event"] != long || d0["conductor"] != "cond-a" || d0["event_type"] != "provisioning" || d0["user"] != "alice" {
 		t.Errorf("detail entry %v", d0)
 	}
 

@@ -339,3 +339,15 @@ func TestRBACSelfServiceWhilePinned(t *testing.T) {
 	}
 	e.asMust(http.StatusCreated, "root", "POST", "/v1/nodes", "1.31", map[string]any{"driver": "fake-hardware"})
 }
+
+// The http_basic user travels with the RPCs a request makes, for the
+// conductors' node history (its user field).
+func TestUserReachesTheConductor(t *testing.T) {
+	e := newRBACEnv(t, true)
+	e.asMust(http.StatusAccepted, "p2member", "PUT", "/v1/nodes/"+e.a+"/states/power", "1.80", map[string]any{"target": "power on"})
+	e.cond.mu.Lock()
+	defer e.cond.mu.Unlock()
+	if e.cond.powerUser != "p2member" {
+		t.Fatalf("the conductor got user %q", e.cond.powerUser)
+	}
+}

@@ -66,10 +66,10 @@ func (h *historyRecorder) enabled() bool {
 	return ok
 }
 
-// record writes one entry about n; requestID, when set, ends the event
-// text so the entry leads to the API's access log line (which names the
-// user) and to both services' logs.
-func (h *historyRecorder) record(ctx context.Context, n *objects.Node, severity, eventType, event, requestID string) {
+// record writes one entry about n, by the API user whose request caused
+// it (user, "" for none); requestID, when set, ends the event text so the
+// entry leads to the API's access log line and to both services' logs.
+func (h *historyRecorder) record(ctx context.Context, n *objects.Node, severity, eventType, event, requestID, user string) {
 	if !h.enabled() || event == "" {
 		return
 	}
@@ -84,6 +84,9 @@ func (h *historyRecorder) record(ctx context.Context, n *objects.Node, severity,
 	e := obj.(*objects.NodeHistory)
 	e.UUID, e.NodeID = uuid.NewString(), n.ID
 	e.Conductor, e.Severity, e.EventType, e.Event = &h.host, &severity, &eventType, &event
+	if user != "" {
+		e.UserName = &user
+	}
 	if err := h.store.Create(context.WithoutCancel(ctx), e); err != nil {
 		h.log.Warn("node history: recording an event failed", "node", n.UUID, "event_type", eventType, "error", err)
 	}
@@ -130,18 +133,18 @@ func (t *Task) recordSaved(ctx context.Context) {
 		if t.errorType != "" {
 			et = t.errorType
 		}
-		h.record(ctx, t.Node, severityError, et, now.lastError, t.requestID)
+		h.record(ctx, t.Node, severityError, et, now.lastError, t.requestID, t.user)
 	}
 	if now.provision != before.provision {
 		ev := fmt.Sprintf("Provision state changed from %q to %q", before.provision, now.provision)
 		if now.target != "" {
 			ev += fmt.Sprintf(", target %q", now.target)
 		}
-		h.record(ctx, t.Node, severityInfo, eventProvisioning, ev, t.requestID)
+		h.record(ctx, t.Node, severityInfo, eventProvisioning, ev, t.requestID, t.user)
 	}
 	if now.power != before.power {
 		h.record(ctx, t.Node, severityInfo, eventPower,
-			fmt.Sprintf("Power state changed from %q to %q", orNone(before.power), orNone(now.power)), t.requestID)
+			fmt.Sprintf("Power state changed from %q to %q", orNone(before.power), orNone(now.power)), t.requestID, t.user)
 	}
 }
 

@@ -49,7 +49,7 @@ func find(es []*objects.NodeHistory, text string) *objects.NodeHistory {
 // with the request id of the call that caused them.
 func TestHistoryRecordsTransitionsAndFailures(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", withHistory)
-	ctx := rpc.WithRequestID(context.Background(), "req-5e1f")
+	ctx := rpc.WithUser(rpc.WithRequestID(context.Background(), "req-5e1f"), "alice")
 	n := h.enroll("node-1")
 	if err := h.api.DoProvisioningAction(ctx, n, "manage"); err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestHistoryRecordsTransitionsAndFailures(t *testing.T) {
 		t.Fatalf("no verifying transition in %v", events(es))
 	}
 	if deref(e.Severity) != "INFO" || deref(e.EventType) != "provisioning" || deref(e.Conductor) != "cond-a" ||
-		!strings.HasSuffix(deref(e.Event), "(request req-5e1f)") || e.UUID == "" {
+		!strings.HasSuffix(deref(e.Event), "(request req-5e1f)") || e.UUID == "" || deref(e.UserName) != "alice" {
 		t.Fatalf("entry %+v", e)
 	}
 	if find(es, `to "manageable"`) == nil {
@@ -153,13 +153,13 @@ func TestHistoryNotWrittenWhilePinned(t *testing.T) {
 	}
 	pinned := &historyRecorder{cfg: HistoryConfig{Enabled: true, MaxEntries: 10}, store: store,
 		pinner: release.NewPinner(tbl, pin), host: "cond-a", log: testLogger(t)}
-	pinned.record(context.Background(), n, severityError, eventPower, "pinned", "")
+	pinned.record(context.Background(), n, severityError, eventPower, "pinned", "", "")
 	latest := *pinned
 	latest.pinner = release.NewPinner(tbl, release.Pin{Mode: release.PinLatest})
-	latest.record(context.Background(), n, severityError, eventPower, "latest", "")
+	latest.record(context.Background(), n, severityError, eventPower, "latest", "", "")
 	off := latest
 	off.cfg.Enabled = false
-	off.record(context.Background(), n, severityError, eventPower, "disabled", "")
+	off.record(context.Background(), n, severityError, eventPower, "disabled", "", "")
 	h := &harness{t: t, store: store}
 	if got := events(h.history(n)); len(got) != 1 || !strings.HasSuffix(got[0], ": latest") {
 		t.Fatalf("entries %v, want only the unpinned one", got)
@@ -177,8 +177,8 @@ func TestHistoryCleanup(t *testing.T) {
 		ctx := context.Background()
 		a, b := newNode(t, h.store, "enroll"), newNode(t, h.store, "enroll")
 		for i := range 5 {
-			h.svc.tasks.history.record(ctx, a, severityInfo, eventProvisioning, fmt.Sprintf("a%d", i), "")
-			h.svc.tasks.history.record(ctx, b, severityInfo, eventProvisioning, fmt.Sprintf("b%d", i), "")
+			h.svc.tasks.history.record(ctx, a, severityInfo, eventProvisioning, fmt.Sprintf("a%d", i), "", "")
+			h.svc.tasks.history.record(ctx, b, severityInfo, eventProvisioning, fmt.Sprintf("b%d", i), "", "")
 		}
 		if n := h.svc.pruneHistory(ctx); n != 3 {
 			t.Fatalf("first run deleted %d, want the batch of 3", n)

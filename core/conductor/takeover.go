@@ -142,7 +142,7 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 	t.errorType = eventTakeover
 	if from != "" && from != s.cfg.Hostname {
 		s.tasks.history.record(ctx, n, severityInfo, eventTakeover,
-			fmt.Sprintf("Conductor %s took over node %s from conductor %s, which is no longer alive", s.cfg.Hostname, n.UUID, from), "")
+			fmt.Sprintf("Conductor %s took over node %s from conductor %s, which is no longer alive", s.cfg.Hostname, n.UUID, from), "", "")
 	}
 	st := states.State(n.ProvisionState)
 	changed := false

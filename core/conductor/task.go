@@ -56,6 +56,7 @@ type Task struct {
 	// request that started the task: the node history (history.go).
 	saved     nodeState
 	requestID string
+	user      string
 	// errorType, when set, is the event type of a last_error this task
 	// records (else its purpose's).
 	errorType string
@@ -143,7 +144,7 @@ func (tm *TaskManager) start(ctx context.Context, uuid string, epoch int64, purp
 		log = log.With("request_id", reqID)
 	}
 	t := &Task{Node: n, Purpose: purpose, tm: tm, epoch: epoch, stopRenew: stop, renewed: make(chan struct{}), log: log,
-		saved: stateOf(n), requestID: reqID}
+		saved: stateOf(n), requestID: reqID, user: rpc.User(ctx)}
 	tm.mu.Lock()
 	tm.held[uuid] = t
 	tm.mu.Unlock()

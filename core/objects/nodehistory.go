@@ -23,7 +23,9 @@ type NodeHistory struct {
 	// Severity is "ERROR" for failures, else "INFO".
 	Severity *string `rivet:"severity"`
 	// Event is the text, ending with the request id when one caused it.
-	Event     *string    `rivet:"event"`
+	Event *string `rivet:"event"`
+	// UserName is the API user whose request caused it (Ironic's user).
+	UserName  *string    `rivet:"user_name"`
 	CreatedAt time.Time  `rivet:"created_at"`
 	UpdatedAt *time.Time `rivet:"updated_at"`
 }
@@ -45,11 +47,12 @@ func NodeHistoryKind() Kind {
 			{Name: "event_type", Since: v("1.0"), Nullable: true},
 			{Name: "severity", Since: v("1.0"), Nullable: true},
 			{Name: "event", Since: v("1.0"), Nullable: true},
+			{Name: "user_name", Since: v("1.0"), Nullable: true},
 			{Name: "created_at", Since: v("1.0")},
 			{Name: "updated_at", Since: v("1.0"), Nullable: true},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.0-87a3408408a0f5fddbf7c0e445776863",
+		Fingerprint: "1.0-46130a199a82b9c31559c0379441d08c",
 	}
 }

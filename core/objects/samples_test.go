@@ -86,7 +86,7 @@ func samples() map[string]func() Object {
 			return &NodeHistory{
 				ID: 21, UUID: "e5840e39-b4ba-4a93-8071-cff9aa2c9633", NodeID: 7,
 				Conductor: ptr("conductor-1.example.com"), EventType: ptr("provisioning"),
-				Severity: ptr("ERROR"), Event: ptr("Failed to deploy: image not found (request req-3f1c)"),
+				Severity: ptr("ERROR"), Event: ptr("Failed to deploy: image not found (request req-3f1c)"), UserName: ptr("alice"),
 				CreatedAt: created, UpdatedAt: &updated,
 			}
 		},

@@ -14,6 +14,7 @@ CREATE TABLE IF NOT EXISTS node_history (
     event_type VARCHAR(255),
     severity VARCHAR(255),
     event LONGTEXT,
+    user_name VARCHAR(64),
     created_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
     updated_at DATETIME(6),
     version VARCHAR(15),

@@ -12,6 +12,7 @@ CREATE TABLE node_history (
     event_type VARCHAR(255),
     severity VARCHAR(255),
     event TEXT,
+    user_name VARCHAR(64),
     created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
     updated_at TIMESTAMP,
     version VARCHAR(15),
