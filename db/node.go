@@ -84,6 +84,9 @@ type Node struct {
 	Health            *string    `bun:"health"`
 	// AllocationID is the allocation that reserved the node (Node 1.2).
 	AllocationID *int64 `bun:"allocation_id"`
+	// The projects owning and leasing the node (Node 1.2); NULL for none.
+	Owner  *string `bun:"owner"`
+	Lessee *string `bun:"lessee"`
 
 	Timestamps
 	// Version is the Node object version the row was written at.

@@ -25,6 +25,7 @@ var nodeRowFields = []string{
 	"automated_clean", "protected", "protected_reason", "description", "retired", "retired_reason", "shard",
 	"parent_node", "disable_power_off", "instance_name", "health",
 	"allocation_id",
+	"owner", "lessee",
 }
 
 // typedNodeRows caches, per registry, whether its Node fields are exactly
@@ -120,6 +121,8 @@ func (s *Store) nodeFromRow(row *Node) (objects.Object, error) {
 	n.InstanceName = copyPtr(row.InstanceName)
 	n.Health = copyPtr(row.Health)
 	n.AllocationID = copyPtr(row.AllocationID)
+	n.Owner = copyPtr(row.Owner)
+	n.Lessee = copyPtr(row.Lessee)
 	if row.Version == nil {
 		return nil, fmt.Errorf("db: nodes row has no object version; run `rivet dbsync upgrade` to check the database")
 	}

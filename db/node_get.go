@@ -149,6 +149,10 @@ func (r *Node) nodeDest(col string) any {
 		return nullString{&r.Health}
 	case "allocation_id":
 		return nullInt64{&r.AllocationID}
+	case "owner":
+		return nullString{&r.Owner}
+	case "lessee":
+		return nullString{&r.Lessee}
 	case "created_at":
 		return notNullTime{&r.CreatedAt}
 	case "updated_at":

@@ -66,6 +66,8 @@ func rowFor(kind string) (any, error) {
 		return new(Runbook), nil
 	case "Allocation":
 		return new(Allocation), nil
+	case "NodeHistory":
+		return new(NodeHistory), nil
 	}
 	return nil, fmt.Errorf("db: no table for object kind %q", kind)
 }

@@ -21,6 +21,7 @@ const (
 	TableDeployTemplates             = "deploy_templates"
 	TableRunbooks                    = "runbooks"
 	TableAllocations                 = "allocations"
+	TableNodeHistory                 = "node_history"
 )
 
 // objectTables maps each object kind of core/release to the table holding
@@ -38,6 +39,7 @@ var objectTables = map[string]string{
 	"Runbook":         TableRunbooks,
 	"Trait":           TableNodeTraits,
 	"Allocation":      TableAllocations,
+	"NodeHistory":     TableNodeHistory,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

@@ -184,7 +184,15 @@ func buildAPIWith(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *obje
 			return nil, err
 		}
 		deps.Auth = users
+		if path := cfg.API.HTTPBasicProjectsFile; path != "" {
+			projects, err := loadProjects(ctx, "[api] http_basic_projects_file", path, log)
+			if err != nil {
+				return nil, err
+			}
+			deps.Projects = projects
+		}
 	}
+	deps.ProjectAdminManagesOwnNodes = cfg.API.ProjectAdminCanManageOwn
 	return api.New(deps)
 }
 

@@ -161,6 +161,12 @@ func (f *cliFakeIronic) nodeRoute(w http.ResponseWriter, r *http.Request, name s
 		}
 		fakeReply(w, 200, map[string]any{"provision_state": n["provision_state"], "target_provision_state": target,
 			"last_error": n["last_error"], "power_state": n["power_state"]})
+	case "GET history":
+		fakeReply(w, 200, map[string]any{"history": []any{
+			map[string]any{"uuid": "e5840e39-b4ba-4a93-8071-cff9aa2c9633", "created_at": "2026-11-27T10:00:00+00:00",
+				"severity": "ERROR", "event_type": "power", "conductor": "cond-a", "user": nil,
+				"event": "Driver fake-hardware failed to set power state to power off: BMC says no (request req-1)"},
+		}})
 	default:
 		fakeFail(w, 405, "faultstring", "not in the fake")
 	}

@@ -39,7 +39,7 @@ func interfaceFlags() []fieldFlag {
 
 func nodeCommand() *cli.Command {
 	extra := append([]*cli.Command{powerCommand(), rebootCommand(), bootDeviceCommand(), maintenanceCommand(), validateCommand(), waitCommand(),
-		vifCommand(), injectNMICommand()},
+		vifCommand(), injectNMICommand(), historyCommand()},
 		provisionCommands()...)
 	return nodeSpec.group(extra...)
 }

@@ -58,6 +58,37 @@ func loadHtpasswd(ctx context.Context, option, path string, log *slog.Logger) (*
 	}
 	// Registered before returning: a SIGHUP sent once the service is up
 	// is never missed (nor, with the config reloader listening too, fatal).
+	onSIGHUP(ctx, func() {
+		if err := f.Reload(); err != nil {
+			log.Error("htpasswd reload failed; keeping the users loaded before", "option", option, "error", err)
+			return
+		}
+		log.Info("htpasswd reloaded", "option", option, "path", path, "users", f.Len())
+	})
+	return f, nil
+}
+
+// loadProjects loads the projects file at path (option names it) and
+// re-reads it on every SIGHUP until ctx ends, as loadHtpasswd does.
+func loadProjects(ctx context.Context, option, path string, log *slog.Logger) (*htpasswd.Projects, error) {
+	p, err := htpasswd.LoadProjects(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", option, err)
+	}
+	onSIGHUP(ctx, func() {
+		if err := p.Reload(); err != nil {
+			log.Error("projects file reload failed; keeping the scopes loaded before", "option", option, "error", err)
+			return
+		}
+		log.Info("projects file reloaded", "option", option, "path", path, "users", p.Len())
+	})
+	return p, nil
+}
+
+// onSIGHUP runs f on every SIGHUP until ctx ends; the signal is
+// registered before it returns, so none sent once the service is up is
+// missed.
+func onSIGHUP(ctx context.Context, f func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGHUP)
 	go func() {
@@ -68,12 +99,7 @@ func loadHtpasswd(ctx context.Context, option, path string, log *slog.Logger) (*
 				return
 			case <-ch:
 			}
-			if err := f.Reload(); err != nil {
-				log.Error("htpasswd reload failed; keeping the users loaded before", "option", option, "error", err)
-				continue
-			}
-			log.Info("htpasswd reloaded", "option", option, "path", path, "users", f.Len())
+			f()
 		}
 	}()
-	return f, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // Authenticator checks HTTP basic credentials (auth_strategy http_basic);
@@ -53,7 +54,14 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		s.logins.Succeeded(client)
-		next.ServeHTTP(w, r)
+		if s.Projects != nil {
+			if sc, ok := s.Projects.Scope(user); ok {
+				setScope(r, sc)
+			}
+		}
+		// The user travels with the RPCs the request makes, for the
+		// conductors' node history.
+		next.ServeHTTP(w, r.WithContext(rpc.WithUser(r.Context(), user)))
 	})
 }
 

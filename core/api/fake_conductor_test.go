@@ -34,6 +34,8 @@ type fakeConductor struct {
 	// tokenCapped makes GetNodeWithToken answer as a client capped below
 	// RPC 1.4.
 	tokenCapped bool
+	// powerUser is the API user the last ChangeNodePowerState carried.
+	powerUser string
 }
 
 func newFakeConductor(store *db.Store) *fakeConductor {
@@ -144,6 +146,9 @@ func (f *fakeConductor) ChangeNodePowerState(ctx context.Context, n *objects.Nod
 		call += fmt.Sprintf(" timeout=%d", timeout)
 	}
 	f.record(call)
+	f.mu.Lock()
+	f.powerUser = rpc.User(ctx)
+	f.mu.Unlock()
 	if err := f.locked(n); err != nil {
 		return err
 	}

@@ -42,6 +42,13 @@ type Deps struct {
 	Logger *slog.Logger
 	// Auth checks credentials; nil means noauth.
 	Auth Authenticator
+	// Projects gives http_basic users a project and role ([api]
+	// http_basic_projects_file); nil leaves every user unrestricted.
+	Projects ProjectScopes
+	// ProjectAdminManagesOwnNodes lets a project admin create nodes
+	// (owned by its project) and delete its project's nodes ([api]
+	// project_admin_can_manage_own_nodes, API 1.80's self-service).
+	ProjectAdminManagesOwnNodes bool
 	// MaxLimit is [api] max_limit (default 1000).
 	MaxLimit int
 	// MaxBodyBytes is [api] max_request_body_size (default 1 MiB).

@@ -125,6 +125,12 @@ func (r resp) Fault(t testing.TB) string {
 // do sends a request at microversion ver ("" sends no header).
 func (e *env) do(method, path, ver string, body any) resp {
 	e.t.Helper()
+	return e.doAs("", method, path, ver, body)
+}
+
+// doAs is do with HTTP basic credentials user:pw ("" sends none).
+func (e *env) doAs(user, method, path, ver string, body any) resp {
+	e.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -138,6 +144,9 @@ func (e *env) do(method, path, ver string, body any) resp {
 		rd = bytes.NewReader(data)
 	}
 	req := httptest.NewRequest(method, "http://rivet.test"+path, rd)
+	if user != "" {
+		req.SetBasicAuth(user, "pw")
+	}
 	if ver != "" {
 		req.Header.Set(HeaderVersion, ver)
 	}

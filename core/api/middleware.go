@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/rpc"
 )
 
@@ -26,7 +27,10 @@ type requestInfo struct {
 	id    string
 	route string
 	// user is the HTTP basic user name the request presented, if any.
-	user  string
+	user string
+	// scope is the project-scoped identity the user acts with (rbac.go);
+	// nil for an unrestricted one.
+	scope *htpasswd.Scope
 	links *Links
 	base  string // BaseURL's, once asked
 }
@@ -35,6 +39,14 @@ type requestInfo struct {
 func RequestIDFrom(ctx context.Context) string {
 	if ri, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
 		return ri.id
+	}
+	return ""
+}
+
+// routeOf is the route pattern the request matched ("" before routing).
+func routeOf(r *http.Request) string {
+	if ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		return ri.route
 	}
 	return ""
 }

@@ -19,7 +19,8 @@ type nodeFilter struct {
 
 // listNodes serves GET /v1/nodes and /v1/nodes/detail with Ironic's
 // filters: associated, maintenance, instance_uuid, chassis_uuid,
-// provision_state (1.9), driver (1.16), resource_class (1.21).
+// provision_state (1.9), driver (1.16), resource_class (1.21), owner
+// (1.50), lessee (1.65).
 func (s *server) listNodes(detail bool) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		return s.writeNodes(w, r, detail, nil)
@@ -40,7 +41,7 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 	if q.Has("provision_state") && v.Less(v1_9) {
 		return errNotAcceptable()
 	}
-	for _, f := range []nodeFilter{{"driver", v1_16}, {"resource_class", v1_21}} {
+	for _, f := range []nodeFilter{{"driver", v1_16}, {"resource_class", v1_21}, {"owner", v1_50}, {"lessee", v1_65}} {
 		if q.Has(f.name) && v.Less(f.since) {
 			return errorf(http.StatusNotAcceptable, "Request not acceptable. The minimal required API version should be %s", f.since)
 		}
@@ -61,7 +62,7 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 		return err
 	}
 	conductor, byConductor := q.Get("conductor"), q.Has("conductor")
-	if !detail && !s.slowNodeList && !byConductor {
+	if !detail && !s.slowNodeList && !byConductor && scopeOf(r) == nil {
 		if fast, ok := s.nodeFastFields(v, fields); ok {
 			if done, err := s.writeNodesFast(r.Context(), w, r, v, fast, pg, query); done || err != nil {
 				return err
@@ -146,10 +147,13 @@ func (s *server) nodeWhere(r *http.Request, chassisID *int64) (func(*bun.SelectQ
 			return nil, errorf(http.StatusBadRequest, "Provision state \"%s\" is not valid", ps)
 		}
 	}
-	for _, col := range []string{"instance_uuid", "provision_state", "driver", "resource_class"} {
+	for _, col := range []string{"instance_uuid", "provision_state", "driver", "resource_class", "owner", "lessee"} {
 		if val := q.Get(col); q.Has(col) {
 			add(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.? = ?", bun.Ident(col), val) })
 		}
+	}
+	if only := projectNodes(r); only != nil {
+		add(only)
 	}
 	if cu := q.Get("chassis_uuid"); q.Has("chassis_uuid") {
 		ch, err := s.getChassisByUUID(r, cu)

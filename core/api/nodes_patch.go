@@ -13,8 +13,8 @@ import (
 var nodePatch = patchRules{
 	allowed: []string{"automated_clean", "bios_interface", "boot_interface", "chassis_uuid", "conductor_group",
 		"console_interface", "deploy_interface", "description", "disable_power_off", "driver", "driver_info",
-		"extra", "inspect_interface", "instance_info", "instance_name", "instance_uuid", "maintenance",
-		"management_interface", "name", "network_interface", "power_interface", "properties", "protected",
+		"extra", "inspect_interface", "instance_info", "instance_name", "instance_uuid", "lessee", "maintenance",
+		"management_interface", "name", "network_interface", "owner", "power_interface", "properties", "protected",
 		"protected_reason", "raid_interface", "rescue_interface", "resource_class", "retired", "retired_reason",
 		"shard", "storage_interface", "vendor_interface", "parent_node", "firmware_interface"},
 	since: nodeSince,
@@ -48,6 +48,9 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	}
 	ops, err := s.readPatch(r)
 	if err != nil {
+		return err
+	}
+	if err := authorizeNodePatch(r, n, ops); err != nil {
 		return err
 	}
 	doc, err := s.nodeDoc(r, n)

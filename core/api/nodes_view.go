@@ -15,6 +15,8 @@ import (
 // nodeFields are the node's API fields (reference §11.1), in Ironic's
 // order. traits (1.37) is not a Node object field: views get it from
 // addNodeTraits, for every node of a list in one query.
+// nodeFields are the node's API fields (1.31, then owner 1.50, lessee 1.65) (reference §11.1), in
+// Ironic's order.
 var nodeFields = []string{
 	"uuid", "created_at", "updated_at", "chassis_uuid", "console_enabled", "driver", "driver_info", "extra",
 	"instance_info", "instance_uuid", "last_error", "maintenance", "maintenance_reason", "power_state",
@@ -27,6 +29,7 @@ var nodeFields = []string{
 	"volume",
 	"traits",
 	"power_interface", "raid_interface", "vendor_interface", "allocation_uuid",
+	"power_interface", "raid_interface", "vendor_interface", "owner", "lessee",
 }
 
 // nodeSince is THE node gating table: the microversion each node field
@@ -42,6 +45,7 @@ var nodeSince = gated{
 	"volume":          v1_32,
 	"traits":          v1_37,
 	"allocation_uuid": v1_52,
+	"owner":           v1_50, "lessee": v1_65,
 }
 
 // nodeInterfaceFields are the node fields naming an interface
@@ -81,6 +85,7 @@ func (s *server) nodeView(r *http.Request, n *objects.Node, cache chassisUUIDs) 
 	if err != nil {
 		return nil, err
 	}
+	redactNodeView(r, n, view)
 	return maskView(view), nil
 }
 
@@ -113,6 +118,7 @@ func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassi
 		"states": resourceLinks(r, "nodes", n.UUID+"/states"), "network_interface": strOrNil(n.NetworkInterface),
 		"resource_class": strOrNil(n.ResourceClass), "portgroups": resourceLinks(r, "nodes", n.UUID+"/portgroups"),
 		"volume": resourceLinks(r, "nodes", n.UUID+"/volume"),
+		"owner":  strOrNil(n.Owner), "lessee": strOrNil(n.Lessee),
 	}
 	for _, f := range nodeInterfaceFields {
 		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))
@@ -185,6 +191,9 @@ func (s *server) getNodeByIdent(r *http.Request, ident string) (*objects.Node, e
 		if isNotFound(err) {
 			return nil, errNodeNotFound(ident)
 		}
+		return nil, err
+	}
+	if err := s.authorizeNode(r, n, errNodeNotFound(ident)); err != nil {
 		return nil, err
 	}
 	return n, nil

@@ -15,7 +15,7 @@ import (
 // need their version (nodeSince).
 var nodeCreatable = append([]string{
 	"uuid", "name", "driver", "driver_info", "extra", "instance_info", "instance_uuid", "maintenance",
-	"maintenance_reason", "properties", "chassis_uuid", "resource_class",
+	"maintenance_reason", "properties", "chassis_uuid", "resource_class", "owner", "lessee",
 }, nodeInterfaceFields...)
 
 // createNode serves POST /v1/nodes: 201, Location and the node. Below
@@ -49,6 +49,9 @@ func (s *server) createNode(w http.ResponseWriter, r *http.Request) error {
 	}
 	if n.Driver == "" {
 		return errorf(http.StatusBadRequest, "Invalid input for field/attribute driver. Value: 'None'. Mandatory field missing.")
+	}
+	if err := s.authorizeNodeCreate(r, n); err != nil {
+		return err
 	}
 	if n.UUID == "" {
 		n.UUID = uuid.NewString()
@@ -88,7 +91,7 @@ func (s *server) createNode(w http.ResponseWriter, r *http.Request) error {
 // carries, with type checks and Ironic's validation messages.
 func (s *server) applyNodeAttrs(r *http.Request, n *objects.Node, body object) error {
 	v := VersionFrom(r.Context())
-	for _, attr := range []string{"driver", "uuid", "name", "instance_uuid", "maintenance_reason", "resource_class"} {
+	for _, attr := range []string{"driver", "uuid", "name", "instance_uuid", "maintenance_reason", "resource_class", "owner", "lessee"} {
 		val, present, err := body.str(attr, attr != "driver" && attr != "uuid")
 		if err != nil || !present {
 			if err != nil {
@@ -121,6 +124,15 @@ func (s *server) applyNodeAttrs(r *http.Request, n *objects.Node, body object) e
 				return errorf(http.StatusBadRequest, "Invalid input for field/attribute resource_class. Value: '%s'. Value should have a maximum character requirement of 80", *val)
 			}
 			n.ResourceClass = val
+		case "owner", "lessee":
+			if val != nil && len(*val) > 255 {
+				return errorf(http.StatusBadRequest, "Invalid input for field/attribute %s. Value: '%s'. Value should have a maximum character requirement of 255", attr, *val)
+			}
+			if attr == "owner" {
+				n.Owner = val
+			} else {
+				n.Lessee = val
+			}
 		}
 	}
 	for _, attr := range nodeInterfaceFields {
@@ -210,6 +222,9 @@ func (s *server) checkNodeUnique(ctx context.Context, n *objects.Node) error {
 func (s *server) deleteNode(w http.ResponseWriter, r *http.Request) error {
 	n, err := s.getNodeByIdent(r, r.PathValue("node"))
 	if err != nil {
+		return err
+	}
+	if err := s.authorizeNodeDelete(r, n); err != nil {
 		return err
 	}
 	if err := s.Conductor.DestroyNode(r.Context(), n); err != nil {

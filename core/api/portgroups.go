@@ -75,7 +75,11 @@ func (s *server) portgroupByIdent(r *http.Request, ident string) (*objects.Portg
 	if err != nil {
 		return nil, err
 	}
-	return obj.(*objects.Portgroup), nil
+	g := obj.(*objects.Portgroup)
+	if err := s.authorizeByNodeID(r, g.NodeID, errPortgroupNotFound(ident)); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // portgroupsAllowed answers 404 below 1.23, as Ironic for a newer resource.
@@ -116,6 +120,9 @@ func (s *server) listPortgroups(detail, underNode bool) apiFunc {
 		}
 		if cg != nil {
 			conds = append(conds, cg)
+		}
+		if only := projectChildren(r); only != nil {
+			conds = append(conds, only)
 		}
 		conds, err = addressFilter(r.URL.Query().Get("address"), conds)
 		if err != nil {

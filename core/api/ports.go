@@ -123,6 +123,9 @@ func (s *server) listPorts(detail bool, parent portParent) apiFunc {
 		if cg != nil {
 			conds = append(conds, cg)
 		}
+		if only := projectChildren(r); only != nil {
+			conds = append(conds, only)
+		}
 		conds, err = addressFilter(q.Get("address"), conds)
 		if err != nil {
 			return err
@@ -213,7 +216,11 @@ func (s *server) portByIdent(r *http.Request) (*objects.Port, error) {
 	if err != nil {
 		return nil, err
 	}
-	return obj.(*objects.Port), nil
+	p := obj.(*objects.Port)
+	if err := s.authorizeByNodeID(r, p.NodeID, errPortNotFound(r.PathValue("port"))); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // getPort serves GET /v1/ports/{port}.

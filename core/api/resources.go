@@ -82,11 +82,16 @@ func (c *uuidCache) get(ctx context.Context, id *int64) (any, error) {
 // nodeRef resolves a node_uuid given in a body: not found is 400, since
 // 404 would name the wrong resource (Ironic changes the code the same way).
 func (s *server) nodeRef(r *http.Request, ident string) (*objects.Node, error) {
-	obj, err := s.byUUID(r.Context(), "Node", ident, func(id string) error {
+	notFound := func(id string) error {
 		return errorf(http.StatusBadRequest, "Node %s could not be found.", id)
-	})
+	}
+	obj, err := s.byUUID(r.Context(), "Node", ident, notFound)
 	if err != nil {
 		return nil, err
 	}
-	return obj.(*objects.Node), nil
+	n := obj.(*objects.Node)
+	if err := s.authorizeNode(r, n, notFound(ident)); err != nil {
+		return nil, err
+	}
+	return n, nil
 }

@@ -57,7 +57,11 @@ const StatusClientClosedRequest = 499
 // status; an unexpected error is logged and answered 500 without details.
 func (s *server) serve(fn apiFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := fn(w, r); err != nil {
+		err := s.authorizeRoute(r)
+		if err == nil {
+			err = fn(w, r)
+		}
+		if err != nil {
 			s.writeError(w, r, err)
 		}
 	})
@@ -121,6 +125,8 @@ func (s *server) routes() *http.ServeMux {
 	h("DELETE /v1/nodes/{node}/vifs/{vif}", s.detachVIF)
 	h("GET /v1/nodes/{node}/children", s.listChildren)
 	h("GET /v1/shards", s.listShards)
+	h("GET /v1/nodes/{node}/history", s.listHistory)
+	h("GET /v1/nodes/{node}/history/{event}", s.getHistoryEvent)
 
 	h("GET /v1/ports", s.listPorts(false, parentNone))
 	h("GET /v1/ports/detail", s.listPorts(true, parentNone))

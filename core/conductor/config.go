@@ -67,6 +67,8 @@ type Config struct {
 	// HTTP server for iPXE scripts (core/conductor/bootserver); "" serves
 	// none.
 	BootHTTPAddress string
+	// History configures the node history (history.go).
+	History HistoryConfig
 }
 
 // RegisteredName is the name a conductor registers as: [DEFAULT] host, or
@@ -113,6 +115,8 @@ func ConfigFrom(c *config.Config) Config {
 		BootHTTPAddress:         c.Conductor.BootHTTPAddress,
 		DriverCallTimeout:       c.Conductor.DriverCallTimeout,
 		SoftPowerOffTimeout:     c.Conductor.SoftPowerOffTimeout,
+		History: HistoryConfig{Enabled: c.Conductor.NodeHistory, MaxEntries: c.Conductor.NodeHistoryMaxEntries,
+			CleanupInterval: c.Conductor.NodeHistoryCleanupInterval, CleanupBatch: c.Conductor.NodeHistoryCleanupBatchCount},
 	}
 }
 
@@ -137,6 +141,9 @@ func (c Config) Validate() error {
 	}
 	if c.HashPartitionExponent < 1 || c.RingResetInterval <= 0 {
 		bad("hash_partition_exponent and hash_ring_reset_interval must be positive")
+	}
+	if c.History.MaxEntries < 0 || c.History.CleanupInterval < 0 || c.History.CleanupBatch < 0 {
+		bad("node_history_max_entries, node_history_cleanup_interval and node_history_cleanup_batch_count must not be negative")
 	}
 	if c.SoftPowerOffTimeout < 0 {
 		bad("soft_power_off_timeout %v must not be negative", c.SoftPowerOffTimeout)

@@ -11,7 +11,7 @@ import (
 )
 
 // orNone shows a physical network as Ironic's messages do.
-func orNone(s *string) string {
+func physnetOrNone(s *string) string {
 	if s == nil {
 		return "None"
 	}
@@ -49,10 +49,10 @@ func (s *Service) checkPortPhysnet(ctx context.Context, p *objects.Port, changed
 	default:
 		return nil
 	}
-	if orNone(want) != orNone(p.PhysicalNetwork) || (want == nil) != (p.PhysicalNetwork == nil) {
+	if physnetOrNone(want) != physnetOrNone(p.PhysicalNetwork) || (want == nil) != (p.PhysicalNetwork == nil) {
 		return classed("Conflict", http.StatusConflict, nil,
 			"Port with physical network %s cannot become a member of port group %s which has ports in physical network %s.",
-			orNone(p.PhysicalNetwork), pg.UUID, orNone(want))
+			physnetOrNone(p.PhysicalNetwork), pg.UUID, physnetOrNone(want))
 	}
 	return nil
 }

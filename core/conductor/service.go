@@ -140,6 +140,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 		stopBeat:  make(chan struct{}),
 		rescuers:  d.Rescue,
 	}
+	s.tasks.history = &historyRecorder{cfg: cfg.History, store: d.Store, pinner: d.Pinner, host: cfg.Hostname, log: log}
 	s.router = rpc.NewRouter(s.listConductors, cfg.HashPartitionExponent, cfg.RingResetInterval)
 	s.server = rpc.NewServer(rpc.ConductorMethods(), rpc.ObjectCodecFor(d.Store.Registry(), d.Pinner), log, context.Background())
 	s.registerHandlers()
@@ -243,6 +244,9 @@ func (s *Service) Start(ctx context.Context) error {
 	s.beat.Add(1)
 	go func() { defer s.beat.Done(); s.heartbeatLoop() }()
 	s.background(s.orphanLoop)
+	if s.cfg.History.CleanupInterval > 0 {
+		s.background(s.historyCleanupLoop)
+	}
 	s.background(func() {
 		if err := s.psync.Run(context.Background()); err != nil {
 			s.log.Error("power-state sync stopped", "error", err)

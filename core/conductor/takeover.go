@@ -140,6 +140,11 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 	}
 	defer t.Release(ctx)
 	n := t.Node
+	t.errorType = eventTakeover
+	if from != "" && from != s.cfg.Hostname {
+		s.tasks.history.record(ctx, n, severityInfo, eventTakeover,
+			fmt.Sprintf("Conductor %s took over node %s from conductor %s, which is no longer alive", s.cfg.Hostname, n.UUID, from), "", "")
+	}
 	st := states.State(n.ProvisionState)
 	changed := false
 	switch {
@@ -168,6 +173,21 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 		changed = true
 	}
 	if n.TargetPowerState != nil {
+		// A power action its conductor did not finish: its outcome is
+		// unknown, so say so where the admin looks, instead of clearing
+		// the target without a trace.
+		why := fmt.Sprintf("Power action %q on node %s was interrupted", *n.TargetPowerState, n.UUID)
+		switch from {
+		case "", s.cfg.Hostname:
+			why += " (its lease expired before it completed)"
+		default:
+			why += fmt.Sprintf(" when conductor %s stopped; conductor %s took the node over", from, s.cfg.Hostname)
+		}
+		why += "; the power state is as last recorded until the next power sync."
+		if n.LastError != nil && changed {
+			why = *n.LastError + " " + why
+		}
+		n.LastError = ptr(why)
 		n.TargetPowerState = nil
 		changed = true
 	}

@@ -75,11 +75,11 @@ func TestTakeover(t *testing.T) {
 			"own expired lease no task holds is recovered": {state: "deploying", holder: "cond-b", expired: true,
 				want: want{state: "deploy failed", lastError: "expired lease of its own"}},
 			"own expired lease with a target power state is recovered": {state: "available", holder: "cond-b", expired: true, targetPower: true,
-				want: want{state: "available"}},
+				want: want{state: "available", lastError: `Power action "power on"`}},
 			"active node of a dead conductor is re-adopted": {state: "active", holder: "dead-a", affinity: &other,
 				want: want{state: "active", affinity: &self}},
-			"stale target power state is cleared": {state: "available", targetPower: true,
-				want: want{state: "available"}},
+			"stale target power state is cleared, and said": {state: "available", targetPower: true,
+				want: want{state: "available", lastError: "was interrupted"}},
 		}
 		nodes := map[string]*objects.Node{}
 		for name, tc := range tests {

@@ -23,6 +23,8 @@ type TaskManager struct {
 	attempts int
 	interval time.Duration
 	log      *slog.Logger
+	// history records what saves change (nil: nothing recorded).
+	history *historyRecorder
 
 	mu   sync.Mutex
 	held map[string]*Task // by node UUID
@@ -50,6 +52,14 @@ type Task struct {
 	renewed   chan struct{}
 	lost      atomic.Bool
 	once      sync.Once
+	// saved is the node's state as last loaded or saved, requestID the
+	// request that started the task: the node history (history.go).
+	saved     nodeState
+	requestID string
+	user      string
+	// errorType, when set, is the event type of a last_error this task
+	// records (else its purpose's).
+	errorType string
 }
 
 // Shared returns the node whose UUID or name is ident without taking its
@@ -129,10 +139,12 @@ func (tm *TaskManager) start(ctx context.Context, uuid string, epoch int64, purp
 	}
 	rctx, stop := context.WithCancel(context.Background())
 	log := tm.log.With("node", uuid, "purpose", purpose, "epoch", epoch)
-	if id := rpc.RequestID(ctx); id != "" {
-		log = log.With("request_id", id)
+	reqID := rpc.RequestID(ctx)
+	if reqID != "" {
+		log = log.With("request_id", reqID)
 	}
-	t := &Task{Node: n, Purpose: purpose, tm: tm, epoch: epoch, stopRenew: stop, renewed: make(chan struct{}), log: log}
+	t := &Task{Node: n, Purpose: purpose, tm: tm, epoch: epoch, stopRenew: stop, renewed: make(chan struct{}), log: log,
+		saved: stateOf(n), requestID: reqID, user: rpc.User(ctx)}
 	tm.mu.Lock()
 	tm.held[uuid] = t
 	tm.mu.Unlock()
@@ -173,6 +185,9 @@ func (t *Task) Save(ctx context.Context) error {
 	err := t.tm.store.SaveFenced(ctx, t.Node, t.tm.holder, t.epoch)
 	if errors.Is(err, db.ErrLeaseLost) {
 		t.lost.Store(true)
+	}
+	if err == nil {
+		t.recordSaved(ctx)
 	}
 	return err
 }

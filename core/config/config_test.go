@@ -26,7 +26,7 @@ func TestDefaults(t *testing.T) {
 			HostIP: "127.0.0.1", Port: 6385, MaxLimit: 1000, TLSMinimumVersion: "1.2",
 			MaxRequestBodySize: 1 << 20, MaxHeaderSize: 64 << 10, RateLimitBurst: 100,
 			GracefulShutdownTimeout: 30 * time.Second, MaxPatchOperations: 500, BodyTimeout: 60 * time.Second,
-			MaxConnections: 1024, TrustedProxies: []string{},
+			MaxConnections: 1024, TrustedProxies: []string{}, ProjectAdminCanManageOwn: true,
 		},
 		Conductor: ConductorOpts{
 			HeartbeatInterval: 10 * time.Second, HeartbeatTimeout: 60 * time.Second,
@@ -37,6 +37,8 @@ func TestDefaults(t *testing.T) {
 			NodeLockedRetryInterval: time.Second, LeaseDuration: 60 * time.Second,
 			DeployCallbackTimeout: 1800 * time.Second, CheckProvisionStateInterval: 60 * time.Second,
 			DriverCallTimeout: time.Hour, SoftPowerOffTimeout: 600 * time.Second,
+			NodeHistory: true, NodeHistoryMaxEntries: 300, NodeHistoryCleanupInterval: 86400 * time.Second,
+			NodeHistoryCleanupBatchCount: 1000,
 		},
 		Database: DatabaseOpts{
 			Connection: "sqlite:////var/lib/rivet/rivet.db", MaxOpenConnections: 20,

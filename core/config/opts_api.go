@@ -31,6 +31,8 @@ type APIOpts struct {
 	MaxConnections             int
 	PublicEndpoint             string
 	TrustedProxies             []string
+	HTTPBasicProjectsFile      string
+	ProjectAdminCanManageOwn   bool
 }
 
 func apiSection() section {
@@ -43,6 +45,17 @@ func apiSection() section {
 				"is true.").check(checkIP),
 		intOpt("port", 6385, func(c *Config) *int { return &c.API.Port },
 			"TCP port on which the REST API listens.").between(1, 65535),
+		strOpt("http_basic_projects_file", "", func(c *Config) *string { return &c.API.HTTPBasicProjectsFile },
+			"With [DEFAULT] auth_strategy = http_basic, a file giving users a project and a role, "+
+				"one user:project:role line each (project * for the system scope; role admin, member "+
+				"or reader): a project-scoped user sees and acts only on the nodes whose owner or "+
+				"lessee is its project, with Ironic's default rules per role (docs/admin/security.md). "+
+				"Users the file does not list have the system scope as admin. Re-read on SIGHUP (a "+
+				"file that fails to load keeps the previous one). Empty: no projects, every user is "+
+				"unrestricted. Rivet's own option (Ironic takes projects and roles from Keystone)."),
+		boolOpt("project_admin_can_manage_own_nodes", true, func(c *Config) *bool { return &c.API.ProjectAdminCanManageOwn },
+			"Let a project-scoped admin create nodes, which its project then owns, and delete the "+
+				"nodes its project owns (Ironic's option of the same name)."),
 		boolOpt("allow_unauthenticated_remote", false, func(c *Config) *bool { return &c.API.AllowUnauthenticatedRemote },
 			"Let the REST API serve a non-loopback host_ip with [DEFAULT] auth_strategy = noauth. "+
 				"Only for an API behind a proxy that authenticates every request itself; every start "+

@@ -12,25 +12,29 @@ import (
 // ConductorOpts holds the [conductor] section. Each field is declared, with
 // its default, rules and help, in conductorSection.
 type ConductorOpts struct {
-	HeartbeatInterval           time.Duration
-	HeartbeatTimeout            time.Duration
-	ConductorGroup              string
-	PluginDir                   string
-	PluginChecksums             []string
-	EnabledHardwareTypes        []string
-	GracefulShutdownTimeout     time.Duration
-	SyncPowerStateInterval      time.Duration
-	SyncPowerStateWorkers       int
-	PowerStateSyncMaxRetries    int
-	NodeLockedRetryAttempts     int
-	NodeLockedRetryInterval     time.Duration
-	LeaseDuration               time.Duration
-	AutomatedClean              bool
-	DeployCallbackTimeout       time.Duration
-	CheckProvisionStateInterval time.Duration
-	DriverCallTimeout           time.Duration
-	SoftPowerOffTimeout         time.Duration
-	BootHTTPAddress             string
+	HeartbeatInterval            time.Duration
+	HeartbeatTimeout             time.Duration
+	ConductorGroup               string
+	PluginDir                    string
+	PluginChecksums              []string
+	EnabledHardwareTypes         []string
+	GracefulShutdownTimeout      time.Duration
+	SyncPowerStateInterval       time.Duration
+	SyncPowerStateWorkers        int
+	PowerStateSyncMaxRetries     int
+	NodeLockedRetryAttempts      int
+	NodeLockedRetryInterval      time.Duration
+	LeaseDuration                time.Duration
+	AutomatedClean               bool
+	DeployCallbackTimeout        time.Duration
+	CheckProvisionStateInterval  time.Duration
+	DriverCallTimeout            time.Duration
+	SoftPowerOffTimeout          time.Duration
+	BootHTTPAddress              string
+	NodeHistory                  bool
+	NodeHistoryMaxEntries        int
+	NodeHistoryCleanupInterval   time.Duration
+	NodeHistoryCleanupBatchCount int
 }
 
 func conductorSection() section {
@@ -106,6 +110,19 @@ func conductorSection() section {
 				"contain only the image URLs and kernel parameters. The server has no authentication: "+
 				"bind it on the provisioning network. Empty disables it.").
 			check(checkHostPort),
+		boolOpt("node_history", true, func(c *Config) *bool { return &c.Conductor.NodeHistory },
+			"Record node history: every failure that sets a node's last_error, every provision "+
+				"and power state transition, takeovers and the actions they interrupted, with the "+
+				"conductor and the request id (GET /v1/nodes/{node}/history, API 1.78). Entries are "+
+				"not written while pin_release_version names a release without node history. The "+
+				"clean-up still runs when this is off."),
+		intOpt("node_history_max_entries", 300, func(c *Config) *int { return &c.Conductor.NodeHistoryMaxEntries },
+			"Most history entries kept per node; the clean-up deletes the oldest beyond it.").atLeast(0),
+		durOpt("node_history_cleanup_interval", 86400*time.Second, func(c *Config) *time.Duration { return &c.Conductor.NodeHistoryCleanupInterval },
+			"Interval at which the conductor deletes history entries beyond node_history_max_entries "+
+				"and those of deleted nodes. 0 disables the clean-up."),
+		intOpt("node_history_cleanup_batch_count", 1000, func(c *Config) *int { return &c.Conductor.NodeHistoryCleanupBatchCount },
+			"Most history entries one clean-up deletes; 0 means no bound.").atLeast(0),
 	}}
 }
 

@@ -150,6 +150,15 @@ var rules = []func(c *Config, t *release.Table) []error{
 		return errs
 	},
 	func(c *Config, _ *release.Table) []error {
+		// Projects scope http_basic users; with noauth there is no user,
+		// and a file that seems to restrict would restrict nothing.
+		if c.API.HTTPBasicProjectsFile == "" || c.Default.AuthStrategy == "http_basic" {
+			return nil
+		}
+		return []error{optionError("", opt("api", "http_basic_projects_file"),
+			"needs [DEFAULT] auth_strategy = http_basic: without it requests carry no user, and no project would restrict anything")}
+	},
+	func(c *Config, _ *release.Table) []error {
 		if c.Default.RPCTransport != "json-rpc" || c.JSONRPCAuthStrategy() != "http_basic" {
 			return nil
 		}

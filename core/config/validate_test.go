@@ -64,6 +64,12 @@ func TestValidate(t *testing.T) {
 			"[json_rpc] username: must be set when JSON-RPC uses http_basic authentication",
 			"[json_rpc] password: must be set when JSON-RPC uses http_basic authentication",
 		}},
+		"projects file without http_basic": {mut: func(c *Config) { c.API.HTTPBasicProjectsFile = "/etc/rivet/projects" }, want: []string{
+			"[api] http_basic_projects_file: needs [DEFAULT] auth_strategy = http_basic: without it requests carry no user, and no project would restrict anything",
+		}},
+		"projects file with http_basic": {mut: func(c *Config) {
+			c.API.HTTPBasicProjectsFile, c.Default.AuthStrategy, c.Default.RPCTransport = "/etc/rivet/projects", "http_basic", "local"
+		}},
 		"json-rpc noauth overrides DEFAULT http_basic":  {mut: func(c *Config) { c.Default.AuthStrategy, c.JSONRPC.AuthStrategy = "http_basic", "noauth" }},
 		"local transport needs no json-rpc credentials": {mut: func(c *Config) { c.Default.AuthStrategy, c.Default.RPCTransport = "http_basic", "local" }},
 		"client certificates need TLS and a CA": {mut: func(c *Config) { c.JSONRPC.RequireClientCert = true }, want: []string{

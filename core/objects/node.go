@@ -97,6 +97,11 @@ type Node struct {
 	// AllocationID is the id of the Allocation that reserved the node
 	// (1.2, API 1.52 shows its UUID as allocation_uuid).
 	AllocationID *int64 `rivet:"allocation_id"`
+	// Owner and Lessee (1.2, API 1.50 and 1.65) are the projects the node
+	// belongs to and is leased to: project-scoped users see and act on
+	// only the nodes one of them names (docs/admin/security.md).
+	Owner  *string `rivet:"owner"`
+	Lessee *string `rivet:"lessee"`
 }
 
 // Faults the conductor records in Node.Fault, as Ironic's
@@ -218,9 +223,11 @@ func NodeKind() Kind {
 			{Name: "instance_name", Since: v("1.2"), Nullable: true},
 			{Name: "health", Since: v("1.2"), Nullable: true},
 			{Name: "allocation_id", Since: v("1.2"), Nullable: true},
+			{Name: "owner", Since: v("1.2"), Nullable: true},
+			{Name: "lessee", Since: v("1.2"), Nullable: true},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.2-88a32cb3ee10fb0b0281de5282cf08ea",
+		Fingerprint: "1.2-b59c6d01fc65dd504e506fadf8513605",
 	}
 }

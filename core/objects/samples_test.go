@@ -51,6 +51,7 @@ func samples() map[string]func() Object {
 				Shard: ptr("shard-1"), ParentNode: ptr("0d2c9a67-8a3f-4d5e-9b1a-2c3d4e5f6a7b"),
 				DisablePowerOff: true, InstanceName: ptr("web-1"), Health: ptr("OK"),
 				AllocationID: ptr(int64(5)),
+				Owner:        ptr("f3b2c1d0a9e84f7b8c6d5e4f3a2b1c0d"), Lessee: ptr("tenant-b"),
 			}
 		},
 		"Allocation": func() Object {
@@ -140,6 +141,14 @@ func samples() map[string]func() Object {
 				CreatedAt: created, UpdatedAt: &updated,
 			}
 		},
+		"NodeHistory": func() Object {
+			return &NodeHistory{
+				ID: 21, UUID: "e5840e39-b4ba-4a93-8071-cff9aa2c9633", NodeID: 7,
+				Conductor: ptr("conductor-1.example.com"), EventType: ptr("provisioning"),
+				Severity: ptr("ERROR"), Event: ptr("Failed to deploy: image not found (request req-3f1c)"), UserName: ptr("alice"),
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
 		"Widget": func() Object {
 			return &Widget{ID: 1, Name: "w1", Extra: map[string]any{}, Meta: map[string]any{"k": "v"}, Color: ptr("red")}
 		},
@@ -154,6 +163,7 @@ var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
 	"Conductor": "online", "VolumeConnector": "extra", "VolumeTarget": "boot_index", "Widget": "meta", "Gadget": "new",
 	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public", "Allocation": "extra",
+	"NodeHistory": "event",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one

@@ -36,6 +36,7 @@ var head = Entry{
 		"VolumeConnector": {v("1.0")},
 		"VolumeTarget":    {v("1.0")},
 		"Allocation":      {v("1.0")},
+		"NodeHistory":     {v("1.0")},
 	},
 	ServiceVersion: 3,
 }

@@ -93,7 +93,7 @@ func (c *Client) Prepare(ctx context.Context, method string, args map[string]any
 	if id == "" {
 		id = "req-" + uuid.NewString()
 	}
-	return &Request{Method: method, Version: ver.String(), Params: params, RequestID: id}, nil
+	return &Request{Method: method, Version: ver.String(), Params: params, RequestID: id, User: User(ctx)}, nil
 }
 
 // Call sends method to host and waits for its reply.

@@ -22,6 +22,11 @@ type Request struct {
 	Params map[string]json.RawMessage
 	// RequestID travels into the server's logs and back in errors.
 	RequestID string
+	// User is the API user the call acts for ("" when none: noauth, a
+	// periodic task); conductors record it in node history. It travels in
+	// the context parameter, which older conductors read only the
+	// request_id of.
+	User string
 	// Cast marks a fire-and-forget call: the server answers before running it.
 	Cast bool
 
@@ -87,6 +92,19 @@ type requestIDKey struct{}
 // RPC) being served, so it reaches the conductor's logs.
 func WithRequestID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+type userKey struct{}
+
+// WithUser returns ctx carrying the API user a call acts for.
+func WithUser(ctx context.Context, user string) context.Context {
+	return context.WithValue(ctx, userKey{}, user)
+}
+
+// User returns the API user ctx carries, or "".
+func User(ctx context.Context) string {
+	u, _ := ctx.Value(userKey{}).(string)
+	return u
 }
 
 // RequestID returns the request id ctx carries, or "".

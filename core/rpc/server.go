@@ -98,7 +98,7 @@ func (s *Server) Dispatch(ctx context.Context, req *Request) (json.RawMessage, e
 	if err != nil {
 		return nil, err
 	}
-	ctx = WithRequestID(ctx, req.RequestID)
+	ctx = WithUser(WithRequestID(ctx, req.RequestID), req.User)
 	// The request's logger is built only to log something: nearly every
 	// call logs nothing here.
 	log := func() *slog.Logger {
@@ -108,7 +108,7 @@ func (s *Server) Dispatch(ctx context.Context, req *Request) (json.RawMessage, e
 		s.casts.Add(1)
 		go func() {
 			defer s.casts.Done()
-			cctx := WithRequestID(context.WithoutCancel(s.castBase), req.RequestID)
+			cctx := WithUser(WithRequestID(context.WithoutCancel(s.castBase), req.RequestID), req.User)
 			if _, err := safeCall(cctx, h, p, log); err != nil {
 				log().Warn("rpc cast failed", "error", err)
 			}

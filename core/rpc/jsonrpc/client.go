@@ -264,7 +264,11 @@ func requestBody(req *rpc.Request) ([]byte, error) {
 		params[k] = v
 	}
 	params[rpc.VersionParam], _ = json.Marshal(req.Version)
-	params[rpc.ContextParam], _ = json.Marshal(map[string]string{"request_id": req.RequestID})
+	rc := map[string]string{"request_id": req.RequestID}
+	if req.User != "" {
+		rc["user"] = req.User
+	}
+	params[rpc.ContextParam], _ = json.Marshal(rc)
 	env := map[string]any{"jsonrpc": "2.0", "method": req.Method, "params": params}
 	if !req.Cast {
 		env["id"] = req.RequestID
@@ -288,7 +292,7 @@ func requestBody(req *rpc.Request) ([]byte, error) {
 // a node included, which was most of what an RPC's envelope cost the API.
 func appendRequestBody(buf []byte, req *rpc.Request) ([]byte, bool) {
 	keys := make([]string, 0, len(req.Params)+2)
-	size := 128 + len(req.Method) + 2*len(req.RequestID) + len(req.Version)
+	size := 128 + len(req.Method) + 2*len(req.RequestID) + len(req.Version) + len(req.User)
 	for k, v := range req.Params {
 		if k != rpc.VersionParam && k != rpc.ContextParam {
 			keys = append(keys, k)
@@ -328,6 +332,10 @@ func appendRequestBody(buf []byte, req *rpc.Request) ([]byte, bool) {
 		case rpc.ContextParam:
 			buf = append(buf, `{"request_id":`...)
 			buf, ok = jsonraw.AppendPlainString(buf, req.RequestID)
+			if ok && req.User != "" {
+				buf = append(buf, `,"user":`...)
+				buf, ok = jsonraw.AppendPlainString(buf, req.User)
+			}
 			buf = append(buf, '}')
 		default:
 			v := req.Params[k]

@@ -64,9 +64,10 @@ func parseEnvelopeStd(body []byte) (*rpc.Request, json.RawMessage, *wireError) {
 	if raw, ok := params[rpc.ContextParam]; ok {
 		var rc struct {
 			RequestID string `json:"request_id"`
+			User      string `json:"user"`
 		}
 		_ = json.Unmarshal(raw, &rc)
-		req.RequestID = rc.RequestID
+		req.RequestID, req.User = rc.RequestID, rc.User
 		delete(params, rpc.ContextParam)
 	}
 	return req, id, nil
@@ -79,7 +80,11 @@ func requestBodyStd(req *rpc.Request) ([]byte, error) {
 		params[k] = v
 	}
 	params[rpc.VersionParam], _ = json.Marshal(req.Version)
-	params[rpc.ContextParam], _ = json.Marshal(map[string]string{"request_id": req.RequestID})
+	rc := map[string]string{"request_id": req.RequestID}
+	if req.User != "" {
+		rc["user"] = req.User
+	}
+	params[rpc.ContextParam], _ = json.Marshal(rc)
 	env := map[string]any{"jsonrpc": "2.0", "method": req.Method, "params": params}
 	if !req.Cast {
 		env["id"] = req.RequestID
@@ -237,7 +242,7 @@ func dumpRequest(r *rpc.Request) string {
 	for k, v := range r.Params {
 		params[k] = string(v)
 	}
-	return fmt.Sprintf("{Method:%q Version:%q RequestID:%q Cast:%v Params:%q}", r.Method, r.Version, r.RequestID, r.Cast, params)
+	return fmt.Sprintf("{Method:%q Version:%q RequestID:%q User:%q Cast:%v Params:%q}", r.Method, r.Version, r.RequestID, r.User, r.Cast, params)
 }
 
 func TestParseEnvelopeFastMatchesStd(t *testing.T) {
@@ -280,6 +285,8 @@ func requestCases(t testing.TB) []*rpc.Request {
 	reqs := []*rpc.Request{
 		{Method: "power", Version: "1.0", RequestID: "req-1", Params: params("node_id", `"n1"`)},
 		{Method: "power", Version: "1.0", RequestID: "req-1", Params: params("node_id", `"n1"`), Cast: true},
+		{Method: "power", Version: "1.0", RequestID: "req-1", User: "alice", Params: params("node_id", `"n1"`)},
+		{Method: "power", Version: "1.0", RequestID: "req-1", User: "a<b", Params: params("node_id", `"n1"`)},
 		{Method: "power", Version: "1.0", RequestID: "", Params: nil},
 		{Method: "", Version: "", RequestID: "", Params: params()},
 		{Method: "power", Version: "1.0", RequestID: "r", Params: params("rpc.version", `"9.9"`, "context", `{"request_id":"x"}`, "a", `1`)},

@@ -277,9 +277,10 @@ func parseEnvelope(body []byte) (*rpc.Request, json.RawMessage, *wireError) {
 		} else {
 			var rc struct {
 				RequestID string `json:"request_id"`
+				User      string `json:"user"`
 			}
 			_ = json.Unmarshal(raw, &rc)
-			req.RequestID = rc.RequestID
+			req.RequestID, req.User = rc.RequestID, rc.User
 		}
 		delete(params, rpc.ContextParam)
 	}
