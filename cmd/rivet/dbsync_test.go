@@ -240,10 +240,7 @@ func TestDBSyncUpgradesA01Database(t *testing.T) {
 		v10, enroll := "1.0", "enroll"
 		for i, hw := range []string{"fake-hardware", "fake-hardware", "redfish"} {
 			n := &db.Node{UUID: fmt.Sprintf("20000000-0000-0000-0000-%012d", i), Driver: hw, Version: &v10, ProvisionState: &enroll}
-			// 0.1's nodes table has no interface columns to name.
-			q := dbh.Bun().NewInsert().Model(n).ExcludeColumn("reservation", "reservation_expires_at", "reservation_epoch",
-				"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
-				"power_interface", "raid_interface", "vendor_interface", "owner", "lessee")
+			q := dbh.Bun().NewInsert().Model(n).Column(dbtest.Release01NodeColumns...)
 			if _, err := q.Exec(ctx); err != nil {
 				t.Fatal(err)
 			}

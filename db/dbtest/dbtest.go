@@ -78,3 +78,19 @@ func MigrateUntil(t testing.TB, dbh *db.DB, last string) {
 		t.Fatalf("migrate %s until %s: %v", dbh.Dialect(), last, err)
 	}
 }
+
+// Release01NodeColumns are the columns of release 0.1's nodes table that
+// its store wrote (all but id and the lease columns): a test writing a row
+// as 0.1 did names them, since db.Node maps the columns of every later
+// release too. 0.1's schema is frozen, so this list never changes.
+var Release01NodeColumns = []string{"uuid", "name", "chassis_id", "driver", "driver_info", "driver_internal_info",
+	"extra", "instance_info", "properties", "clean_step", "raid_config", "target_raid_config", "instance_uuid",
+	"last_error", "maintenance", "maintenance_reason", "power_state", "target_power_state", "provision_state",
+	"target_provision_state", "provision_updated_at", "inspection_started_at", "inspection_finished_at",
+	"network_interface", "resource_class", "console_enabled", "conductor_affinity", "conductor_group",
+	"created_at", "updated_at", "version"}
+
+// Release02NodeColumns are release 0.2's: 0.1's and the node's interfaces.
+var Release02NodeColumns = append(append([]string(nil), Release01NodeColumns...), "boot_interface",
+	"console_interface", "deploy_interface", "inspect_interface", "management_interface", "power_interface",
+	"raid_interface", "vendor_interface")

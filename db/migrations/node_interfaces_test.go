@@ -22,7 +22,7 @@ func TestNodeInterfacesMigrationOn01Rows(t *testing.T) {
 		for i := range 3 {
 			n := &db.Node{UUID: fmt.Sprintf("30000000-0000-0000-0000-%012d", i), Driver: "ipmi", Version: &v10}
 			// Only 0.1's columns: the model has those of every later release.
-			q := dbh.Bun().NewInsert().Model(n).Column(release01NodeColumns...)
+			q := dbh.Bun().NewInsert().Model(n).Column(dbtest.Release01NodeColumns...)
 			if _, err := q.Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -51,8 +51,3 @@ func TestNodeInterfacesMigrationOn01Rows(t *testing.T) {
 	})
 }
 
-// release01NodeColumns are the node columns a 0.1 service writes (the
-// initial schema less what 0.1 left to defaults).
-var release01NodeColumns = []string{"uuid", "driver", "version", "driver_info", "driver_internal_info", "extra",
-	"instance_info", "properties", "clean_step", "raid_config", "target_raid_config", "maintenance",
-	"provision_state", "console_enabled", "conductor_group", "created_at"}

@@ -3,6 +3,7 @@ package migrations_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/rivetmetal/rivet/db"
@@ -26,8 +27,7 @@ func TestNodeOwnerAndHistoryMigrationOn02Rows(t *testing.T) {
 		var ids []int64
 		for i := range 2 {
 			n := &db.Node{UUID: fmt.Sprintf("40000000-0000-0000-0000-%012d", i), Driver: "ipmi", Version: &v11}
-			q := dbh.Bun().NewInsert().Model(n).ExcludeColumn("reservation", "reservation_expires_at", "reservation_epoch",
-				"owner", "lessee").Returning("id")
+			q := dbh.Bun().NewInsert().Model(n).Column(dbtest.Release02NodeColumns...).Returning("id")
 			if _, err := q.Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -38,7 +38,8 @@ func TestNodeOwnerAndHistoryMigrationOn02Rows(t *testing.T) {
 			t.Fatal(err)
 		}
 		applied, err := m.Migrate(ctx, nil)
-		if err != nil || len(applied) != 2 || applied[0] != "20270105000000_node_owner_lessee" || applied[1] != "20270105000100_node_history" {
+		// Every 0.3 migration runs; these two among them.
+		if err != nil || !slices.Contains(applied, "20270105000000_node_owner_lessee") || !slices.Contains(applied, "20270105000100_node_history") {
 			t.Fatalf("applied %v, %v", applied, err)
 		}
 		var rows []db.Node

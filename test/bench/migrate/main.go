@@ -304,9 +304,7 @@ func load(ctx context.Context, conn string, o options) error {
 		Properties:         db.JSONObject{"cpu_arch": "x86_64", "cpus": 32, "memory_mb": 131072, "local_gb": 400},
 		Extra:              db.JSONObject{"rack": "r1", "slot": 7},
 		DriverInternalInfo: db.JSONObject{}, InstanceInfo: db.JSONObject{}}
-	if _, err := d.Bun().NewInsert().Model(n).ExcludeColumn("id", "reservation", "reservation_expires_at", "reservation_epoch",
-		"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
-		"power_interface", "raid_interface", "vendor_interface").Exec(ctx); err != nil {
+	if _, err := d.Bun().NewInsert().Model(n).Column(dbtest.Release01NodeColumns...).Exec(ctx); err != nil {
 		return fmt.Errorf("template node: %w", err)
 	}
 	// Every column of the template but the identity ones is copied.
