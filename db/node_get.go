@@ -135,9 +135,8 @@ func (s *Store) buildNodeQuery(col string) *nodeQuery {
 }
 
 // loadNodeBy reads the node whose col equals value, built as Load builds
-// it; ok is false when the typed path cannot serve and the caller should
-// use Load.
-func (s *Store) loadNodeBy(ctx context.Context, col string, value any) (n *Node, ok bool, err error) {
+// it.
+func (s *Store) loadNodeBy(ctx context.Context, col string, value any) (*Node, error) {
 	q := s.nodeQueryFor(col)
 	row := new(Node)
 	base := reflect.ValueOf(row).Elem()
@@ -146,9 +145,9 @@ func (s *Store) loadNodeBy(ctx context.Context, col string, value any) (n *Node,
 		dests[i] = fieldDest(base.FieldByIndex(index))
 	}
 	if err := s.queryRow(ctx, q.text, value, dests); err != nil {
-		return nil, true, s.db.wrap(notFound(err), "load Node")
+		return nil, s.db.wrap(notFound(err), "load Node")
 	}
-	return row, true, nil
+	return row, nil
 }
 
 // queryRow runs a one-row query with one bind parameter and scans its

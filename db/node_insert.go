@@ -68,21 +68,13 @@ func (s *Store) buildNodeInsert() *nodeInsert {
 	return ins
 }
 
-// errNoTypedInsert says that the typed insert cannot serve; the caller
-// writes through bun.
-var errNoTypedInsert = errors.New("db: no typed insert for nodes")
-
 // insertNodesPG writes rows (stamped, ids unset) in one pipeline and sets
-// their ids. It returns errNoTypedInsert when it cannot serve, without
-// writing anything. kept reports, with an error, that the rows may have
+// their ids. kept reports, with an error, that the rows may have
 // been kept: the error is not PostgreSQL's answer to a statement (which
 // aborts the implicit transaction: nothing kept) but the connection's, for
 // which whether the commit happened is unknown.
 func (s *Store) insertNodesPG(ctx context.Context, rows []*Node) (kept bool, err error) {
 	ins := s.nodeInsertFor()
-	if ins == nil {
-		return false, errNoTypedInsert
-	}
 	batch := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(rows))}
 	for _, r := range rows {
 		r.stampInsert()

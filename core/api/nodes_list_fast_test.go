@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -224,6 +225,18 @@ func compareList(t *testing.T, p *listPair, host, target, ver string) {
 		fast.Header().Get("Content-Type") != slow.Header().Get("Content-Type") {
 		t.Fatalf("GET %s (host %q) @%q: fast path (served fast: %v) %d %s\n\ngeneral path %d %s",
 			target, host, ver, p.served.Load() > before, fast.Code, fast.Body, slow.Code, slow.Body)
+	}
+	// The general path's body is what encoding/json writes for it.
+	if slow.Code == http.StatusOK {
+		dec := json.NewDecoder(bytes.NewReader(slow.Body.Bytes()))
+		dec.UseNumber()
+		var body any
+		if err := dec.Decode(&body); err != nil {
+			t.Fatalf("GET %s @%q: %v", target, ver, err)
+		}
+		if want := encoderBody(body); !bytes.Equal(slow.Body.Bytes(), want) {
+			t.Fatalf("GET %s @%q: body is not encoding/json's:\n%s\n%s", target, ver, slow.Body, want)
+		}
 	}
 	if strings.Contains(target, "fields=uuid,name") && ver == "1.31" && fast.Code == http.StatusOK && p.served.Load() == before {
 		u, _ := url.Parse(target)

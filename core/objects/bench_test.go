@@ -113,8 +113,8 @@ func mustLatest(b *testing.B, r *Registry) version.Version {
 }
 
 // BenchmarkParsePrimitive is reading the JSON of a node primitive, as
-// both sides of an RPC do: the golden Node of HEAD, compacted as it
-// travels.
+// both sides of an RPC do, against the json.Unmarshal it replaced ("std",
+// wire_fast_test.go): the golden Node of HEAD, compacted as it travels.
 // Run with
 //
 //	go test -run '^$' -bench ParsePrimitive -benchmem ./core/objects
@@ -127,11 +127,23 @@ func BenchmarkParsePrimitive(b *testing.B) {
 	if err := json.Compact(&compact, prim); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := ParsePrimitive(compact.Bytes()); err != nil {
-			b.Fatal(err)
-		}
+	for _, tc := range []struct {
+		name string
+		fn   func([]byte) (Primitive, error)
+	}{
+		{"fast", ParsePrimitive},
+		{"std", parsePrimitiveStd},
+		// What Decode reads (names from the registry).
+		{"registry", func(b []byte) (Primitive, error) { return parsePrimitive(b, parseRegistry) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tc.fn(compact.Bytes()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

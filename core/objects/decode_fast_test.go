@@ -2,27 +2,22 @@ package objects
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/rivetmetal/rivet/core/internal/fuzzcorpus"
 )
 
-// Decode's own building of an object (fields walked in table order,
-// snapshots sharing empty maps) must build exactly the object the code
-// before it built: decodeStd is Decode as it was, ParsePrimitive followed
-// by Deserialize's loop over sorted keys on a defaulted object and a
-// deep-copied snapshot.
+// Decode's own reading of a primitive (names taken from the registry,
+// fields walked in table order, snapshots sharing empty maps) must build
+// exactly the object the code before it built: decodeStd is Decode as it
+// was, ParsePrimitive's std reading followed by Deserialize's loop over
+// sorted keys on a defaulted object and a deep-copied snapshot.
 
 func decodeStd(r *Registry, b []byte, server bool) (Object, error) {
-	p, err := ParsePrimitive(b)
+	p, err := parsePrimitiveStd(b)
 	if err != nil {
 		return nil, err
 	}
@@ -161,84 +156,4 @@ func FuzzDecodeMatchesStd(f *testing.F) {
 	}
 	r := testRegistry(f)
 	f.Fuzz(func(t *testing.T, b []byte) { checkDecodeStd(t, r, b) })
-}
-
-var primitiveCases = []string{
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{"uuid":"u","extra":{"a":[1,{"b":null}]}},"rivet_object.changes":["extra"]}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{}}`,
-	" \n{ \"rivet_object.name\" : \"Node\" ,\t\"rivet_object.version\" : \"1.0\" , \"rivet_object.data\" : { \"a\" : [ 1 , 2 ] , \"b\" : { } } , \"rivet_object.changes\" : [ \"a\" , \"b\" ] }\r\n",
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.changes":[]}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.changes":[ ]}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.changes":null}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.changes":[null]}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.changes":["a",1]}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.changes":["a\"b"]}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.changes":"a"}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.changes":["a"],"rivet_object.changes":null}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.changes":null,"rivet_object.changes":["a"]}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":null}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0"}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":[]}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":"x"}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{"a":1,"a":2}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{"a":1,"\u0061":2}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{"a":1},"rivet_object.data":{"b":2}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{"a":1},"rivet_object.data":null}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{"a":1},"RIVET_OBJECT.DATA":{"b":2}}`,
-	`{"rivet_object.name":"Node","rivet_object.name":"Port","rivet_object.version":"1.0","rivet_object.data":{}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.version":"1.1","rivet_object.data":{}}`,
-	`{"Rivet_Object.Name":"Node","rivet_object.version":"1.0","rivet_object.data":{}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.namespace":"x"}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{},"rivet_object.nam\u0065":"Port"}`,
-	`{"rivet_object.name":"No\u0064e","rivet_object.version":"1\u002e0","rivet_object.data":{}}`,
-	`{"rivet_object.name":"","rivet_object.version":"1.0","rivet_object.data":{}}`,
-	`{"rivet_object.name":null,"rivet_object.version":"1.0","rivet_object.data":{}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":null,"rivet_object.data":{}}`,
-	`{"rivet_object.name":"Node","rivet_object.data":{}}`,
-	`{"rivet_object.version":"1.0","rivet_object.data":{}}`,
-	`{"rivet_object.name":5,"rivet_object.version":"1.0","rivet_object.data":{}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":1.0,"rivet_object.data":{}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"01.0","rivet_object.data":{}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"x","rivet_object.data":{}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"","rivet_object.data":{}}`,
-	"{\"rivet_object.name\":\"No\xffde\",\"rivet_object.version\":\"1.0\",\"rivet_object.data\":{\"\xff\":\"\xff\"}}",
-	"{\"rivet_object.name\":\"Node\",\"rivet_object.version\":\"1.0\",\"rivet_object.data\":{\"a\":\"\xff\"},\"rivet_object.changes\":[\"\xfe\"]}",
-	"{\"rivet_object.name\":\"Nöde\u2028\",\"rivet_object.version\":\"1.0\",\"rivet_object.data\":{\"ключ\":\"<&>\u2029\"}}",
-	`{"rivet_object.name":"<Node>&","rivet_object.version":"1.0","rivet_object.data":{"<":">"}}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{"a":1}} x`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{"a":1}`,
-	`{"rivet_object.name":"Node","rivet_object.version":"1.0","rivet_object.data":{"a":}}`,
-	`null`, `{}`, `[]`, `"x"`, `1`, ``, ` `,
-}
-
-// goldenPrimitives are the committed wire fixtures, as written (indented)
-// and compacted as they travel.
-func goldenPrimitives(t testing.TB) [][]byte {
-	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*", "*.json"))
-	if len(paths) == 0 {
-		t.Fatal("no golden primitives")
-	}
-	var out [][]byte
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, b); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, b, compact.Bytes())
-	}
-	return out
-}
-
-func primitiveSeeds(t testing.TB) [][]byte {
-	var seeds [][]byte
-	for _, s := range primitiveCases {
-		seeds = append(seeds, []byte(s))
-	}
-	seeds = append(seeds, goldenPrimitives(t)...)
-	return append(seeds, fuzzcorpus.Bytes(t, filepath.Join("testdata", "fuzz", "FuzzDeserialize"))...)
 }

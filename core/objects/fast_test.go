@@ -1,6 +1,7 @@
 package objects
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -58,7 +59,7 @@ func fastValues() map[reflect.Type][]any {
 	return out
 }
 
-func TestFastCopyEqualMatchGeneric(t *testing.T) {
+func TestFastCopyEqualEncodeMatchGeneric(t *testing.T) {
 	for typ, vals := range fastValues() {
 		fi, err := bind(Field{Name: "f", Nullable: typ.Kind() == reflect.Pointer, Default: defaultFor(typ)}, []int{0}, typ)
 		if err != nil {
@@ -74,6 +75,15 @@ func TestFastCopyEqualMatchGeneric(t *testing.T) {
 			fi.copyInto(dst, av)
 			if want := deepCopy(av); !reflect.DeepEqual(dst.Interface(), want.Interface()) && !hasNaN(a) {
 				t.Errorf("%s: copy of %#v = %#v, want %#v", typ, a, dst.Interface(), want.Interface())
+			}
+			// appendWire is json.Marshal of the wire value.
+			want, werr := json.Marshal(wireValue(av).Interface())
+			got, gerr := fi.appendWire([]byte("prefix"), av)
+			if (werr != nil) != (gerr != nil) || (werr == nil && string(got) != "prefix"+string(want)) {
+				t.Errorf("%s %#v: appendWire = %s, %v; json.Marshal = %s, %v", typ, a, got, gerr, want, werr)
+			}
+			if werr == nil {
+				checkDecode(t, fi, want)
 			}
 			// equal is reflect.DeepEqual.
 			for _, b := range vals[i:] {
@@ -92,6 +102,59 @@ func TestFastCopyEqualMatchGeneric(t *testing.T) {
 	}
 }
 
+// TestFastDecodeMatchesGeneric decodes raw values that the fast path takes
+// or must refuse, and compares with the generic decoder.
+func TestFastDecodeMatchesGeneric(t *testing.T) {
+	raws := []string{`""`, `"x"`, `"a b"`, `"\u0041"`, `"\\"`, `"é"`, "\"\x7f\"", `"x" "y"`, `"x`, `x"`, `"`,
+		`0`, `-0`, `1`, `-1`, `01`, `1.0`, `1e3`, `9223372036854775807`, `9223372036854775808`, `-9223372036854775808`, `-`, `12345678901234567890`,
+		`true`, `false`, `tru`, `null`, ` null `, `{}`, `{ }`, `{"a":1}`, `[]`, `"2026-03-14T09:26:53.589Z"`, `"2026-03-14T10:26:53+01:00"`,
+		`"2026-03-14T09:26:53Z"x`, `"2026-03-14 09:26:53Z"`, `"2026-03-14T09:26:53\u005a"`, `"10000-01-01T00:00:00Z"`, ` "x"`, `"x" `, ` 1`}
+	for typ := range fastValues() {
+		fi, err := bind(Field{Name: "f", Nullable: typ.Kind() == reflect.Pointer, Default: defaultFor(typ)}, []int{0}, typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, raw := range raws {
+			checkDecode(t, fi, []byte(raw))
+		}
+	}
+}
+
+// checkDecode compares decodeValue (fast path first) with the generic
+// decoder on raw.
+func checkDecode(t *testing.T, fi *fieldInfo, raw []byte) {
+	t.Helper()
+	got, want := reflect.New(fi.typ).Elem(), reflect.New(fi.typ).Elem()
+	gerr := decodeValue(fi, got, raw)
+	werr := decodeGeneric(fi, want, raw)
+	if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+		t.Errorf("%s %s: error %v, generic %v", fi.typ, raw, gerr, werr)
+		return
+	}
+	if !reflect.DeepEqual(got.Interface(), want.Interface()) {
+		t.Errorf("%s %s: decoded %#v, generic %#v", fi.typ, raw, got.Interface(), want.Interface())
+	}
+}
+
+// decodeGeneric is decodeValue without the fast path.
+func decodeGeneric(fi *fieldInfo, dst reflect.Value, raw json.RawMessage) error {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		if !fi.Nullable {
+			return fmt.Errorf("null for a field that is not nullable")
+		}
+		dst.SetZero()
+		return nil
+	}
+	p := reflect.New(fi.typ)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(p.Interface()); err != nil {
+		return err
+	}
+	dst.Set(wireValue(p.Elem()))
+	return nil
+}
+
 func defaultFor(t reflect.Type) any {
 	if t == mapAnyType {
 		return map[string]any{}
@@ -107,11 +170,10 @@ func addressable(v any) reflect.Value {
 
 func hasNaN(v any) bool { return fmt.Sprint(v) == "map[n:NaN]" }
 
-// TestSerializeMatchesCopy checks that Serialize, which reads obj itself
-// at the latest version, gives what serializing a converted copy gives, for
-// every sample and test kind at every version, and for nodes with values
-// that need escaping.
-func TestSerializeMatchesCopy(t *testing.T) {
+// TestEncodeMatchesMarshal checks that Encode writes exactly
+// json.Marshal(Serialize(…)) for every sample and test kind at every
+// version, and for nodes with values that need escaping.
+func TestEncodeMatchesMarshal(t *testing.T) {
 	for _, r := range []*Registry{benchRegistry2(t), testRegistry(t)} {
 		for _, kind := range r.Kinds() {
 			mk, ok := samples()[kind]
@@ -137,10 +199,22 @@ func TestSerializeMatchesCopy(t *testing.T) {
 
 func checkEncode(t *testing.T, r *Registry, obj Object, ver version.Version) {
 	t.Helper()
+	got, err := r.Encode(obj, ver)
+	if err != nil {
+		t.Fatal(err)
+	}
 	p, err := r.Serialize(obj, ver)
 	if err != nil {
 		t.Fatal(err)
 	}
+	want, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s at %s: Encode\n%s\njson.Marshal\n%s", obj.Kind(), ver, got, want)
+	}
+	// And Serialize reads obj as a converted copy would hold it.
 	ref, err := serializeViaCopy(r, obj, ver)
 	if err != nil {
 		t.Fatal(err)
@@ -252,4 +326,34 @@ func loadedSample2(r *Registry, mk func() Object) Object {
 		panic(err)
 	}
 	return obj
+}
+
+// FuzzFastPaths checks the fast paths against the generic ones on
+// arbitrary input: raw bytes decoded into every fast-path type, and the
+// same bytes as a string encoded, compared, and copied.
+func FuzzFastPaths(f *testing.F) {
+	for _, s := range []string{`"x"`, `12`, `-0`, `true`, `null`, `{}`, `"2026-03-14T09:26:53.589Z"`, `"a\u0041"`, "\"\xff\"", `"<&>"`, `1e3`} {
+		f.Add([]byte(s))
+	}
+	var fis []*fieldInfo
+	for typ := range fastValues() {
+		fi, err := bind(Field{Name: "f", Nullable: typ.Kind() == reflect.Pointer, Default: defaultFor(typ)}, []int{0}, typ)
+		if err != nil {
+			f.Fatal(err)
+		}
+		fis = append(fis, fi)
+	}
+	str, _ := bind(Field{Name: "s"}, []int{0}, reflect.TypeFor[string]())
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, fi := range fis {
+			checkDecode(t, fi, raw)
+		}
+		v := addressable(string(raw))
+		want, werr := json.Marshal(string(raw))
+		got, gerr := str.appendWire(nil, v)
+		if werr != nil || gerr != nil || !bytes.Equal(got, want) {
+			t.Fatalf("string %q: appendWire %s %v, json.Marshal %s %v", raw, got, gerr, want, werr)
+		}
+		checkDecode(t, str, want)
+	})
 }
