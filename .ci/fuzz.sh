@@ -31,6 +31,10 @@ targets=(
   "./core/jsonraw FuzzMembers"          # Valid, Members, Unquote, MarshalsVerbatim agree with encoding/json
   "./core/objects FuzzParsePrimitiveFast" # ParsePrimitive's split agrees with json.Unmarshal
   "./core/objects FuzzDecodeMatchesStd"  # Decode builds the object the sorted, deep-copying code built
+  "./core/rpc/jsonrpc FuzzParseEnvelopeFast"    # parseEnvelope's split agrees with the encoding/json reading
+  "./core/rpc/jsonrpc FuzzRequestBodyFast"      # the hand-written request body is json.Marshal's, byte for byte
+  "./core/rpc/jsonrpc FuzzDecodeResponseFast"   # the client's reply split agrees with json.Unmarshal
+  "./core/rpc/jsonrpc FuzzWriteResultFast"      # the hand-written success reply is json.Encoder's, byte for byte
   "./drivers/redfish FuzzRedfishResponses" # BMC answers to the Redfish driver
   "./drivers/ipmi FuzzIPMIResponses"    # RMCP+ datagrams to the IPMI driver
   "./core/config FuzzConfigValues"      # configuration files and values

@@ -145,32 +145,48 @@ func benchNodeRequest(b *testing.B) *rpc.Request {
 		Params: map[string]json.RawMessage{"node": compact.Bytes()}}
 }
 
-// The envelope's four codecs on a create_node carrying a node. Run with
+// The envelope's four codecs on a create_node carrying a node, each
+// against the encoding/json code it replaced ("std", fast_test.go).
+// Run with
 //
 //	go test -run '^$' -bench 'ParseEnvelope|RequestBody|DecodeResponse|WriteResult' -benchmem ./core/rpc/jsonrpc
 
 // BenchmarkParseEnvelope is the conductor reading a request body.
 func BenchmarkParseEnvelope(b *testing.B) {
-	body, err := requestBody(benchNodeRequest(b))
+	body, err := requestBodyStd(benchNodeRequest(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, _, werr := parseEnvelope(body); werr != nil {
-			b.Fatal(werr.Message)
-		}
+	for _, tc := range []struct {
+		name string
+		fn   func([]byte) (*rpc.Request, json.RawMessage, *wireError)
+	}{{"fast", parseEnvelope}, {"std", parseEnvelopeStd}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, werr := tc.fn(body); werr != nil {
+					b.Fatal(werr.Message)
+				}
+			}
+		})
 	}
 }
 
 // BenchmarkRequestBody is the API writing a request body.
 func BenchmarkRequestBody(b *testing.B) {
 	req := benchNodeRequest(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := requestBody(req); err != nil {
-			b.Fatal(err)
-		}
+	for _, tc := range []struct {
+		name string
+		fn   func(*rpc.Request) ([]byte, error)
+	}{{"fast", requestBody}, {"std", requestBodyStd}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tc.fn(req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -178,21 +194,37 @@ func BenchmarkRequestBody(b *testing.B) {
 // node back.
 func BenchmarkDecodeResponse(b *testing.B) {
 	reply := []byte(`{"jsonrpc":"2.0","result":` + string(benchNodeRequest(b).Params["node"]) + `,"id":"req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}` + "\n")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := decodeResponse(reply); err != nil {
-			b.Fatal(err)
-		}
+	for _, tc := range []struct {
+		name string
+		fn   func([]byte) (response, error)
+	}{{"fast", decodeResponse}, {"std", decodeResponseStd}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tc.fn(reply); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
 // BenchmarkWriteResult is the conductor writing the reply that carries
-// the node back (into a writer that discards it).
+// the node back (into a writer that discards it, the same for both).
 func BenchmarkWriteResult(b *testing.B) {
 	res, id := benchNodeRequest(b).Params["node"], json.RawMessage(`"req-1be26c0b-03f2-4d2e-ae87-c02d7f33c123"`)
-	b.ReportAllocs()
-	for b.Loop() {
-		writeResult(discardWriter{}, res, id)
+	for _, tc := range []struct {
+		name string
+		fn   func(http.ResponseWriter, json.RawMessage, json.RawMessage)
+	}{{"fast", writeResult}, {"std", func(w http.ResponseWriter, res, id json.RawMessage) {
+		writeJSON(w, http.StatusOK, response{JSONRPC: "2.0", Result: res, ID: id})
+	}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				tc.fn(discardWriter{}, res, id)
+			}
+		})
 	}
 }
 

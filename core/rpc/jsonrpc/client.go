@@ -12,10 +12,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/rivetmetal/rivet/core/jsonraw"
 
 	"github.com/rivetmetal/rivet/core/rpc"
 )
@@ -243,7 +246,13 @@ func reply(req *rpc.Request, host string, status int, data []byte) (json.RawMess
 
 // requestBody is the JSON-RPC 2.0 envelope of req, as Ironic's client
 // sends it: the version and request id travel as reserved parameters.
+//
+// appendRequestBody writes it by hand when it can vouch for every byte;
+// otherwise json.Marshal does, as before.
 func requestBody(req *rpc.Request) ([]byte, error) {
+	if body, ok := appendRequestBody(nil, req); ok {
+		return body, nil
+	}
 	params := make(map[string]json.RawMessage, len(req.Params)+2)
 	for k, v := range req.Params {
 		params[k] = v
@@ -261,11 +270,127 @@ func requestBody(req *rpc.Request) ([]byte, error) {
 	return body, nil
 }
 
-// decodeResponse decodes a reply body.
+// appendRequestBody appends the envelope requestBody's json.Marshal would
+// write, byte for byte: members and parameters in encoding/json's order
+// for map keys (sorted), the reserved parameters replacing any of the same
+// name, strings that need no escaping and parameter values json.Marshal
+// copies as they are (jsonraw.MarshalsVerbatim: compact, nothing HTML
+// escaping rewrites), which is what Prepare's encoders produce. false when
+// any of that does not hold; buf is then garbage.
+//
+// encoding/json compacts and HTML-escapes every raw parameter value again,
+// a node included, which was most of what an RPC's envelope cost the API.
+func appendRequestBody(buf []byte, req *rpc.Request) ([]byte, bool) {
+	keys := make([]string, 0, len(req.Params)+2)
+	size := 128 + len(req.Method) + 2*len(req.RequestID) + len(req.Version)
+	for k, v := range req.Params {
+		if k != rpc.VersionParam && k != rpc.ContextParam {
+			keys = append(keys, k)
+			size += len(k) + len(v) + 4
+		}
+	}
+	keys = append(keys, rpc.VersionParam, rpc.ContextParam)
+	slices.Sort(keys)
+	if buf == nil {
+		buf = make([]byte, 0, size)
+	}
+	var ok bool
+	buf = append(buf, '{')
+	if !req.Cast {
+		buf = append(buf, `"id":`...)
+		if buf, ok = jsonraw.AppendPlainString(buf, req.RequestID); !ok {
+			return buf, false
+		}
+		buf = append(buf, ',')
+	}
+	buf = append(buf, `"jsonrpc":"2.0","method":`...)
+	if buf, ok = jsonraw.AppendPlainString(buf, req.Method); !ok {
+		return buf, false
+	}
+	buf = append(buf, `,"params":{`...)
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if buf, ok = jsonraw.AppendPlainString(buf, k); !ok {
+			return buf, false
+		}
+		buf = append(buf, ':')
+		switch k {
+		case rpc.VersionParam:
+			buf, ok = jsonraw.AppendPlainString(buf, req.Version)
+		case rpc.ContextParam:
+			buf = append(buf, `{"request_id":`...)
+			buf, ok = jsonraw.AppendPlainString(buf, req.RequestID)
+			buf = append(buf, '}')
+		default:
+			v := req.Params[k]
+			if ok = jsonraw.MarshalsVerbatim(v); ok {
+				buf = append(buf, v...)
+			}
+		}
+		if !ok {
+			return buf, false
+		}
+	}
+	return append(buf, "}}"...), true
+}
+
+// decodeResponse decodes a reply body as json.Unmarshal does, taking the
+// usual success reply apart without it (splitResponse).
 func decodeResponse(data []byte) (response, error) {
+	if r, ok := splitResponse(data); ok {
+		return r, nil
+	}
+	// A fresh value: what splitResponse read before giving up must not
+	// survive, and json.RawMessage's UnmarshalJSON would write into its
+	// sub-slices of data.
 	var r response
 	err := json.Unmarshal(data, &r)
 	return r, err
+}
+
+// splitResponse reads a reply body as json.Unmarshal would into a response
+// when it is a success reply as Rivet's conductors write it: valid JSON, an
+// object whose keys are exactly "jsonrpc", "result" and "id", at most once
+// each, jsonrpc a plain string. false for anything else (an error reply,
+// a case-variant or repeated key, escapes), left to json.Unmarshal. Result
+// and ID are sub-slices of data, which Send reads whole for this one reply
+// and never writes to.
+func splitResponse(data []byte) (response, bool) {
+	var r response
+	if !jsonraw.Valid(data) {
+		return r, false
+	}
+	var buf [4]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], data)
+	if !ok {
+		return r, false
+	}
+	var seen [3]bool // jsonrpc, result, id
+	for _, m := range members {
+		var at int
+		switch string(m.Key) {
+		case `"jsonrpc"`:
+			at = 0
+			if r.JSONRPC, ok = jsonraw.Unquote(m.Value); !ok {
+				return r, false
+			}
+		case `"result"`:
+			at = 1
+			r.Result = json.RawMessage(m.Value)
+		case `"id"`:
+			at = 2
+			r.ID = json.RawMessage(m.Value)
+		default:
+			return r, false
+		}
+		if seen[at] {
+			return r, false
+		}
+		seen[at] = true
+	}
+	return r, true
 }
 
 // markReplayable lets net/http resend a call once on a fresh connection

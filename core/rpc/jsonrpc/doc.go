@@ -15,9 +15,10 @@
 //   - Untrusted bodies are bounded in size and depth and checked whole
 //     (duplicate keys, UTF-8) before use; errors name the problem, never a
 //     value, nor a Go type.
-//   - Envelopes and replies are read and written with encoding/json: a
-//     hand-written envelope codec saved no measurable CPU per enrolled node
-//     (docs/performance.md).
+//   - A hand-written fast path (splitEnvelope, appendRequestBody,
+//     splitResponse, encodeResult) must produce exactly what encoding/json
+//     would, and says false for anything unusual; a fuzz target holds each
+//     to its encoding/json reading (fast_test.go).
 //   - A call that the transport resends (a kept-alive connection closed
 //     before its answer) runs at most once on a conductor that knows its
 //     call id (CallIDHeader, replayCache); the header is additive, so old

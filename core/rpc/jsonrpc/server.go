@@ -15,6 +15,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
+	"github.com/rivetmetal/rivet/core/jsonraw"
 
 	"github.com/rivetmetal/rivet/core/rpc"
 )
@@ -202,9 +203,22 @@ func writeResult(w http.ResponseWriter, res, id json.RawMessage) {
 	writeReply(w, encodeResult(res, id))
 }
 
-// encodeResult encodes a success reply.
+// encodeResult encodes a success reply exactly as
+// encodeJSON(response{JSONRPC: "2.0", Result: res, ID: id}) does.
+// encoding/json compacts and HTML-escapes the result again, a node
+// included, although what Dispatch returns is already compact JSON; so
+// when json.Marshal would copy res and id as they are
+// (jsonraw.MarshalsVerbatim), the reply is written by hand.
 func encodeResult(res, id json.RawMessage) []byte {
-	return encodeJSON(response{JSONRPC: "2.0", Result: res, ID: id})
+	if len(res) == 0 || !jsonraw.MarshalsVerbatim(res) || !jsonraw.MarshalsVerbatim(id) {
+		return encodeJSON(response{JSONRPC: "2.0", Result: res, ID: id})
+	}
+	body := make([]byte, 0, len(res)+len(id)+40)
+	body = append(body, `{"jsonrpc":"2.0","result":`...)
+	body = append(body, res...)
+	body = append(body, `,"id":`...)
+	body = append(body, id...)
+	return append(body, "}\n"...) // json.Encoder ends each value with a newline
 }
 
 // parseEnvelope validates a JSON-RPC request body. Errors come back in
@@ -212,14 +226,25 @@ func encodeResult(res, id json.RawMessage) []byte {
 // a missing method or non-object params, and (strict decoding) for nesting
 // deeper than jsonlimit.RPCMaxDepth, a repeated key, invalid UTF-8 or an
 // envelope member JSON-RPC 2.0 does not define.
+//
+// Every RPC a conductor serves comes through here, so the usual envelope is
+// taken apart without encoding/json (splitEnvelope, splitParams, and the
+// plain-string readings of rpc.version and context); anything unusual goes
+// through encoding/json as before, piece by piece, so the request and the
+// error (code, message, id) are the same either way. The request's params
+// and id are sub-slices of body, which the caller reads whole for this one
+// request and never writes to.
 func parseEnvelope(body []byte) (*rpc.Request, json.RawMessage, *wireError) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return nil, nil, &wireError{Code: codeInvalidRequest, Message: "Batch requests are not supported"}
 	}
-	env, werr := decodeEnvelope(body)
-	if werr != nil {
-		return nil, nil, werr
+	env, ok := splitEnvelope(body)
+	if !ok {
+		var werr *wireError
+		if env, werr = decodeEnvelope(body); werr != nil {
+			return nil, nil, werr
+		}
 	}
 	id := env.ID
 	if env.JSONRPC != "2.0" {
@@ -228,23 +253,31 @@ func parseEnvelope(body []byte) (*rpc.Request, json.RawMessage, *wireError) {
 	if env.Method == "" {
 		return nil, id, &wireError{Code: codeInvalidRequest, Message: "Missing method"}
 	}
-	var params map[string]json.RawMessage
-	if err := json.Unmarshal(env.Params, &params); err != nil || params == nil {
-		return nil, id, &wireError{Code: codeInvalidRequest, Message: "Params must be an object"}
+	params, ok := splitParams(env.Params)
+	if !ok {
+		if err := json.Unmarshal(env.Params, &params); err != nil || params == nil {
+			return nil, id, &wireError{Code: codeInvalidRequest, Message: "Params must be an object"}
+		}
 	}
 	req := &rpc.Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null"}
 	if raw, ok := params[rpc.VersionParam]; ok {
-		if err := json.Unmarshal(raw, &req.Version); err != nil {
+		if s, plain := jsonraw.Unquote(raw); plain {
+			req.Version = s
+		} else if err := json.Unmarshal(raw, &req.Version); err != nil {
 			return nil, id, &wireError{Code: codeInvalidParams, Message: "rpc.version must be a string"}
 		}
 		delete(params, rpc.VersionParam)
 	}
 	if raw, ok := params[rpc.ContextParam]; ok {
-		var rc struct {
-			RequestID string `json:"request_id"`
+		if s, plain := splitRequestID(raw); plain {
+			req.RequestID = s
+		} else {
+			var rc struct {
+				RequestID string `json:"request_id"`
+			}
+			_ = json.Unmarshal(raw, &rc)
+			req.RequestID = rc.RequestID
 		}
-		_ = json.Unmarshal(raw, &rc)
-		req.RequestID = rc.RequestID
 		delete(params, rpc.ContextParam)
 	}
 	return req, id, nil
@@ -267,6 +300,85 @@ func decodeEnvelope(body []byte) (envelope, *wireError) {
 		return env, &wireError{Code: codeInvalidRequest, Message: "Invalid request: " + jsonlimit.Describe(err)}
 	}
 	return env, nil
+}
+
+// splitEnvelope reads body as decodeEnvelope would when that cannot fail
+// and needs no decoding: jsonlimit accepts body (so it is UTF-8, one
+// well-formed value, no key repeated), it is an object whose keys are
+// exactly "jsonrpc", "method", "params" or "id" (encoding/json would also
+// match "Method" or "ID", and refuse another), and jsonrpc and method are
+// plain strings (no escapes). false for anything else, left to
+// decodeEnvelope.
+func splitEnvelope(body []byte) (envelope, bool) {
+	var env envelope
+	if jsonlimit.Check(body, jsonlimit.RPCMaxDepth) != nil {
+		return env, false
+	}
+	var buf [4]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], body)
+	if !ok {
+		return env, false
+	}
+	for _, m := range members {
+		switch string(m.Key) {
+		case `"jsonrpc"`:
+			if env.JSONRPC, ok = jsonraw.Unquote(m.Value); !ok {
+				return env, false
+			}
+		case `"method"`:
+			if env.Method, ok = jsonraw.Unquote(m.Value); !ok {
+				return env, false
+			}
+		case `"params"`:
+			env.Params = json.RawMessage(m.Value)
+		case `"id"`:
+			env.ID = json.RawMessage(m.Value)
+		default:
+			return env, false
+		}
+	}
+	return env, true
+}
+
+// splitParams reads params, part of a body jsonlimit accepted, as
+// json.Unmarshal would into a map when it is an object whose keys are
+// plain strings; false for anything else (absent, null, not an object, a
+// key with an escape). The values are sub-slices of params.
+func splitParams(params json.RawMessage) (map[string]json.RawMessage, bool) {
+	var buf [16]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], params)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]json.RawMessage, len(members))
+	for _, m := range members {
+		k, ok := jsonraw.Unquote(m.Key)
+		if !ok {
+			return nil, false
+		}
+		out[k] = json.RawMessage(m.Value)
+	}
+	return out, true
+}
+
+// splitRequestID reads the context parameter, part of a body jsonlimit
+// accepted, when it is what Rivet's client sends: an object with at most a
+// "request_id" member, a plain string. false for anything else (another
+// member, which encoding/json may match case-insensitively, a value that
+// is not a plain string), left to json.Unmarshal.
+func splitRequestID(raw json.RawMessage) (string, bool) {
+	var buf [2]jsonraw.Member
+	members, ok := jsonraw.Members(buf[:0], raw)
+	if !ok || len(members) > 1 {
+		return "", false
+	}
+	if len(members) == 0 {
+		return "", true
+	}
+	if string(members[0].Key) != `"request_id"` {
+		return "", false
+	}
+	return jsonraw.Unquote(members[0].Value)
 }
 
 // errorToWireObj maps a dispatch error to its JSON-RPC error object: the
