@@ -27,6 +27,7 @@ targets=(
   "./core/jsonlimit FuzzCheckFastMatchesTokens" # its jsontext verdict agrees with the token one
   "./core/objects FuzzFastPaths"        # typed object fast paths agree with the generic ones
   "./core/api FuzzViewDocument"         # JSON documents in views written as encoding/json writes them
+  "./db FuzzDecodeObject"               # JSON columns decoded as encoding/json decodes them
   "./core/api FuzzIsUUID"               # the UUID check agrees with the UUID form
   "./core/jsonraw FuzzMembers"          # Valid, Members, Unquote, MarshalsVerbatim agree with encoding/json
   "./core/objects FuzzParsePrimitiveFast" # ParsePrimitive's split agrees with json.Unmarshal

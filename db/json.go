@@ -75,6 +75,10 @@ func scanJSON(src, dst any) error {
 			*m = map[string]any{}
 			return nil
 		}
+		if doc, ok := decodeObject(b); ok {
+			*m = doc
+			return nil
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
