@@ -30,7 +30,7 @@ import (
 // dialect.
 
 // fieldDest returns where the field v (addressable) of a row is scanned
-// to: a nullable text or integer column through a typed sql.Scanner (no
+// to: a nullable text, integer or boolean column through a typed sql.Scanner (no
 // database/sql reflective pointer-to-pointer assignment), a non-null
 // timestamp as bun reads it (notNullTime), anything else into the field
 // itself, as database/sql and pgx scan any type bun's models use. It goes
@@ -41,6 +41,8 @@ func fieldDest(v reflect.Value) any {
 		return nullString{p}
 	case **int64:
 		return nullInt64{p}
+	case **bool:
+		return nullBool{p}
 	case *time.Time:
 		return notNullTime{p}
 	default:
@@ -64,6 +66,23 @@ func (d nullString) Scan(src any) error {
 	default:
 		return fmt.Errorf("db: cannot read %T as text", src)
 	}
+	return nil
+}
+
+// nullBool scans a nullable boolean column into a *bool (SQLite and
+// MySQL hold booleans as integers).
+type nullBool struct{ p **bool }
+
+func (d nullBool) Scan(src any) error {
+	if src == nil {
+		*d.p = nil
+		return nil
+	}
+	var b sql.NullBool
+	if err := b.Scan(src); err != nil {
+		return err
+	}
+	*d.p = &b.Bool
 	return nil
 }
 
@@ -253,6 +272,13 @@ func rawScan(fds []pgconn.FieldDescription, vals [][]byte, dests []any) bool {
 			}
 		case *bool:
 			*d = v[0] != 0
+		case nullBool:
+			if v == nil {
+				*d.p = nil
+			} else {
+				b := v[0] != 0
+				*d.p = &b
+			}
 		case *JSONObject:
 			var src any
 			if v != nil {
@@ -291,6 +317,8 @@ func rawScannable(d any, fd pgconn.FieldDescription, v []byte) bool {
 		return text
 	case *bool:
 		return binaryOf(oidBool, 1)
+	case nullBool:
+		return v == nil && fd.DataTypeOID == oidBool || binaryOf(oidBool, 1)
 	case *bun.NullTime:
 		return v == nil && fd.DataTypeOID == oidTimestamptz || binaryOf(oidTimestamptz, 8) && finiteTimestamp(v)
 	case notNullTime:

@@ -125,6 +125,11 @@ func insertArg(d any) (any, error) {
 			return nil, nil
 		}
 		return **d.p, nil
+	case nullBool:
+		if *d.p == nil {
+			return nil, nil
+		}
+		return **d.p, nil
 	case *bun.NullTime:
 		if d.IsZero() {
 			return nil, nil
