@@ -24,13 +24,12 @@ targets=(
   "./core/rpc/jsonrpc FuzzJSONRPCHandler"       # JSON-RPC envelopes over HTTP (no Go internals in errors)
   "./core/rpc/jsonrpc FuzzJSONRPCHandlerCallID" # Rivet-Call-Id headers and the reply cache
   "./core/jsonlimit FuzzCheck"          # depth/duplicate/UTF-8 checks of every JSON body
-  "./core/jsonlimit FuzzCheckFastMatchesTokens" # its one-pass reading agrees with the token one
+  "./core/jsonlimit FuzzCheckFastMatchesTokens" # its jsontext verdict agrees with the token one
   "./core/objects FuzzFastPaths"        # typed object fast paths agree with the generic ones
   "./core/api FuzzViewDocument"         # JSON documents in views written as encoding/json writes them
-  "./core/api FuzzSplitObject"          # request bodies split as encoding/json reads them
   "./db FuzzDecodeObject"               # JSON columns decoded as encoding/json decodes them
   "./core/api FuzzIsUUID"               # the UUID check agrees with the UUID form
-  "./core/jsonraw FuzzMembers"          # Valid, Members, Elements, Unquote, MarshalsVerbatim agree with encoding/json
+  "./core/jsonraw FuzzMembers"          # Valid, Members, Unquote, MarshalsVerbatim agree with encoding/json
   "./core/objects FuzzParsePrimitiveFast" # ParsePrimitive's split agrees with json.Unmarshal
   "./core/objects FuzzDecodeMatchesStd"  # Decode builds the object the sorted, deep-copying code built
   "./core/rpc/jsonrpc FuzzParseEnvelopeFast"    # parseEnvelope's split agrees with the encoding/json reading

@@ -22,13 +22,7 @@ func (s *Store) GetNodeBun(ctx context.Context, col, ident string) (*objects.Nod
 	return s.getNodeBun(ctx, col, ident)
 }
 
-// TypedNodeQuery reports whether GetNode by col takes the typed path.
-func (s *Store) TypedNodeQuery(col string) bool { return s.nodeQueryFor(col) != nil }
-
 // InsertNodesPG writes rows through the typed PostgreSQL insert.
 func (s *Store) InsertNodesPG(ctx context.Context, rows []*Node) (kept bool, err error) {
 	return s.insertNodesPG(ctx, rows)
 }
-
-// TypedNodeInsert reports whether the typed insert can serve.
-func (s *Store) TypedNodeInsert() bool { return s.nodeInsertFor() != nil }

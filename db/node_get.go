@@ -29,138 +29,25 @@ import (
 // before. TestGetNodeTypedMatchesBun holds both paths equal on every
 // dialect.
 
-// nodeDest returns where column col of r is scanned to, or nil for a
-// column it does not know (then GetNode takes bun's path).
-func (r *Node) nodeDest(col string) any {
-	switch col {
-	case "id":
-		return &r.ID
-	case "uuid":
-		return &r.UUID
-	case "name":
-		return nullString{&r.Name}
-	case "chassis_id":
-		return nullInt64{&r.ChassisID}
-	case "driver":
-		return &r.Driver
-	case "driver_info":
-		return &r.DriverInfo
-	case "driver_internal_info":
-		return &r.DriverInternalInfo
-	case "extra":
-		return &r.Extra
-	case "instance_info":
-		return &r.InstanceInfo
-	case "properties":
-		return &r.Properties
-	case "clean_step":
-		return &r.CleanStep
-	case "raid_config":
-		return &r.RAIDConfig
-	case "target_raid_config":
-		return &r.TargetRAIDConfig
-	case "instance_uuid":
-		return nullString{&r.InstanceUUID}
-	case "last_error":
-		return nullString{&r.LastError}
-	case "maintenance":
-		return &r.Maintenance
-	case "maintenance_reason":
-		return nullString{&r.MaintenanceReason}
-	case "power_state":
-		return nullString{&r.PowerState}
-	case "target_power_state":
-		return nullString{&r.TargetPowerState}
-	case "provision_state":
-		return nullString{&r.ProvisionState}
-	case "target_provision_state":
-		return nullString{&r.TargetProvisionState}
-	case "provision_updated_at":
-		return &r.ProvisionUpdatedAt
-	case "inspection_started_at":
-		return &r.InspectionStartedAt
-	case "inspection_finished_at":
-		return &r.InspectionFinishedAt
-	case "network_interface":
-		return nullString{&r.NetworkInterface}
-	case "resource_class":
-		return nullString{&r.ResourceClass}
-	case "console_enabled":
-		return &r.ConsoleEnabled
-	case "conductor_affinity":
-		return nullInt64{&r.ConductorAffinity}
-	case "conductor_group":
-		return &r.ConductorGroup
-	case "reservation":
-		return nullString{&r.Reservation}
-	case "reservation_expires_at":
-		return &r.ReservationExpiresAt
-	case "reservation_epoch":
-		return &r.ReservationEpoch
-	case "boot_interface":
-		return nullString{&r.BootInterface}
-	case "console_interface":
-		return nullString{&r.ConsoleInterface}
-	case "deploy_interface":
-		return nullString{&r.DeployInterface}
-	case "inspect_interface":
-		return nullString{&r.InspectInterface}
-	case "management_interface":
-		return nullString{&r.ManagementInterface}
-	case "power_interface":
-		return nullString{&r.PowerInterface}
-	case "raid_interface":
-		return nullString{&r.RAIDInterface}
-	case "vendor_interface":
-		return nullString{&r.VendorInterface}
-	case "storage_interface":
-		return nullString{&r.StorageInterface}
-	case "rescue_interface":
-		return nullString{&r.RescueInterface}
-	case "bios_interface":
-		return nullString{&r.BIOSInterface}
-	case "firmware_interface":
-		return nullString{&r.FirmwareInterface}
-	case "fault":
-		return nullString{&r.Fault}
-	case "deploy_step":
-		return &r.DeployStep
-	case "automated_clean":
-		return nullBool{&r.AutomatedClean}
-	case "protected":
-		return nullBool{&r.Protected}
-	case "protected_reason":
-		return nullString{&r.ProtectedReason}
-	case "description":
-		return nullString{&r.Description}
-	case "retired":
-		return nullBool{&r.Retired}
-	case "retired_reason":
-		return nullString{&r.RetiredReason}
-	case "shard":
-		return nullString{&r.Shard}
-	case "parent_node":
-		return nullString{&r.ParentNode}
-	case "disable_power_off":
-		return nullBool{&r.DisablePowerOff}
-	case "instance_name":
-		return nullString{&r.InstanceName}
-	case "health":
-		return nullString{&r.Health}
-	case "allocation_id":
-		return nullInt64{&r.AllocationID}
-	case "owner":
-		return nullString{&r.Owner}
-	case "lessee":
-		return nullString{&r.Lessee}
-	case "created_at":
-		return notNullTime{&r.CreatedAt}
-	case "updated_at":
-		return &r.UpdatedAt
-	case "version":
-		return nullString{&r.Version}
+// fieldDest returns where the field v (addressable) of a row is scanned
+// to: a nullable text, integer or boolean column through a typed sql.Scanner (no
+// database/sql reflective pointer-to-pointer assignment), a non-null
+// timestamp as bun reads it (notNullTime), anything else into the field
+// itself, as database/sql and pgx scan any type bun's models use. It goes
+// by the field's Go type, so a field added to Node needs nothing here.
+func fieldDest(v reflect.Value) any {
+	switch p := v.Addr().Interface().(type) {
+	case **string:
+		return nullString{p}
+	case **int64:
+		return nullInt64{p}
+	case **bool:
+		return nullBool{p}
+	case *time.Time:
+		return notNullTime{p}
+	default:
+		return p
 	}
-	return nil
 }
 
 // nullString scans a nullable text column into a *string (nil for NULL)
@@ -229,18 +116,16 @@ func (d notNullTime) Scan(src any) error {
 }
 
 // nodeQuery is the statement reading the node whose column equals one
-// bind parameter, and its columns in order.
+// bind parameter, and the index in Node of each column it reads, in order.
 type nodeQuery struct {
-	text string
-	cols []string
+	text   string
+	fields [][]int
 }
 
-// nodeQueries caches nodeQuery per dialect and column; a nil entry means
-// the typed path cannot serve (a column nodeDest does not know).
+// nodeQueries caches nodeQuery per dialect and column.
 var nodeQueries sync.Map // [2]string{dialect, column} → *nodeQuery
 
-// nodeQueryFor returns the statement selecting a node by col, or nil when
-// the nodes model has a column nodeDest does not know.
+// nodeQueryFor returns the statement selecting a node by col.
 func (s *Store) nodeQueryFor(col string) *nodeQuery {
 	key := [2]string{string(s.db.dialect), col}
 	if q, ok := nodeQueries.Load(key); ok {
@@ -257,18 +142,11 @@ func (s *Store) buildNodeQuery(col string) *nodeQuery {
 		q := string(s.db.bun.Dialect().IdentQuote())
 		return q + id + q
 	}
-	var probe Node
 	q := &nodeQuery{}
 	names := make([]string, 0, len(table.Fields))
 	for _, f := range table.Fields {
-		if probe.nodeDest(f.Name) == nil {
-			return nil
-		}
-		q.cols = append(q.cols, f.Name)
+		q.fields = append(q.fields, f.Index)
 		names = append(names, quote(f.Name))
-	}
-	if probe.nodeDest(col) == nil {
-		return nil
 	}
 	param := "?"
 	if s.db.dialect == Postgres {
@@ -279,22 +157,19 @@ func (s *Store) buildNodeQuery(col string) *nodeQuery {
 }
 
 // loadNodeBy reads the node whose col equals value, built as Load builds
-// it; ok is false when the typed path cannot serve and the caller should
-// use Load.
-func (s *Store) loadNodeBy(ctx context.Context, col string, value any) (n *Node, ok bool, err error) {
+// it.
+func (s *Store) loadNodeBy(ctx context.Context, col string, value any) (*Node, error) {
 	q := s.nodeQueryFor(col)
-	if q == nil {
-		return nil, false, nil
-	}
 	row := new(Node)
-	dests := make([]any, len(q.cols))
-	for i, c := range q.cols {
-		dests[i] = row.nodeDest(c)
+	base := reflect.ValueOf(row).Elem()
+	dests := make([]any, len(q.fields))
+	for i, index := range q.fields {
+		dests[i] = fieldDest(base.FieldByIndex(index))
 	}
 	if err := s.queryRow(ctx, q.text, value, dests); err != nil {
-		return nil, true, s.db.wrap(notFound(err), "load Node")
+		return nil, s.db.wrap(notFound(err), "load Node")
 	}
-	return row, true, nil
+	return row, nil
 }
 
 // queryRow runs a one-row query with one bind parameter and scans its
@@ -356,7 +231,7 @@ const (
 	oidTimestamptz = 1184
 )
 
-// rawScan decodes a row's raw values into the destinations nodeDest
+// rawScan decodes a row's raw values into the destinations fieldDest
 // gives, for the types and wire formats the nodes table has on PostgreSQL
 // (text, bigint, boolean, timestamptz in binary); false when a column has
 // another type, format or an unexpected NULL (found before anything is

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"reflect"
@@ -26,24 +27,24 @@ import (
 // bind parameters, which pgx prepares once per connection, and the batch
 // goes out as one pipeline ending in one Sync: a single round trip, run by
 // PostgreSQL as one implicit transaction, so all of it is kept or none.
-// The row's values come from the destinations nodeDest gives for reading,
+// The row's values come from the destinations fieldDest gives for reading,
 // so a new column needs nothing more here; TestCreateNodesTypedMatchesBun
 // holds the rows written equal to bun's.
 
-// nodeInsert is the statement inserting one node row, and its columns in
-// the order of its parameters.
+// nodeInsert is the statement inserting one node row, and its columns
+// (names and indexes in Node) in the order of its parameters.
 type nodeInsert struct {
-	text string
-	cols []string
+	text   string
+	cols   []string
+	fields [][]int
 }
 
 var (
 	nodeInsertOnce sync.Once
-	nodeInsertStmt *nodeInsert // nil: a column nodeDest does not know
+	nodeInsertStmt *nodeInsert
 )
 
-// nodeInsertFor returns the PostgreSQL statement inserting a node, or nil
-// when the typed path cannot serve.
+// nodeInsertFor returns the PostgreSQL statement inserting a node.
 func (s *Store) nodeInsertFor() *nodeInsert {
 	nodeInsertOnce.Do(func() { nodeInsertStmt = s.buildNodeInsert() })
 	return nodeInsertStmt
@@ -51,17 +52,14 @@ func (s *Store) nodeInsertFor() *nodeInsert {
 
 func (s *Store) buildNodeInsert() *nodeInsert {
 	table := s.db.bun.Table(reflect.TypeFor[Node]())
-	var probe Node
 	ins := &nodeInsert{}
 	var names, params []string
 	for _, f := range table.Fields {
 		if f.Name == "id" || slices.Contains(leaseColumns, f.Name) {
 			continue // the id is the database's; the lease columns keep their defaults
 		}
-		if probe.nodeDest(f.Name) == nil {
-			return nil
-		}
 		ins.cols = append(ins.cols, f.Name)
+		ins.fields = append(ins.fields, f.Index)
 		names = append(names, `"`+f.Name+`"`)
 		params = append(params, "$"+strconv.Itoa(len(params)+1))
 	}
@@ -70,27 +68,20 @@ func (s *Store) buildNodeInsert() *nodeInsert {
 	return ins
 }
 
-// errNoTypedInsert says that the typed insert cannot serve (a column
-// nodeDest does not know); the caller writes through bun.
-var errNoTypedInsert = errors.New("db: no typed insert for nodes")
-
 // insertNodesPG writes rows (stamped, ids unset) in one pipeline and sets
-// their ids. It returns errNoTypedInsert when it cannot serve, without
-// writing anything. kept reports, with an error, that the rows may have
+// their ids. kept reports, with an error, that the rows may have
 // been kept: the error is not PostgreSQL's answer to a statement (which
 // aborts the implicit transaction: nothing kept) but the connection's, for
 // which whether the commit happened is unknown.
 func (s *Store) insertNodesPG(ctx context.Context, rows []*Node) (kept bool, err error) {
 	ins := s.nodeInsertFor()
-	if ins == nil {
-		return false, errNoTypedInsert
-	}
 	batch := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(rows))}
 	for _, r := range rows {
 		r.stampInsert()
 		args := make([]any, len(ins.cols))
+		base := reflect.ValueOf(r).Elem()
 		for i, c := range ins.cols {
-			v, err := insertArg(r.nodeDest(c))
+			v, err := insertArg(fieldDest(base.FieldByIndex(ins.fields[i])))
 			if err != nil {
 				return false, fmt.Errorf("db: nodes.%s: %w", c, err)
 			}
@@ -121,32 +112,24 @@ func (s *Store) insertNodesPG(ctx context.Context, rows []*Node) (kept bool, err
 }
 
 // insertArg is the parameter value of a column whose destination (from
-// nodeDest) is d: what bun would write for it.
+// fieldDest) is d: what bun would write for it.
 func insertArg(d any) (any, error) {
 	switch d := d.(type) {
-	case *int64:
-		return *d, nil
 	case nullInt64:
 		if *d.p == nil {
 			return nil, nil
 		}
 		return **d.p, nil
-	case *string:
-		return *d, nil
 	case nullString:
 		if *d.p == nil {
 			return nil, nil
 		}
 		return **d.p, nil
-	case *bool:
-		return *d, nil
 	case nullBool:
 		if *d.p == nil {
 			return nil, nil
 		}
 		return **d.p, nil
-	case *JSONObject:
-		return d.Value()
 	case *bun.NullTime:
 		if d.IsZero() {
 			return nil, nil
@@ -154,6 +137,16 @@ func insertArg(d any) (any, error) {
 		return d.Time, nil
 	case notNullTime:
 		return *d.p, nil
+	case driver.Valuer:
+		return d.Value()
 	}
-	return nil, fmt.Errorf("no value for a %T", d)
+	// A pointer to the field: its value, or NULL for a nil pointer.
+	v := reflect.ValueOf(d).Elem()
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil, nil
+		}
+		v = v.Elem()
+	}
+	return v.Interface(), nil
 }

@@ -259,8 +259,6 @@ func (s *Store) createNodesPG(ctx context.Context, objs []objects.Object, errs [
 	}
 	kept, err := s.insertNodesPG(ctx, rows)
 	switch {
-	case errors.Is(err, errNoTypedInsert):
-		return false
 	case err == nil:
 		for i, obj := range objs {
 			errs[i] = s.afterWrite(obj, rows[i], targets[i])
@@ -457,21 +455,19 @@ func (s *Store) GetNode(ctx context.Context, ident string) (*objects.Node, error
 	if looksLikeUUID(ident) {
 		col = "uuid"
 	}
-	if row, ok, err := s.loadNodeBy(ctx, col, ident); ok {
-		if err != nil {
-			return nil, err
-		}
-		obj, err := s.fromRow("Node", row)
-		if err != nil {
-			return nil, err
-		}
-		return obj.(*objects.Node), nil
+	row, err := s.loadNodeBy(ctx, col, ident)
+	if err != nil {
+		return nil, err
 	}
-	return s.getNodeBun(ctx, col, ident)
+	obj, err := s.fromRow("Node", row)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*objects.Node), nil
 }
 
-// getNodeBun is GetNode through bun's query builder and scanner: the path
-// when the typed one cannot serve, and its reference in tests.
+// getNodeBun is GetNode through bun's query builder and scanner, the
+// reference TestGetNodeTypedMatchesBun holds the typed read to.
 func (s *Store) getNodeBun(ctx context.Context, col, ident string) (*objects.Node, error) {
 	obj, err := s.Load(ctx, "Node", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.? = ?", bun.Ident(col), ident) })
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/rivetmetal/rivet/core/httplimit"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
-	"github.com/rivetmetal/rivet/core/jsonraw"
 )
 
 // readBody reads the request body within the size limit. Too large is 413.
@@ -73,40 +72,19 @@ func readObject(r *http.Request) (object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o, ok := splitObject(data); ok {
-		return o, nil
-	}
 	return decodeObject(data)
 }
 
-// splitObject is decodeObject for the usual body, a well-formed object
-// (jsonlimit.Check passes) whose keys have no escapes: its members are
-// taken apart without decoding the whole document twice with
-// encoding/json. ok is false for anything else, which decodeObject reads
-// (and words the 400 for); both give the same object (FuzzSplitObject).
-// The values are sub-slices of data.
-func splitObject(data []byte) (object, bool) {
-	if jsonlimit.Check(data, jsonlimit.DefaultMaxDepth) != nil {
-		return nil, false
-	}
-	var buf [24]jsonraw.Member
-	members, ok := jsonraw.Members(buf[:0], data)
-	if !ok {
-		return nil, false
-	}
-	o := make(object, len(members))
-	for _, m := range members {
-		k, ok := jsonraw.Unquote(m.Key)
-		if !ok {
-			return nil, false
-		}
-		o[k] = json.RawMessage(m.Value)
-	}
-	return o, true
-}
-
-// decodeObject reads a body that must be a JSON object with encoding/json.
+// decodeObject reads a body that must be a JSON object with encoding/json:
+// a body jsonlimit accepts is decoded once, straight into its members;
+// anything else is decoded as a whole for the 400's wording.
 func decodeObject(data []byte) (object, error) {
+	if jsonlimit.Check(data, jsonlimit.DefaultMaxDepth) == nil {
+		var o object
+		if json.Unmarshal(data, &o) == nil && o != nil {
+			return o, nil
+		}
+	}
 	var raw any
 	if err := decodeJSON(data, &raw); err != nil {
 		return nil, err

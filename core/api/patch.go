@@ -11,7 +11,6 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/rivetmetal/rivet/core/jsonlimit"
-	"github.com/rivetmetal/rivet/core/jsonraw"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
@@ -46,8 +45,8 @@ func (s *server) readPatch(r *http.Request) ([]patchOp, error) {
 	if err := jsonlimit.Check(data, jsonlimit.DefaultMaxDepth); err != nil {
 		return nil, errorf(http.StatusBadRequest, "Invalid JSON body: %s", jsonlimit.Describe(err))
 	}
-	list, ok := jsonraw.Elements(nil, data)
-	if !ok {
+	var list []json.RawMessage
+	if err := json.Unmarshal(data, &list); err != nil || list == nil {
 		return nil, errorf(http.StatusBadRequest, "Invalid patch: the body must be a JSON list of operations")
 	}
 	if len(list) == 0 {
@@ -66,7 +65,7 @@ func (s *server) readPatch(r *http.Request) ([]patchOp, error) {
 		if s.patchOpSeen != nil {
 			s.patchOpSeen(i)
 		}
-		op, err := readPatchOp(json.RawMessage(item))
+		op, err := readPatchOp(item)
 		if err != nil {
 			return nil, err
 		}

@@ -8,8 +8,9 @@
 // size and memory linear in its depth. Errors describe the problem and its
 // position (a byte offset), never a value, which may be a secret.
 //
-// Check's common case is one pass over the bytes (jsonraw.Valid, then
-// wellBehaved), and a document that pass does not clear goes through the
+// Check's common case is one pass of jsontext's tokenizer (the maintained
+// JSON v2 implementation, github.com/go-json-experiment/json), and a
+// document that pass does not clear goes through encoding/json's
 // token-by-token reading, which names the problem; both give the same
 // verdict (FuzzCheckFastMatchesTokens). Describe words encoding/json's
 // decoding errors for a client the same way, without Go types or values.

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
+	"sync"
 	"unicode/utf8"
 
-	"github.com/rivetmetal/rivet/core/jsonraw"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // DefaultMaxDepth is the nesting depth REST bodies (and the documents a
@@ -52,6 +52,12 @@ type frame struct {
 // maxDepth (at most DefaultMaxDepth when maxDepth <= 0), a key repeated in
 // one object, or not one well-formed JSON value. nil means every decoder
 // will read data the same way.
+//
+// The common case, a document with none of those problems, is cleared by
+// one pass of jsontext's tokenizer (the JSON v2 implementation's, which by
+// default refuses invalid UTF-8 and repeated names); anything it refuses
+// goes through check, the token-by-token reading with encoding/json that
+// gives the verdict and names the problem (FuzzCheckFastMatchesTokens).
 func Check(data []byte, maxDepth int) error {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
@@ -59,98 +65,36 @@ func Check(data []byte, maxDepth int) error {
 	if !utf8.Valid(data) {
 		return &Error{Msg: "the body is not valid UTF-8"}
 	}
-	if jsonraw.Valid(data) && wellBehaved(data, maxDepth) {
+	if wellFormed(data, maxDepth) {
 		return nil
 	}
 	return check(data, maxDepth)
 }
 
-// wellBehaved reports, for a document Valid (json.Valid) accepts, that it
-// nests no deeper than maxDepth and repeats no key in an object. It is the common
-// case made cheap (one pass over the bytes, no tokens, no maps for small
-// objects, no allocation per key for large ones): every REST body and JSON-RPC envelope goes through Check, and
-// the token-by-token check cost half of what parsing an envelope cost.
-// false sends the document to check, which says exactly what is wrong; so
-// does a key with an escape, which only check compares decoded.
-func wellBehaved(data []byte, maxDepth int) bool {
-	type object struct {
-		start int                 // index in keys of the object's first key
-		set   map[uint64]struct{} // hashes of its keys once it has many
-	}
-	var (
-		opens []byte   // '{' or '[' per open level
-		objs  []object // per open object
-		keys  [][]byte // the keys of the open objects, innermost last
-	)
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '{', '[':
-			if len(opens) >= maxDepth {
-				return false
-			}
-			opens = append(opens, c)
-			if c == '{' {
-				objs = append(objs, object{start: len(keys)})
-			}
-		case '}', ']':
-			if opens[len(opens)-1] == '{' {
-				keys = keys[:objs[len(objs)-1].start]
-				objs = objs[:len(objs)-1]
-			}
-			opens = opens[:len(opens)-1]
-		case '"':
-			j := i + 1
-			escaped := false
-			for ; data[j] != '"'; j++ {
-				if data[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			str := data[i+1 : j]
-			i = j
-			k := j + 1
-			for k < len(data) && (data[k] == ' ' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r') {
-				k++
-			}
-			if k == len(data) || data[k] != ':' {
-				continue // a value, not a key
-			}
-			if escaped {
-				return false
-			}
-			o := &objs[len(objs)-1]
-			if o.set == nil && len(keys)-o.start >= 16 {
-				o.set = make(map[uint64]struct{}, 64)
-				for _, k := range keys[o.start:] {
-					o.set[maphash.Bytes(keySeed, k)] = struct{}{}
-				}
-			}
-			if o.set != nil {
-				// Hashes, not strings: a string per key was most of an
-				// envelope's allocations. Two keys with one hash need not
-				// be the same key, but false only sends the document to
-				// check, which compares the keys themselves.
-				h := maphash.Bytes(keySeed, str)
-				if _, dup := o.set[h]; dup {
-					return false
-				}
-				o.set[h] = struct{}{}
-				continue
-			}
-			for _, k := range keys[o.start:] {
-				if bytes.Equal(k, str) {
-					return false
-				}
-			}
-			keys = append(keys, str)
+var decoders = sync.Pool{New: func() any { return new(jsontext.Decoder) }}
+
+// wellFormed reports whether jsontext reads data as one JSON value, no
+// name repeated in an object and no string invalid UTF-8, nested no
+// deeper than maxDepth. false may be wrong (jsontext refuses escaped lone
+// surrogates, which encoding/json accepts): check decides.
+func wellFormed(data []byte, maxDepth int) bool {
+	dec := decoders.Get().(*jsontext.Decoder)
+	defer decoders.Put(dec)
+	dec.Reset(bytes.NewBuffer(data))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return false
+		}
+		if k := tok.Kind(); (k == '{' || k == '[') && dec.StackDepth() > maxDepth {
+			return false
+		}
+		if dec.StackDepth() == 0 {
+			_, err := dec.ReadToken()
+			return err == io.EOF
 		}
 	}
-	return true
 }
-
-// keySeed seeds the hashes wellBehaved compares keys of large objects by.
-var keySeed = maphash.MakeSeed()
 
 // check is Check's token-by-token reading, which names the problem.
 func check(data []byte, maxDepth int) error {

@@ -1,8 +1,10 @@
 // Package jsonraw reads and writes raw JSON bytes without encoding/json,
 // for the fast paths of the JSON-RPC envelope (core/rpc/jsonrpc), of object
-// primitives (core/objects) and of REST bodies and views (core/api): Valid
-// is json.Valid's verdict in less time; Members and Elements split an object
-// or an array already known to be well-formed into its raw members; Unquote
+// primitives (core/objects) and of views (core/api), which measurably lower
+// the API's and the conductor's CPU per enrolled node and per GET
+// (docs/performance.md): Valid is json.Valid's
+// verdict in less time; Members splits an object already known to be
+// well-formed into its raw members; Unquote
 // reads a string literal without escapes; MarshalsVerbatim and
 // AppendPlainString tell when json.Marshal would copy a raw value or a
 // string as it is.

@@ -68,42 +68,6 @@ func Members(dst []Member, valid []byte) ([]Member, bool) {
 	}
 }
 
-// Elements appends to dst the elements of the array that valid holds, in
-// document order, each without the whitespace around it and capped as
-// Members caps values. valid must be one well-formed JSON document, as for
-// Members; ok is false when it is not an array (or turns out not to be
-// well-formed after all). Counting a list this way costs one pass over its
-// bytes and no allocation per element beyond dst.
-func Elements(dst [][]byte, valid []byte) ([][]byte, bool) {
-	i := skipSpace(valid, 0)
-	if i >= len(valid) || valid[i] != '[' {
-		return dst, false
-	}
-	i = skipSpace(valid, i+1)
-	if i < len(valid) && valid[i] == ']' {
-		return dst, skipSpace(valid, i+1) == len(valid)
-	}
-	for {
-		end := skipValue(valid, i)
-		if end < 0 {
-			return dst, false
-		}
-		dst = append(dst, valid[i:end:end])
-		i = skipSpace(valid, end)
-		if i >= len(valid) {
-			return dst, false
-		}
-		switch valid[i] {
-		case ',':
-			i = skipSpace(valid, i+1)
-		case ']':
-			return dst, skipSpace(valid, i+1) == len(valid)
-		default:
-			return dst, false
-		}
-	}
-}
-
 // skipSpace returns the index of the first byte at or after i that is not
 // JSON whitespace.
 func skipSpace(data []byte, i int) int {

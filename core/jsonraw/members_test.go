@@ -23,7 +23,7 @@ var membersCases = []string{
 	` [ 1 , "a,]" , {"b":[2,"]"]} , [] ] `, `[{"op":"add","path":"/a~1b","value":"\""}]`,
 }
 
-// FuzzMembers holds Valid, Members, Elements, Unquote and MarshalsVerbatim to
+// FuzzMembers holds Valid, Members, Unquote and MarshalsVerbatim to
 // encoding/json on arbitrary input: Valid is json.Valid; on a valid object Members finds what json.Unmarshal
 // into a map finds (keys, raw values) in document order; Unquote gives
 // what json.Unmarshal gives whenever it answers; MarshalsVerbatim says true
@@ -35,7 +35,6 @@ func FuzzMembers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkValid(t, data)
 		checkMembers(t, data)
-		checkElements(t, data)
 		checkUnquote(t, data)
 		checkVerbatim(t, data)
 	})
@@ -45,7 +44,6 @@ func TestMembers(t *testing.T) {
 	for _, s := range membersCases {
 		checkValid(t, []byte(s))
 		checkMembers(t, []byte(s))
-		checkElements(t, []byte(s))
 		checkUnquote(t, []byte(s))
 		checkVerbatim(t, []byte(s))
 	}
@@ -156,32 +154,5 @@ func BenchmarkValid(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// checkElements: on a valid document, Elements splits an array into what
-// json.Unmarshal into []json.RawMessage finds, and refuses anything else.
-func checkElements(t *testing.T, data []byte) {
-	t.Helper()
-	if !json.Valid(data) {
-		Elements(nil, data) // must not panic
-		return
-	}
-	got, ok := Elements(nil, data)
-	var want []json.RawMessage
-	isArray := json.Unmarshal(data, &want) == nil && want != nil
-	if ok != isArray {
-		t.Fatalf("Elements(%q) ok = %v, json.Unmarshal into a list: %v", data, ok, isArray)
-	}
-	if !ok {
-		return
-	}
-	if len(got) != len(want) {
-		t.Fatalf("Elements(%q) = %d elements, json.Unmarshal %d", data, len(got), len(want))
-	}
-	for i := range got {
-		if string(got[i]) != string(want[i]) {
-			t.Fatalf("Elements(%q)[%d] = %q, json.Unmarshal %q", data, i, got[i], want[i])
-		}
 	}
 }

@@ -133,10 +133,8 @@ func BenchmarkParsePrimitive(b *testing.B) {
 	}{
 		{"fast", ParsePrimitive},
 		{"std", parsePrimitiveStd},
-		// What Decode reads (names from the registry), and DecodeValid
-		// for a primitive out of an envelope checked whole.
-		{"registry", func(b []byte) (Primitive, error) { return parsePrimitive(b, parseRegistry, false) }},
-		{"registry-checked", func(b []byte) (Primitive, error) { return parsePrimitive(b, parseRegistry, true) }},
+		// What Decode reads (names from the registry).
+		{"registry", func(b []byte) (Primitive, error) { return parsePrimitive(b, parseRegistry) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()

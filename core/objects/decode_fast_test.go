@@ -2,7 +2,6 @@ package objects
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -11,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Decode's own reading of a primitive (and DecodeValid's, for well-formed JSON) (names taken from the registry,
+// Decode's own reading of a primitive (names taken from the registry,
 // fields walked in table order, snapshots sharing empty maps) must build
 // exactly the object the code before it built: decodeStd is Decode as it
 // was, ParsePrimitive's std reading followed by Deserialize's loop over
@@ -82,9 +81,6 @@ func resetChangesStd(kd *kind, obj Object) {
 func checkDecodeStd(t *testing.T, r *Registry, b []byte) {
 	t.Helper()
 	decoders := map[string]func([]byte, bool) (Object, error){"Decode": r.Decode}
-	if json.Valid(b) {
-		decoders["DecodeValid"] = r.DecodeValid
-	}
 	for name, decode := range decoders {
 		for _, server := range []bool{true, false} {
 			got, gotErr := decode(bytes.Clone(b), server)

@@ -195,19 +195,7 @@ func (r *Registry) Encode(obj Object, target version.Version) ([]byte, error) {
 
 // Decode is ParsePrimitive followed by Deserialize.
 func (r *Registry) Decode(b []byte, server bool) (Object, error) {
-	p, err := parsePrimitive(b, r, false)
-	if err != nil {
-		return nil, err
-	}
-	return r.Deserialize(p, server)
-}
-
-// DecodeValid is Decode for b known to be well-formed JSON (json.Valid
-// holds), such as a value taken from a JSON-RPC envelope or reply that was
-// checked whole: the fast reading does not check it again. It must not be
-// given bytes nothing checked; those go to Decode.
-func (r *Registry) DecodeValid(b []byte, server bool) (Object, error) {
-	p, err := parsePrimitive(b, r, true)
+	p, err := parsePrimitive(b, r)
 	if err != nil {
 		return nil, err
 	}
@@ -224,17 +212,16 @@ func (r *Registry) DecodeValid(b []byte, server bool) (Object, error) {
 // data values in b's memory (json.Unmarshal copied them): b must not change
 // while the primitive is in use. Decode's objects keep nothing of b.
 func ParsePrimitive(b []byte) (Primitive, error) {
-	return parsePrimitive(b, nil, false)
+	return parsePrimitive(b, nil)
 }
 
 // parsePrimitive is ParsePrimitive. With a registry, the fast path
 // returns the kind's own strings for the kind name and for data keys and
 // changes that are field names of it (equal strings, not copies of b's
 // bytes): a node primitive carries some 40 of each, and a string per key
-// was most of its decoding's allocations. valid says b is known to be
-// well-formed JSON (DecodeValid).
-func parsePrimitive(b []byte, r *Registry, valid bool) (Primitive, error) {
-	if raw, ok := splitPrimitive(b, r, valid); ok {
+// was most of its decoding's allocations.
+func parsePrimitive(b []byte, r *Registry) (Primitive, error) {
+	if raw, ok := splitPrimitive(b, r); ok {
 		return raw.check()
 	}
 	// A fresh value: nothing splitPrimitive read before giving up may
@@ -296,11 +283,9 @@ func (raw rawPrimitive) check() (Primitive, error) {
 // reply, a parameter of one) and never write to them.
 //
 // r, when not nil, only supplies the strings of known names (internKey).
-// valid skips checking that b is well-formed JSON, for a caller that knows
-// (DecodeValid): everything after that check assumes it.
-func splitPrimitive(b []byte, r *Registry, valid bool) (rawPrimitive, bool) {
+func splitPrimitive(b []byte, r *Registry) (rawPrimitive, bool) {
 	var raw rawPrimitive
-	if !valid && !jsonraw.Valid(b) {
+	if !jsonraw.Valid(b) {
 		return raw, false
 	}
 	var buf [8]jsonraw.Member

@@ -142,19 +142,12 @@ func checkParsePrimitive(t *testing.T, b []byte) {
 		t.Fatalf("ParsePrimitive(%q)\nfast: %s %v\nslow: %s %v", b, dumpPrimitive(fast), fastErr, dumpPrimitive(slow), slowErr)
 	}
 	// Decode's reading, which takes names from the registry, reads the same.
-	interned, internedErr := parsePrimitive(bytes.Clone(b), parseRegistry, false)
+	interned, internedErr := parsePrimitive(bytes.Clone(b), parseRegistry)
 	if !reflect.DeepEqual(interned, slow) || !sameError(internedErr, slowErr) {
 		t.Fatalf("parsePrimitive(%q, registry)\nfast: %s %v\nslow: %s %v", b, dumpPrimitive(interned), internedErr, dumpPrimitive(slow), slowErr)
 	}
-	// DecodeValid's reading, for bytes already checked, reads them the same.
-	if json.Valid(b) {
-		valid, validErr := parsePrimitive(bytes.Clone(b), parseRegistry, true)
-		if !reflect.DeepEqual(valid, slow) || !sameError(validErr, slowErr) {
-			t.Fatalf("parsePrimitive(%q, registry, valid)\nfast: %s %v\nslow: %s %v", b, dumpPrimitive(valid), validErr, dumpPrimitive(slow), slowErr)
-		}
-	}
 	// A value taken from b by the fast path cannot grow into it.
-	if raw, ok := splitPrimitive(b, nil, false); ok {
+	if raw, ok := splitPrimitive(b, nil); ok {
 		for k, v := range raw.Data {
 			if cap(v) != len(v) {
 				t.Fatalf("ParsePrimitive(%q): data %s can grow into the input", b, k)
@@ -216,7 +209,7 @@ func TestParsePrimitiveTakesFastPath(t *testing.T) {
 		inputs = append(inputs, b)
 	}
 	for _, b := range inputs {
-		if _, ok := splitPrimitive(b, nil, false); !ok {
+		if _, ok := splitPrimitive(b, nil); !ok {
 			t.Fatalf("splitPrimitive(%.80q…) fell back", b)
 		}
 	}

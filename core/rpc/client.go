@@ -106,16 +106,7 @@ func (c *Client) Call(ctx context.Context, host, method string, args map[string]
 	if err != nil {
 		return Reply{}, err
 	}
-	_, checked := c.tr.(CheckedReplies)
-	return Reply{raw: raw, codec: c.codec, checked: checked}, nil
-}
-
-// CheckedReplies is a Transport whose results are always well-formed JSON,
-// having been read out of a reply it checked whole, so object replies are
-// not checked again (validDecoder).
-type CheckedReplies interface {
-	Transport
-	RepliesChecked()
+	return Reply{raw: raw, codec: c.codec}, nil
 }
 
 // Cast sends method to host without waiting for it to run.
@@ -131,9 +122,8 @@ func (c *Client) Cast(ctx context.Context, host, method string, args map[string]
 
 // Reply is a call's result.
 type Reply struct {
-	raw     json.RawMessage
-	codec   ObjectCodec
-	checked bool // raw is well-formed JSON (CheckedReplies)
+	raw   json.RawMessage
+	codec ObjectCodec
 }
 
 // Raw returns the encoded result.
@@ -153,7 +143,7 @@ func (r Reply) Object() (any, error) {
 	if !r.codec.IsObject(r.raw) {
 		return nil, fmt.Errorf("rpc: reply is not an object: %.80s", r.raw)
 	}
-	return decodeObject(r.codec, r.raw, false, r.checked)
+	return r.codec.Decode(r.raw, false)
 }
 
 func isNil(v any) bool {

@@ -46,9 +46,3 @@ func (c objectCodec) IsObject(raw json.RawMessage) bool {
 func (c objectCodec) Decode(raw json.RawMessage, server bool) (any, error) {
 	return c.reg.Decode(raw, server)
 }
-
-// DecodeValid is Decode for raw known to be well-formed JSON, a value of
-// an envelope or reply checked whole: see objects.Registry.DecodeValid.
-func (c objectCodec) DecodeValid(raw json.RawMessage, server bool) (any, error) {
-	return c.reg.DecodeValid(raw, server)
-}

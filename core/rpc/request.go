@@ -29,12 +29,6 @@ type Request struct {
 	User string
 	// Cast marks a fire-and-forget call: the server answers before running it.
 	Cast bool
-
-	// Checked says every value of Params is well-formed JSON, taken from an
-	// envelope the transport checked whole (jsonrpc's parseEnvelope), so
-	// object arguments need not be checked again (validDecoder). Only a
-	// transport that did check sets it.
-	Checked bool
 }
 
 // ObjectCodec converts versioned objects at the RPC boundary. The versioned
@@ -49,22 +43,6 @@ type ObjectCodec interface {
 	IsObject(raw json.RawMessage) bool
 	// Decode hydrates an object primitive at latest.
 	Decode(raw json.RawMessage, server bool) (any, error)
-}
-
-// validDecoder is an ObjectCodec that can decode a primitive known to be
-// well-formed JSON without checking it again. Only values whose bytes
-// were checked (Request.Checked, Reply.checked) go to it.
-type validDecoder interface {
-	DecodeValid(raw json.RawMessage, server bool) (any, error)
-}
-
-// decodeObject decodes raw with codec, without checking its JSON again
-// when checked says it was and codec can skip that.
-func decodeObject(codec ObjectCodec, raw json.RawMessage, server, checked bool) (any, error) {
-	if vd, ok := codec.(validDecoder); ok && checked {
-		return vd.DecodeValid(raw, server)
-	}
-	return codec.Decode(raw, server)
 }
 
 // PlainCodec is an ObjectCodec for tables without versioned objects.

@@ -88,7 +88,7 @@ func (s *Server) check(req *Request) (HandlerFunc, Params, error) {
 			return nil, Params{}, &InvalidParamsError{Method: req.Method, Reason: "missing required argument " + a.Name}
 		}
 	}
-	return h, Params{method: m, version: reqV, raw: req.Params, codec: s.codec, checked: req.Checked}, nil
+	return h, Params{method: m, version: reqV, raw: req.Params, codec: s.codec}, nil
 }
 
 // Dispatch serves req and returns its encoded result. For a cast it returns
@@ -146,7 +146,6 @@ type Params struct {
 	version version.Version
 	raw     map[string]json.RawMessage
 	codec   ObjectCodec
-	checked bool // raw's values are well-formed JSON (Request.Checked)
 }
 
 // Version is the RPC version the client sent; handlers use it to tolerate
@@ -183,7 +182,7 @@ func (p Params) Object(name string) (any, error) {
 	if !ok || !p.codec.IsObject(raw) {
 		return nil, &InvalidParamsError{Method: p.method.Name, Reason: "argument " + name + " is not an object"}
 	}
-	obj, err := decodeObject(p.codec, raw, true, p.checked)
+	obj, err := p.codec.Decode(raw, true)
 	if err != nil {
 		return nil, &InvalidParamsError{Method: p.method.Name, Reason: fmt.Sprintf("argument %s: %s", name, argProblem(err))}
 	}

@@ -133,7 +133,7 @@ func ptrTo[T any](v T) *T { return &v }
 // primitive, compacted as it travels.
 func benchNodeRequest(b *testing.B) *rpc.Request {
 	b.Helper()
-	prim, err := os.ReadFile(filepath.Join("..", "objects", "testdata", "HEAD", "Node.json"))
+	prim, err := os.ReadFile(filepath.Join("..", "..", "objects", "testdata", "HEAD", "Node.json"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -232,12 +232,6 @@ func (t *HTTPTransport) tooLarge(req *rpc.Request, host string) error {
 	return fmt.Errorf("rpc %s to %s: reply larger than %d bytes", req.Method, host, t.opts.MaxResponseBytes)
 }
 
-// repliesChecked marks HTTPTransport's results as well-formed JSON: every
-// result Send returns comes out of reply, whose decodeResponse takes it
-// from a body jsonraw.Valid accepted whole (splitResponse) or that
-// json.Unmarshal decoded, which checks the whole body first.
-func (t *HTTPTransport) RepliesChecked() {}
-
 // reply reads a reply body: a result, or the error it carries.
 func reply(req *rpc.Request, host string, status int, data []byte) (json.RawMessage, error) {
 	r, err := decodeResponse(data)

@@ -206,19 +206,6 @@ func checkParseEnvelope(t *testing.T, body []byte) {
 	// Each gets its own copy: neither may depend on what the other does.
 	fastReq, fastID, fastErr := parseEnvelope(bytes.Clone(body))
 	slowReq, slowID, slowErr := parseEnvelopeStd(bytes.Clone(body))
-	// A request parsed says its parameters are well-formed JSON, which
-	// DecodeValid then relies on: hold it to that, then compare the rest.
-	if fastReq != nil {
-		if !fastReq.Checked {
-			t.Fatalf("parseEnvelope(%q): request not marked checked", body)
-		}
-		for k, v := range fastReq.Params {
-			if !json.Valid(v) {
-				t.Fatalf("parseEnvelope(%q): param %s is not valid JSON: %q", body, k, v)
-			}
-		}
-		fastReq.Checked = false
-	}
 	if !reflect.DeepEqual(fastReq, slowReq) || !reflect.DeepEqual(fastID, slowID) || !reflect.DeepEqual(fastErr, slowErr) {
 		t.Fatalf("parseEnvelope(%q)\nfast: %s %q %+v\nslow: %s %q %+v", body, dumpRequest(fastReq), fastID, fastErr, dumpRequest(slowReq), slowID, slowErr)
 	}
@@ -423,24 +410,6 @@ func checkDecodeResponse(t *testing.T, data []byte) {
 	}
 	if r, ok := splitResponse(data); ok && cap(r.Result) != len(r.Result) {
 		t.Fatalf("decodeResponse(%q): the result can grow into the body", data)
-	}
-	// HTTPTransport marks its results checked (repliesChecked): a result
-	// decodeResponse gives is well-formed JSON, or absent.
-	if fastErr == nil && len(fast.Result) > 0 && !json.Valid(fast.Result) {
-		t.Fatalf("decodeResponse(%q): result %q is not valid JSON", data, fast.Result)
-	}
-}
-
-// Replies over HTTP are marked checked, so object results skip the second
-// check of their JSON; replies of a LocalTransport are not.
-func TestReplyChecked(t *testing.T) {
-	var tr rpc.Transport = NewHTTPTransport(HTTPTransportOptions{})
-	if _, ok := tr.(rpc.CheckedReplies); !ok {
-		t.Fatal("HTTPTransport does not mark its replies checked")
-	}
-	tr = rpc.LocalTransport{}
-	if _, ok := tr.(rpc.CheckedReplies); ok {
-		t.Fatal("LocalTransport marks its replies checked")
 	}
 }
 

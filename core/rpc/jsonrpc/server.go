@@ -259,10 +259,7 @@ func parseEnvelope(body []byte) (*rpc.Request, json.RawMessage, *wireError) {
 			return nil, id, &wireError{Code: codeInvalidRequest, Message: "Params must be an object"}
 		}
 	}
-	// Both readings checked body whole with jsonlimit.Check (splitEnvelope,
-	// decodeEnvelope), so each parameter is well-formed JSON: a sub-slice
-	// of it, or a json.RawMessage encoding/json copied out of it.
-	req := &rpc.Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null", Checked: true}
+	req := &rpc.Request{Method: env.Method, Params: params, Cast: len(id) == 0 || string(id) == "null"}
 	if raw, ok := params[rpc.VersionParam]; ok {
 		if s, plain := jsonraw.Unquote(raw); plain {
 			req.Version = s
