@@ -123,7 +123,7 @@ func TestUpgradeRefusesUnknownVersions(t *testing.T) {
 			t.Fatalf("exit %d (%v), want 2", got, err)
 		}
 		want := `The database is not compatible with this release of Rivet (` + release.Current + `): ` +
-			`table nodes has 2 rows at version 9.9 and 1 row at version NULL (Node versions supported: 1.0, 1.1). ` +
+			`table nodes has 2 rows at version 9.9 and 1 row at version NULL (Node versions supported: 1.0, 1.1, 1.2). ` +
 			`Please run "rivet dbsync online-data-migrations" using the previous release.`
 		if err.Error() != want {
 			t.Errorf("message:\n got %s\nwant %s", err, want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +118,7 @@ func TestOnlineDataMigrationsRefusals(t *testing.T) {
 	boom := onlinemigrations.Migration{Name: "broken", Run: func(context.Context, *db.DB, int, map[string]string) (int, int, error) {
 		return 0, 0, errors.New("boom")
 	}}
+	headSV := release.Default().Head().ServiceVersion
 	tests := map[string]struct {
 		setup    func(t *testing.T, s *dbsync.Syncer)
 		reg      []onlinemigrations.Migration
@@ -137,10 +139,10 @@ func TestOnlineDataMigrationsRefusals(t *testing.T) {
 			setup: withServices(
 				db.ServiceRegistration{Hostname: "h1", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1},
 				db.ServiceRegistration{Hostname: "h2", Binary: db.BinaryAPI, Release: "0.2.0", ServiceVersion: 2}),
-			reg:  []onlinemigrations.Migration{backfill("backfill", 2)},
+			reg:  []onlinemigrations.Migration{backfill("backfill", headSV)},
 			exit: 2,
-			want: []string{"online migration backfill writes what only release " + release.Current + " (service version 2) and newer can read",
-				"older: rivet-conductor on h1 (release 0.1.0, service version 1, unpinned, live)"},
+			want: []string{"online migration backfill writes what only release " + release.Current + " (service version " + strconv.Itoa(headSV) + ") and newer can read",
+				"rivet-conductor on h1 (release 0.1.0, service version 1, unpinned, live)"},
 		},
 	}
 	for name, tc := range tests {
