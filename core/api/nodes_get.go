@@ -89,6 +89,7 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 	}
 	cache := chassisUUIDs{}
 	items := make([]map[string]any, 0, len(objs))
+	nodes := make([]*objects.Node, 0, len(objs))
 	last := ""
 	for _, o := range objs {
 		n := o.(*objects.Node)
@@ -102,11 +103,16 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 		case !detail:
 			view = selectFields(view, nodeListFields)
 		}
-		items = append(items, view)
+		items, nodes = append(items, view), append(nodes, n)
 		last = n.UUID
 	}
 	if byConductor {
 		last = lastRead
+	}
+	if (detail || fields != nil) && nodeTraitsWanted(r, fields) {
+		if err := s.addNodeTraits(r.Context(), items, nodes); err != nil {
+			return err
+		}
 	}
 	writeCollection(w, "nodes", items, nextURL(r, pg, read, last))
 	return nil
@@ -205,6 +211,12 @@ func (s *server) getNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeView(w, http.StatusOK, selectFields(view, fields))
+	view = selectFields(view, fields)
+	if nodeTraitsWanted(r, fields) {
+		if err := s.addNodeTraits(r.Context(), []map[string]any{view}, []*objects.Node{n}); err != nil {
+			return err
+		}
+	}
+	writeView(w, http.StatusOK, view)
 	return nil
 }

@@ -72,12 +72,7 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(changed) == 0 {
-		view, err := s.nodeView(r, n, chassisUUIDs{})
-		if err != nil {
-			return err
-		}
-		writeView(w, http.StatusOK, view)
-		return nil
+		return s.writePatchedNode(w, r, n)
 	}
 	if raw, ok := changed["name"]; ok && !isNull(raw) {
 		name, _, err := changed.str("name", true)
@@ -119,9 +114,19 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	view, err := s.nodeView(r, stored, chassisUUIDs{})
+	return s.writePatchedNode(w, r, stored)
+}
+
+// writePatchedNode answers a PATCH with the node as GET shows it.
+func (s *server) writePatchedNode(w http.ResponseWriter, r *http.Request, n *objects.Node) error {
+	view, err := s.nodeView(r, n, chassisUUIDs{})
 	if err != nil {
 		return err
+	}
+	if nodeTraitsWanted(r, nil) {
+		if err := s.addNodeTraits(r.Context(), []map[string]any{view}, []*objects.Node{n}); err != nil {
+			return err
+		}
 	}
 	writeView(w, http.StatusOK, view)
 	return nil

@@ -76,6 +76,9 @@ func (s *server) createNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if nodeTraitsWanted(r, nil) {
+		view["traits"] = []string{} // a new node has none
+	}
 	w.Header().Set("Location", BaseURL(r)+"/v1/nodes/"+stored.UUID)
 	writeView(w, http.StatusCreated, view)
 	return nil

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbsync"
 	"github.com/rivetmetal/rivet/db/dbtest"
@@ -118,7 +116,6 @@ func TestOnlineDataMigrationsRefusals(t *testing.T) {
 	boom := onlinemigrations.Migration{Name: "broken", Run: func(context.Context, *db.DB, int, map[string]string) (int, int, error) {
 		return 0, 0, errors.New("boom")
 	}}
-	headSV := release.Default().Head().ServiceVersion
 	tests := map[string]struct {
 		setup    func(t *testing.T, s *dbsync.Syncer)
 		reg      []onlinemigrations.Migration
@@ -139,10 +136,10 @@ func TestOnlineDataMigrationsRefusals(t *testing.T) {
 			setup: withServices(
 				db.ServiceRegistration{Hostname: "h1", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1},
 				db.ServiceRegistration{Hostname: "h2", Binary: db.BinaryAPI, Release: "0.2.0", ServiceVersion: 2}),
-			reg:  []onlinemigrations.Migration{backfill("backfill", headSV)},
+			reg:  []onlinemigrations.Migration{backfill("backfill", 2)},
 			exit: 2,
-			want: []string{"online migration backfill writes what only release " + release.Current + " (service version " + strconv.Itoa(headSV) + ") and newer can read",
-				"rivet-conductor on h1 (release 0.1.0, service version 1, unpinned, live)"},
+			want: []string{`online migration backfill writes what only release 0.2 ("bellows") (service version 2) and newer can read`,
+				"older: rivet-conductor on h1 (release 0.1.0, service version 1, unpinned, live)"},
 		},
 	}
 	for name, tc := range tests {

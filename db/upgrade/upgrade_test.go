@@ -3,7 +3,6 @@ package upgrade
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,12 +33,12 @@ func details(rs []Result, check string) string {
 }
 
 // TestCheckWalksAnUpgrade follows a deployment through a 0.1 → HEAD upgrade
-// (releases01: 0.1, then HEAD) and checks
+// (dbtest.Releases: 0.1 has service version 1, HEAD 2) and checks
 // what upgrade check says at each point.
 func TestCheckWalksAnUpgrade(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
-		reg, tb := dbtest.Registry(t), releases01(t)
+		reg, tb := dbtest.Registry(t), oneStep(t)
 		mreg := &onlinemigrations.Registry{}
 		m, err := onlinemigrations.UpdateToLatestVersions(reg, tb.Head(), nil)
 		if err != nil {
@@ -74,7 +73,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		for _, s := range []db.ServiceRegistration{
 			{Hostname: "api-1", Binary: db.BinaryAPI, Release: "0.1.0", ServiceVersion: 1},
 			{Hostname: "cond-1", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1},
-			{Hostname: "cond-2", Binary: db.BinaryConductor, Release: release.Current, ServiceVersion: headSV(), Pin: pin},
+			{Hostname: "cond-2", Binary: db.BinaryConductor, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: pin},
 		} {
 			if _, err := dbh.RegisterService(ctx, s); err != nil {
 				t.Fatal(err)
@@ -110,7 +109,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 
 		// Step 3: everything on HEAD, still pinned: the pin check warns.
 		for _, h := range []struct{ host, binary string }{{"api-1", db.BinaryAPI}, {"cond-1", db.BinaryConductor}} {
-			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: h.host, Binary: h.binary, Release: release.Current, ServiceVersion: headSV(), Pin: pin}); err != nil {
+			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: h.host, Binary: h.binary, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: pin}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -122,7 +121,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		// naming both and the order.
 		register := func(host, binary, pin string) {
 			t.Helper()
-			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: binary, Release: release.Current, ServiceVersion: headSV(), Pin: pin}); err != nil {
+			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: binary, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: pin}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -164,7 +163,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		}
 
 		// Finalized above a live service: it is reported as blocked.
-		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, release.Current, headSV()); err != nil {
+		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, release.Current, tb.Head().ServiceVersion); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "cond-3", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1}); err != nil {
@@ -180,11 +179,12 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		if err := dbh.MarkServiceOffline(ctx, "cond-3", db.BinaryConductor); err != nil {
 			t.Fatal(err)
 		}
-		if rs := check(dbh); codes(rs)["Finalized release"] != Success || !strings.Contains(details(rs, "Finalized release"), "release "+release.Current+" (service version "+strconv.Itoa(headSV())+")") {
+		if rs := check(dbh); codes(rs)["Finalized release"] != Success || !strings.Contains(details(rs, "Finalized release"), fmt.Sprintf("release %s (service version %d)", release.Current, tb.Head().ServiceVersion)) {
 			t.Fatalf("finalized, nothing blocked: %+v", rs)
 		}
 		// Finalized above this binary: its services cannot start.
-		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "9.0.0", headSV()+1); err != nil {
+		above := tb.Head().ServiceVersion + 1
+		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "9.0.0", above); err != nil {
 			t.Fatal(err)
 		}
 		if rs := check(dbh); codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "refuse to start. Run 9.0.0 or newer") {
