@@ -263,6 +263,8 @@ func TestDBSyncUpgradesA01Database(t *testing.T) {
 		expect(1, "Finalized release advanced to "+release.Current+" (service version "+strconv.Itoa(release.Default().Head().ServiceVersion)+") before migrating: services older than it can no longer start.\n"+
 			"backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n",
 			"online-data-migrations", "--max-count", "2")
+		// The backfill writes Node 1.1; update_to_latest_versions then
+		// brings the rows to HEAD's Node version.
 		expect(1, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 1 of 3 objects.\n"+
 			"Data migrations have not completed. Please re-run.\n", "online-data-migrations", "--max-count", "2")
 		expect(1, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 2 of 2 objects.\n"+

@@ -38,6 +38,11 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 			return err
 		}
 	}
+	// A sort key newer than the request is 406, as Ironic's
+	// check_allowed_fields([sort_key]).
+	if since, ok := nodeSince[q.Get("sort_key")]; ok && v.Less(since) {
+		return errNotAcceptable()
+	}
 	if q.Has("provision_state") && v.Less(v1_9) {
 		return errNotAcceptable()
 	}

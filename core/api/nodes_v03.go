@@ -167,12 +167,13 @@ var conductorGroupRe = regexp.MustCompile(`^[a-zA-Z0-9_\-.]*$`)
 // applyNodeAttrs03 sets the later fields a POST or patched document
 // carries, with Ironic's validation and messages.
 func (s *server) applyNodeAttrs03(r *http.Request, n *objects.Node, body object) error {
-	strs := map[string]**string{"fault": nil, "protected_reason": &n.ProtectedReason, "description": &n.Description,
-		"retired_reason": &n.RetiredReason, "shard": &n.Shard, "instance_name": &n.InstanceName}
-	for attr, dst := range strs {
-		if dst == nil {
-			continue
-		}
+	strs := []struct {
+		attr string
+		dst  **string
+	}{{"description", &n.Description}, {"instance_name", &n.InstanceName}, {"protected_reason", &n.ProtectedReason},
+		{"retired_reason", &n.RetiredReason}, {"shard", &n.Shard}}
+	for _, sf := range strs {
+		attr, dst := sf.attr, sf.dst
 		val, present, err := body.str(attr, true)
 		if err != nil {
 			return err
@@ -205,8 +206,12 @@ func (s *server) applyNodeAttrs03(r *http.Request, n *objects.Node, body object)
 		}
 		n.ConductorGroup = strings.ToLower(g)
 	}
-	bools := map[string]*bool{"protected": &n.Protected, "retired": &n.Retired, "disable_power_off": &n.DisablePowerOff}
-	for attr, dst := range bools {
+	bools := []struct {
+		attr string
+		dst  *bool
+	}{{"disable_power_off", &n.DisablePowerOff}, {"protected", &n.Protected}, {"retired", &n.Retired}}
+	for _, bf := range bools {
+		attr, dst := bf.attr, bf.dst
 		b, present, err := looseBool(body, attr)
 		if err != nil {
 			return err

@@ -260,6 +260,9 @@ func TestV1_46ConductorGroup(t *testing.T) {
 	if got := filterGate(t, e, "conductor_group=RACK-1", "1.46"); !slices.Equal(got, []string{id}) {
 		t.Errorf("?conductor_group=RACK-1 listed %v", got)
 	}
+	// Sorting by it is 406 below 1.46 too (Ironic's check_allowed_fields).
+	e.must(http.StatusNotAcceptable, "GET", "/v1/nodes?sort_key=conductor_group", "1.45", nil)
+	e.must(http.StatusOK, "GET", "/v1/nodes?sort_key=conductor_group", "1.46", nil)
 }
 
 func TestV1_47AutomatedClean(t *testing.T) {

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
@@ -323,4 +325,54 @@ func (b byHost) Send(ctx context.Context, host string, req *rpc.Request) (json.R
 
 func target(n *objects.Node) rpc.Target {
 	return rpc.Target{UUID: n.UUID, Driver: n.Driver, Group: n.ConductorGroup}
+}
+
+// unreachable is fake-hardware whose BMC stops answering power-state
+// reads while down is set.
+type unreachable struct {
+	*hookedFake
+	down *atomic.Bool
+}
+
+func (u unreachable) GetPowerState(ctx context.Context, n plugins.Node) (plugins.PowerState, error) {
+	if u.down.Load() {
+		return "", errors.New("BMC unreachable")
+	}
+	return u.hookedFake.GetPowerState(ctx, n)
+}
+
+// A node whose power state cannot be read power_state_sync_max_retries
+// times in a row goes into maintenance with the fault "power failure"
+// (API 1.42), and out of it once the BMC answers again; a node an
+// operator put in maintenance stays there.
+func TestPowerFailureFault(t *testing.T) {
+	down := &atomic.Bool{}
+	h := startHarness(t, nil, "cond-a", func(c *Config) {
+		c.PowerSync.Interval, c.PowerSync.Spread = 30*time.Millisecond, 0
+		c.PowerSyncMaxRetries = 1
+	}, func(hw *hookedFake) StaticDrivers {
+		return StaticDrivers{fake.HardwareType: unreachable{hw, down}}
+	})
+	n := h.enroll("node-1")
+	down.Store(true)
+	got := h.waitFor(n.UUID, "maintenance for a power failure", func(n *objects.Node) bool {
+		return n.Maintenance && deref(n.Fault) == objects.FaultPowerFailure && n.Reservation == nil
+	})
+	if got.MaintenanceReason == nil || !strings.Contains(*got.MaintenanceReason, "BMC unreachable") {
+		t.Fatalf("maintenance_reason %q", deref(got.MaintenanceReason))
+	}
+	down.Store(false)
+	got = h.waitFor(n.UUID, "recovered", func(n *objects.Node) bool { return !n.Maintenance && n.Reservation == nil })
+	if got.Fault != nil || got.MaintenanceReason != nil {
+		t.Fatalf("after recovery: fault %q reason %q", deref(got.Fault), deref(got.MaintenanceReason))
+	}
+
+	// An operator's maintenance is not the sync's to end.
+	if err := h.update(n.UUID, func(n *objects.Node) { n.Maintenance, n.MaintenanceReason = true, ptr("fan") }); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond)
+	if got := h.node(n.UUID); !got.Maintenance || deref(got.MaintenanceReason) != "fan" || got.Fault != nil {
+		t.Fatalf("operator maintenance changed: %v %q %v", got.Maintenance, deref(got.MaintenanceReason), deref(got.Fault))
+	}
 }

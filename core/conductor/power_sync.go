@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rivetmetal/rivet/core/conductor/powersync"
+	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 )
 
@@ -33,8 +34,11 @@ func (p powerSource) Nodes(ctx context.Context) ([]powersync.Node, error) {
 		if err != nil || host != s.cfg.Hostname {
 			continue
 		}
+		// A node the sync itself put in maintenance (fault "power
+		// failure") is still probed, so it leaves maintenance once its
+		// BMC answers again (Ironic's _power_failure_recovery).
 		out = append(out, powersync.Node{UUID: n.UUID, BMC: bmcOfInfo(n.DriverInfo), PowerState: deref(n.PowerState),
-			Maintenance: n.Maintenance, Locked: n.Reservation != nil})
+			Maintenance: n.Maintenance && deref(n.Fault) != objects.FaultPowerFailure, Locked: n.Reservation != nil})
 	}
 	return out, nil
 }
@@ -56,7 +60,29 @@ func (p powerProber) GetPowerState(ctx context.Context, pn powersync.Node) (stri
 	if err != nil {
 		return "", driverError(n.Driver, bmcOf(n), "get power state", err)
 	}
+	if n.Maintenance && deref(n.Fault) == objects.FaultPowerFailure {
+		p.s.recoverPowerFailure(ctx, n.UUID, string(ps))
+	}
 	return string(ps), nil
+}
+
+// recoverPowerFailure takes a node the sync put in maintenance (fault
+// "power failure") out of it once its BMC answers, recording the power
+// state read, as Ironic's _power_failure_recovery.
+func (s *Service) recoverPowerFailure(ctx context.Context, uuid, observed string) {
+	t, err := s.tasks.TryAcquire(ctx, uuid, "power failure recovery")
+	if err != nil {
+		return // busy: the next sync tries again
+	}
+	defer t.Release(ctx)
+	n := t.Node
+	if !n.Maintenance || deref(n.Fault) != objects.FaultPowerFailure {
+		return
+	}
+	n.Maintenance, n.MaintenanceReason, n.Fault, n.PowerState = false, nil, nil, ptr(observed)
+	if s.save(ctx, t) {
+		t.log.Info("power failure recovered: maintenance off", "power_state", observed)
+	}
 }
 
 // powerRecorder writes what the sync learns, under the node's lease.
@@ -107,7 +133,30 @@ func (r powerRecorder) ProbeFailed(ctx context.Context, pn powersync.Node, err e
 	if consecutive != max(s.cfg.PowerSyncMaxRetries, 1) {
 		return
 	}
-	r.setLastError(ctx, pn.UUID, func(cur *string) *string { return ptr(syncErrorPrefix + err.Error()) })
+	r.powerFailure(ctx, pn.UUID, syncErrorPrefix+err.Error())
+}
+
+// powerFailure records a node whose power state could not be read
+// power_state_sync_max_retries times in a row: last_error, and, unless an
+// operator put it in maintenance already, maintenance with that reason and
+// the fault "power failure" (API 1.42), as Ironic's
+// handle_sync_power_state_max_retries_exceeded.
+func (r powerRecorder) powerFailure(ctx context.Context, uuid, msg string) {
+	s := r.s
+	t, err := s.tasks.TryAcquire(ctx, uuid, "power state sync")
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			s.log.Debug("power sync: node busy; failure not recorded", "node", uuid, "error", err)
+		}
+		return
+	}
+	defer t.Release(ctx)
+	n := t.Node
+	n.LastError = ptr(msg)
+	if !n.Maintenance {
+		n.Maintenance, n.MaintenanceReason, n.Fault = true, ptr(msg), ptr(objects.FaultPowerFailure)
+	}
+	s.save(ctx, t)
 }
 
 // ProbeRecovered clears the last_error ProbeFailed set.

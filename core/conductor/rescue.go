@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
@@ -51,19 +52,13 @@ func (s *Service) rescuer(n *objects.Node) (RescueInterface, error) {
 	return nil, errUnsupported(n.Driver, catalog.Rescue)
 }
 
-// errRescueFailure is Ironic's InstanceRescueFailure. Ironic answers it
-// 500; Rivet answers 400, since what fails is the client's request for a
-// node that cannot be rescued, not the server.
-func errRescueFailure(n *objects.Node, reason string) error {
-	return classed("InstanceRescueFailure", http.StatusBadRequest, nil,
-		"Failed to rescue instance %s for node %s: %s", instanceOf(n), n.UUID, reason)
-}
-
-// errUnrescueFailure is Ironic's InstanceUnrescueFailure (400 here, as
-// errRescueFailure).
-func errUnrescueFailure(n *objects.Node, reason string) error {
-	return classed("InstanceUnrescueFailure", http.StatusBadRequest, nil,
-		"Failed to unrescue instance %s for node %s: %s", instanceOf(n), n.UUID, reason)
+// rescueFailure is Ironic's InstanceRescueFailure (class "Rescue") or
+// InstanceUnrescueFailure ("Unrescue"). Ironic answers them 500; Rivet
+// answers 400, since what fails is the client's request for a node that
+// cannot be rescued, not the server.
+func rescueFailure(op string, n *objects.Node, reason string) error {
+	return classed("Instance"+op+"Failure", http.StatusBadRequest, nil,
+		"Failed to %s instance %s for node %s: %s", strings.ToLower(op), instanceOf(n), n.UUID, reason)
 }
 
 // instanceOf is the node's instance UUID as Ironic's messages print it.
@@ -74,41 +69,61 @@ func instanceOf(n *objects.Node) string {
 	return *n.InstanceUUID
 }
 
-// doNodeRescue validates and starts a rescue: the node moves to rescuing
-// before the call returns, its rescue interface runs in the background.
-func (s *Service) doNodeRescue(ctx context.Context, p rpc.Params) (any, error) {
-	password, err := p.String("rescue_password")
+// startRescueVerb validates and starts rescue or unrescue (verb, firing
+// ev): refused in maintenance or when the rescue interface does nothing or
+// does not validate; otherwise the node moves to rescuing or unrescuing
+// (with extra applied) before the call returns, and work runs the rescue
+// interface in the background.
+func (s *Service) startRescueVerb(ctx context.Context, p rpc.Params, verb string, ev states.Event, extra func(n *objects.Node),
+	work func(ctx context.Context, t *Task, r RescueInterface)) error {
+	t, err := s.acquireParam(ctx, p, "node "+verb)
 	if err != nil {
-		return nil, err
-	}
-	t, err := s.acquireParam(ctx, p, "node rescue")
-	if err != nil {
-		return nil, err
+		return err
 	}
 	var r RescueInterface
 	prepare := func() error {
 		n := t.Node
 		if n.Maintenance {
 			return classed("NodeInMaintenance", http.StatusBadRequest, nil,
-				"The rescuing operation can't be performed on node %s because it's in maintenance mode.", n.UUID)
+				"The %sing operation can't be performed on node %s because it's in maintenance mode.", verb, n.UUID)
 		}
 		var err error
 		if r, err = s.rescuer(n); err == nil {
 			err = r.Validate(ctx, n)
 		}
 		if err != nil {
-			return errRescueFailure(n, "Validation failed: "+err.Error())
+			op := "Rescue"
+			if verb == "unrescue" {
+				op = "Unrescue"
+			}
+			return rescueFailure(op, n, "Validation failed: "+err.Error())
 		}
-		if err := fire(n, states.RescueEv, "rescue"); err != nil {
+		if err := fire(n, ev, verb); err != nil {
 			return err
 		}
-		ii := cloneMap(n.InstanceInfo)
-		ii["rescue_password"] = password
-		n.InstanceInfo = ii
+		if extra != nil {
+			extra(n)
+		}
 		n.LastError = nil
 		return t.Save(ctx)
 	}
-	return nil, s.startWork(ctx, t, prepare, func(ctx context.Context, t *Task) { s.rescueWork(ctx, t, r) })
+	return s.startWork(ctx, t, prepare, func(ctx context.Context, t *Task) { work(ctx, t, r) })
+}
+
+// doNodeRescue validates and starts a rescue: the node moves to rescuing
+// with the password in instance_info before the call returns, its rescue
+// interface runs in the background.
+func (s *Service) doNodeRescue(ctx context.Context, p rpc.Params) (any, error) {
+	password, err := p.String("rescue_password")
+	if err != nil {
+		return nil, err
+	}
+	keep := func(n *objects.Node) {
+		ii := cloneMap(n.InstanceInfo)
+		ii["rescue_password"] = password
+		n.InstanceInfo = ii
+	}
+	return nil, s.startRescueVerb(ctx, p, "rescue", states.RescueEv, keep, s.rescueWork)
 }
 
 // rescueWork runs the rescue interface: rescue (or rescue wait, for an
@@ -130,31 +145,7 @@ func (s *Service) rescueWork(ctx context.Context, t *Task, r RescueInterface) {
 // doNodeUnrescue validates and starts an unrescue: unrescuing, then active
 // without the rescue password.
 func (s *Service) doNodeUnrescue(ctx context.Context, p rpc.Params) (any, error) {
-	t, err := s.acquireParam(ctx, p, "node unrescue")
-	if err != nil {
-		return nil, err
-	}
-	var r RescueInterface
-	prepare := func() error {
-		n := t.Node
-		if n.Maintenance {
-			return classed("NodeInMaintenance", http.StatusBadRequest, nil,
-				"The unrescuing operation can't be performed on node %s because it's in maintenance mode.", n.UUID)
-		}
-		var err error
-		if r, err = s.rescuer(n); err == nil {
-			err = r.Validate(ctx, n)
-		}
-		if err != nil {
-			return errUnrescueFailure(n, "Validation failed: "+err.Error())
-		}
-		if err := fire(n, states.Unrescue, "unrescue"); err != nil {
-			return err
-		}
-		n.LastError = nil
-		return t.Save(ctx)
-	}
-	return nil, s.startWork(ctx, t, prepare, func(ctx context.Context, t *Task) {
+	return nil, s.startRescueVerb(ctx, p, "unrescue", states.Unrescue, nil, func(ctx context.Context, t *Task, r RescueInterface) {
 		if err := r.Unrescue(ctx, t); err != nil {
 			s.fail(ctx, t, fmt.Errorf("unrescue failed: %w", err))
 			return

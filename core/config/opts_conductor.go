@@ -85,7 +85,7 @@ func conductorSection() section {
 				"expires may be taken over by another conductor.").atLeast(sec),
 		boolOpt("automated_clean", false, func(c *Config) *bool { return &c.Conductor.AutomatedClean },
 			"Clean nodes automatically when they are made available and after they are "+
-				"unprovisioned."),
+				"unprovisioned. A node's own automated_clean (API 1.47), when set, overrides it."),
 		durOpt("deploy_callback_timeout", 1800*time.Second, func(c *Config) *time.Duration { return &c.Conductor.DeployCallbackTimeout },
 			"Time to wait for a deploy ramdisk to call back before failing the deployment. "+
 				"0 waits forever."),
