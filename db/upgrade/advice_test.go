@@ -3,6 +3,7 @@ package upgrade
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,7 @@ func TestCheckAdviceAndTheRollbackWindow(t *testing.T) {
 		mig := details(rs, "Online data migrations")
 		if strings.Contains(mig, "Run `rivet dbsync online-data-migrations`") ||
 			!strings.Contains(mig, "update_to_latest_versions: 2 object(s), blocked until every service runs release "+release.Current+" unpinned") ||
-			!strings.Contains(mig, "rivet-api on api-1 (release "+release.Current+", service version 2, pinned to 0.1, live)") ||
+			!strings.Contains(mig, "rivet-api on api-1 (release "+release.Current+", service version "+strconv.Itoa(head)+", pinned to 0.1, live)") ||
 			!strings.Contains(mig, "Rolling back stays possible") {
 			t.Errorf("step 2.2, migrations: %s", mig)
 		}

@@ -3,6 +3,7 @@ package upgrade
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +74,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		for _, s := range []db.ServiceRegistration{
 			{Hostname: "api-1", Binary: db.BinaryAPI, Release: "0.1.0", ServiceVersion: 1},
 			{Hostname: "cond-1", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1},
-			{Hostname: "cond-2", Binary: db.BinaryConductor, Release: "0.2.0", ServiceVersion: 2, Pin: pin},
+			{Hostname: "cond-2", Binary: db.BinaryConductor, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: pin},
 		} {
 			if _, err := dbh.RegisterService(ctx, s); err != nil {
 				t.Fatal(err)
@@ -109,7 +110,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 
 		// Step 3: everything on HEAD, still pinned: the pin check warns.
 		for _, h := range []struct{ host, binary string }{{"api-1", db.BinaryAPI}, {"cond-1", db.BinaryConductor}} {
-			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: h.host, Binary: h.binary, Release: "0.2.0", ServiceVersion: 2, Pin: pin}); err != nil {
+			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: h.host, Binary: h.binary, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: pin}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -121,7 +122,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		// naming both and the order.
 		register := func(host, binary, pin string) {
 			t.Helper()
-			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: binary, Release: "0.2.0", ServiceVersion: 2, Pin: pin}); err != nil {
+			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: binary, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: pin}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -163,7 +164,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		}
 
 		// Finalized above a live service: it is reported as blocked.
-		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "0.2.0", 2); err != nil {
+		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, release.Current, tb.Head().ServiceVersion); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "cond-3", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1}); err != nil {
@@ -173,20 +174,20 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		if codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "rivet-conductor on cond-3 (release 0.1.0, service version 1)") {
 			t.Fatalf("finalized above a live service: %+v", rs)
 		}
-		if st, err := Collect(ctx, dbh, tb, mreg, db.Liveness{Timeout: time.Minute}); err != nil || st.Finalized == nil || st.Finalized.Release != "0.2.0" {
+		if st, err := Collect(ctx, dbh, tb, mreg, db.Liveness{Timeout: time.Minute}); err != nil || st.Finalized == nil || st.Finalized.Release != release.Current {
 			t.Fatalf("status finalized release: %+v, %v", st, err)
 		}
 		if err := dbh.MarkServiceOffline(ctx, "cond-3", db.BinaryConductor); err != nil {
 			t.Fatal(err)
 		}
-		if rs := check(dbh); codes(rs)["Finalized release"] != Success || !strings.Contains(details(rs, "Finalized release"), "release 0.2.0 (service version 2)") {
+		if rs := check(dbh); codes(rs)["Finalized release"] != Success || !strings.Contains(details(rs, "Finalized release"), "release "+release.Current+" (service version "+strconv.Itoa(tb.Head().ServiceVersion)+")") {
 			t.Fatalf("finalized, nothing blocked: %+v", rs)
 		}
 		// Finalized above this binary: its services cannot start.
-		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "0.3.0", 3); err != nil {
+		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "9.0.0", tb.Head().ServiceVersion+1); err != nil {
 			t.Fatal(err)
 		}
-		if rs := check(dbh); codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "refuse to start. Run 0.3.0 or newer") {
+		if rs := check(dbh); codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "refuse to start. Run 9.0.0 or newer") {
 			t.Fatalf("finalized above this binary: %+v", rs)
 		}
 
