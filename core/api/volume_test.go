@@ -30,6 +30,9 @@ func TestV1_32Volume(t *testing.T) {
 		}
 		e.must(map[bool]int{false: http.StatusNotAcceptable, true: http.StatusOK}[want], "GET", "/v1/nodes/"+id+"?fields=volume", ver, nil)
 	}
+	if old := e.must(http.StatusOK, "GET", "/v1/nodes/detail", "1.31", nil).JSON(t)["nodes"].([]any)[0].(map[string]any); old["volume"] != nil {
+		t.Errorf("node detail at 1.31 has a volume link: %v", old["volume"])
+	}
 	detail := e.must(http.StatusOK, "GET", "/v1/nodes/detail", "1.32", nil).JSON(t)["nodes"].([]any)[0].(map[string]any)
 	if links, _ := detail["volume"].([]any); len(links) != 2 || !strings.HasSuffix(links[0].(map[string]any)["href"].(string), "/v1/nodes/"+id+"/volume") {
 		t.Errorf("node detail volume link = %v", detail["volume"])
