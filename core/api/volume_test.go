@@ -120,6 +120,9 @@ func TestVolumeConnectors(t *testing.T) {
 		}
 	}
 	e.must(http.StatusNotFound, "GET", "/v1/nodes/nope/volume/connectors", ver, nil)
+	if got := e.must(http.StatusBadRequest, "GET", "/v1/volume/connectors?node=a%20b", ver, nil).Fault(t); got != "Expected UUID or name for node: a b" {
+		t.Errorf("?node= not a name: %q", got)
+	}
 	page := e.must(http.StatusOK, "GET", "/v1/volume/connectors?limit=1", ver, nil).JSON(t)
 	if next, _ := page["next"].(string); !strings.Contains(next, "marker="+cu) {
 		t.Errorf("next = %v", page["next"])
