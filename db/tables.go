@@ -17,6 +17,10 @@ const (
 	TableServices                    = "services"
 	TableVolumeConnectors            = "volume_connectors"
 	TableVolumeTargets               = "volume_targets"
+	TableNodeTraits                  = "node_traits"
+	TableDeployTemplates             = "deploy_templates"
+	TableRunbooks                    = "runbooks"
+	TableAllocations                 = "allocations"
 )
 
 // objectTables maps each object kind of core/release to the table holding
@@ -30,6 +34,10 @@ var objectTables = map[string]string{
 	// 0.3 (REST API 1.32)
 	"VolumeConnector": TableVolumeConnectors,
 	"VolumeTarget":    TableVolumeTargets,
+	"DeployTemplate":  TableDeployTemplates,
+	"Runbook":         TableRunbooks,
+	"Trait":           TableNodeTraits,
+	"Allocation":      TableAllocations,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

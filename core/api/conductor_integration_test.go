@@ -97,7 +97,7 @@ func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 }
 
 // newStackWith is newStackPinned with the conductor's drivers; mods
-// adjust the API's dependencies.
+// change the API's Deps before it is built.
 func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, mods ...func(*api.Deps)) http.Handler {
 	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)

@@ -7,3 +7,6 @@ import "github.com/rivetmetal/rivet/core/version"
 func WithTestMaxAPI(ver string) func(*Deps) {
 	return func(d *Deps) { d.testMaxAPI = version.MustParse(ver) }
 }
+
+// RaiseMaxAPI is WithTestMaxAPI under the name some tests use.
+var RaiseMaxAPI = WithTestMaxAPI

@@ -386,3 +386,39 @@ func (f *fakeConductor) InjectNMI(_ context.Context, n *objects.Node) error {
 	}
 	return nil
 }
+
+// DoNodeRescue refuses as a conductor whose nodes' rescue interface is
+// no-rescue (every hardware type's only one): InstanceRescueFailure.
+func (f *fakeConductor) DoNodeRescue(_ context.Context, n *objects.Node, _ string) error {
+	f.record("rescue " + n.UUID)
+	return &rpc.RemoteError{Class: "InstanceRescueFailure", Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("Failed to rescue instance None for node %s: Validation failed: Driver %s does not support rescue (disabled or not implemented).", n.UUID, n.Driver)}
+}
+
+// DoNodeUnrescue refuses as DoNodeRescue does.
+func (f *fakeConductor) DoNodeUnrescue(_ context.Context, n *objects.Node) error {
+	f.record("unrescue " + n.UUID)
+	return &rpc.RemoteError{Class: "InstanceUnrescueFailure", Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("Failed to unrescue instance None for node %s: Validation failed: Driver %s does not support rescue (disabled or not implemented).", n.UUID, n.Driver)}
+}
+
+// AddNodeTraits and RemoveNodeTraits write the store directly; the
+// conductor's own handlers are tested through withRealConductor.
+func (f *fakeConductor) AddNodeTraits(ctx context.Context, n *objects.Node, traits []string, replace bool) error {
+	f.record("add_node_traits")
+	if err := f.locked(n); err != nil {
+		return err
+	}
+	if replace {
+		return f.store.SetNodeTraits(ctx, n.ID, traits)
+	}
+	return f.store.AddNodeTraits(ctx, n.ID, traits)
+}
+
+func (f *fakeConductor) RemoveNodeTraits(ctx context.Context, n *objects.Node, traits []string) error {
+	f.record("remove_node_traits")
+	if err := f.locked(n); err != nil {
+		return err
+	}
+	return f.store.RemoveNodeTraits(ctx, n.ID, traits)
+}

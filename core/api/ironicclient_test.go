@@ -126,3 +126,17 @@ func (c *cliRunner) obj(out string) map[string]any {
 	}
 	return m
 }
+
+// ironicCLI is startCLI's runner as a function, failing the test on a
+// non-zero exit.
+func ironicCLI(t *testing.T, h http.Handler) func(args ...string) string {
+	t.Helper()
+	return startCLI(t, h).cli
+}
+
+// baremetalCLI is startCLI's runner and JSON decoder as functions.
+func baremetalCLI(t *testing.T, h http.Handler) (cli func(args ...string) string, obj func(out string) map[string]any) {
+	t.Helper()
+	c := startCLI(t, h)
+	return c.cli, c.obj
+}

@@ -121,10 +121,11 @@ func (s *server) listPortgroups(detail, underNode bool) apiFunc {
 		if err != nil {
 			return err
 		}
+		detail := detail // ?detail=True (1.43) makes a list a detailed one
 		var fields []string
 		if !detail {
 			var err error
-			if fields, err = parseFields(r, portgroupFields, portgroupSince); err != nil {
+			if fields, detail, err = parseListFields(r, portgroupFields, portgroupSince); err != nil {
 				return err
 			}
 		}

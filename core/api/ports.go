@@ -127,10 +127,11 @@ func (s *server) listPorts(detail bool, parent portParent) apiFunc {
 		if err != nil {
 			return err
 		}
+		detail := detail // ?detail=True (1.43) makes a list a detailed one
 		var fields []string
 		if !detail {
 			var err error
-			if fields, err = parseFields(r, portFields, portSince); err != nil {
+			if fields, detail, err = parseListFields(r, portFields, portSince); err != nil {
 				return err
 			}
 		}

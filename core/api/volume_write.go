@@ -19,7 +19,7 @@ const maxVolumeString = 255
 
 // jsonType is the JSON schema type of a raw value; an integral number is
 // "integer" (Draft 2020-12, which Ironic validates with).
-func jsonType(raw json.RawMessage) string {
+func rawJSONType(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "null"
@@ -45,9 +45,9 @@ func jsonType(raw json.RawMessage) string {
 
 // pyValue is Python's repr of a decoded JSON value, as jsonschema's
 // messages show it.
-func pyValue(raw json.RawMessage) string {
+func rawPyValue(raw json.RawMessage) string {
 	var s string
-	if jsonType(raw) == "string" && json.Unmarshal(raw, &s) == nil {
+	if rawJSONType(raw) == "string" && json.Unmarshal(raw, &s) == nil {
 		return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
 	}
 	return pyRepr(raw)
@@ -90,15 +90,15 @@ func (k *volumeKind) checkSchema(arg string, body object) error {
 		if !ok {
 			continue
 		}
-		if !contains(p.types, jsonType(raw)) {
-			return fail("%s is not of type %s", pyValue(raw), quotedList(p.types))
+		if !contains(p.types, rawJSONType(raw)) {
+			return fail("%s is not of type %s", rawPyValue(raw), quotedList(p.types))
 		}
 		var s string
-		if jsonType(raw) == "string" && json.Unmarshal(raw, &s) == nil && len(s) > maxVolumeString {
+		if rawJSONType(raw) == "string" && json.Unmarshal(raw, &s) == nil && len(s) > maxVolumeString {
 			return errorf(http.StatusBadRequest, "Invalid input for field/attribute %s. Value: '%s'. Longer than %d characters.",
 				p.name, s, maxVolumeString)
 		}
-		if jsonType(raw) == "integer" {
+		if rawJSONType(raw) == "integer" {
 			var n float64
 			if json.Unmarshal(raw, &n) != nil || math.Abs(n) > math.MaxInt32 {
 				return fail("%s is out of range", string(raw))

@@ -43,6 +43,24 @@ func samples() map[string]func() Object {
 				DeployInterface: ptr("ramdisk"), InspectInterface: ptr("redfish"),
 				ManagementInterface: ptr("redfish"), PowerInterface: ptr("redfish"),
 				RAIDInterface: ptr("no-raid"), VendorInterface: ptr("no-vendor"),
+				StorageInterface: ptr("noop"), RescueInterface: ptr("no-rescue"),
+				BIOSInterface: ptr("no-bios"), FirmwareInterface: ptr("no-firmware"),
+				Fault: ptr("power failure"), DeployStep: map[string]any{"step": "deploy", "interface": "deploy", "priority": json.Number("100")},
+				AutomatedClean: ptr(false), Protected: true, ProtectedReason: ptr("production"),
+				Description: ptr("rack 4, slot 2"), Retired: true, RetiredReason: ptr("end of life"),
+				Shard: ptr("shard-1"), ParentNode: ptr("0d2c9a67-8a3f-4d5e-9b1a-2c3d4e5f6a7b"),
+				DisablePowerOff: true, InstanceName: ptr("web-1"), Health: ptr("OK"),
+				AllocationID: ptr(int64(5)),
+			}
+		},
+		"Allocation": func() Object {
+			return &Allocation{
+				ID: 5, UUID: "5a4a8a0e-64b7-4e0f-9e8c-0a1e0f0e9b11", Name: ptr("rack1-node7"),
+				NodeID: ptr(int64(7)), State: "active", LastError: ptr("none of the requested nodes were free once"),
+				ResourceClass: ptr("baremetal-large"), Traits: []string{"CUSTOM_GPU", "HW_CPU_X86_VMX"},
+				CandidateNodes: []string{"1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}, Extra: map[string]any{"flavor": "large"},
+				ConductorAffinity: ptr(int64(3)), Owner: ptr("project-a"),
+				CreatedAt: created, UpdatedAt: &updated,
 			}
 		},
 		"Port": func() Object {
@@ -101,6 +119,27 @@ func samples() map[string]func() Object {
 				CreatedAt:  created, UpdatedAt: &updated,
 			}
 		},
+		"Trait": func() Object {
+			return &Trait{ID: 5, NodeID: 7, Trait: "CUSTOM_RAID5", CreatedAt: created, UpdatedAt: &updated}
+		},
+		"DeployTemplate": func() Object {
+			return &DeployTemplate{
+				ID: 6, UUID: "bbb45f41-d4bc-4307-8d1d-32f95ce1e920", Name: "CUSTOM_HYPERTHREADING_ON",
+				Steps: []map[string]any{{"interface": "bios", "step": "apply_configuration", "priority": json.Number("150"),
+					"args": map[string]any{"settings": []any{map[string]any{"name": "LogicalProc", "value": "Enabled"}}}}},
+				Extra:     map[string]any{"foo": "bar"},
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
+		"Runbook": func() Object {
+			return &Runbook{
+				ID: 8, UUID: "fc6b1709-8dd5-86b0-2d34-5203d1c29127", Name: "CUSTOM_AWESOME",
+				Steps: []map[string]any{{"interface": "bios", "step": "apply_configuration", "order": json.Number("1"),
+					"args": map[string]any{"settings": []any{map[string]any{"name": "LogicalProc", "value": "Enabled"}}}}},
+				DisableRamdisk: true, Extra: map[string]any{}, Public: false, Owner: ptr("f3c0a9d0e7b24a5c9e1d2b3c4d5e6f70"),
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
 		"Widget": func() Object {
 			return &Widget{ID: 1, Name: "w1", Extra: map[string]any{}, Meta: map[string]any{"k": "v"}, Color: ptr("red")}
 		},
@@ -114,6 +153,7 @@ func samples() map[string]func() Object {
 var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
 	"Conductor": "online", "VolumeConnector": "extra", "VolumeTarget": "boot_index", "Widget": "meta", "Gadget": "new",
+	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public", "Allocation": "extra",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one

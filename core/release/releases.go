@@ -25,14 +25,17 @@ var head = Entry{
 	API:     v("1.31"),
 	RPC:     v("1.5"),
 	Objects: map[string][]version.Version{
-		"Chassis":   {v("1.0")},
-		"Conductor": {v("1.0")},
-		"Node":      {v("1.1"), v("1.0")},
-		"Port":      {v("1.1"), v("1.0")},
-		"Portgroup": {v("1.1"), v("1.0")},
-		// 0.3: volume connectors and targets (REST API 1.32).
+		"Chassis":         {v("1.0")},
+		"Conductor":       {v("1.0")},
+		"DeployTemplate":  {v("1.0")},
+		"Node":            {v("1.2"), v("1.1"), v("1.0")},
+		"Port":            {v("1.1"), v("1.0")},
+		"Portgroup":       {v("1.1"), v("1.0")},
+		"Runbook":         {v("1.0")},
+		"Trait":           {v("1.0")},
 		"VolumeConnector": {v("1.0")},
 		"VolumeTarget":    {v("1.0")},
+		"Allocation":      {v("1.0")},
 	},
 	ServiceVersion: 3,
 }

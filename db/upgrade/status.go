@@ -181,8 +181,8 @@ func countObjects(ctx context.Context, d *db.DB) ([]ObjectCount, error) {
 		return nil, err
 	}
 	for _, kind := range db.ObjectKinds() {
-		if _, found := slices.BinarySearch(present, tables[kind]); !found {
-			continue // a kind newer than the schema: dbsync upgrade creates its table
+		if !slices.Contains(present, tables[kind]) {
+			continue // a kind newer than the schema: `dbsync upgrade` creates its table
 		}
 		var rows []struct {
 			Version *string `bun:"version"`

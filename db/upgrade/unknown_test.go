@@ -27,7 +27,7 @@ func ageService(t *testing.T, dbh *db.DB, host, binary string, age time.Duration
 	}
 }
 
-// Issue 23 B: with an old (0.2) and a new API both pin_release_version =
+// Issue 23 B: with an old (0.1) and a new API both pin_release_version =
 // auto, the old one missing heartbeats for longer than heartbeat_timeout (a
 // SIGSTOP, a network partition, or a database outage that stops every
 // heartbeat) once let the new one unpin and finalize, so the old one exited
@@ -39,10 +39,10 @@ func TestAutoPinDoesNotFinalizeOnMissedHeartbeats(t *testing.T) {
 			dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 				ctx := context.Background()
 				dbh := dbtest.Open(t, d)
-				tb := dbtest.Releases(t)
-				r02, _ := tb.Lookup("0.2")
+				tb := oneStep(t)
+				r01, _ := tb.Lookup("0.1")
 				for _, s := range []db.ServiceRegistration{
-					{Hostname: "api-old", Binary: db.BinaryAPI, Release: "0.2.0", ServiceVersion: r02.ServiceVersion, Pin: "auto"},
+					{Hostname: "api-old", Binary: db.BinaryAPI, Release: "0.1.1", ServiceVersion: r01.ServiceVersion, Pin: "auto"},
 					{Hostname: "api-new", Binary: db.BinaryAPI, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: "auto"},
 				} {
 					if _, err := dbh.RegisterService(ctx, s); err != nil {
@@ -54,8 +54,8 @@ func TestAutoPinDoesNotFinalizeOnMissedHeartbeats(t *testing.T) {
 				if err := g.Start(ctx, pn); err != nil {
 					t.Fatal(err)
 				}
-				if pn.Effective().Version != "0.2" {
-					t.Fatalf("auto beside a live 0.2 API resolved to %s", pn.Effective().Label())
+				if pn.Effective().Version != "0.1" {
+					t.Fatalf("auto beside a live 0.1 API resolved to %s", pn.Effective().Label())
 				}
 
 				ageService(t, dbh, "api-old", db.BinaryAPI, 10*time.Second)
@@ -69,15 +69,15 @@ func TestAutoPinDoesNotFinalizeOnMissedHeartbeats(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if e.Version != "0.2" {
-					t.Errorf("auto moved to %s while the 0.2 API only missed heartbeats", e.Label())
+				if e.Version != "0.1" {
+					t.Errorf("auto moved to %s while the 0.1 API only missed heartbeats", e.Label())
 				}
 				fr, err := dbh.FinalizedRelease(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if fr.ServiceVersion != r02.ServiceVersion {
-					t.Errorf("the finalized release advanced to %s while the 0.2 API only missed heartbeats", fr.Release)
+				if fr.ServiceVersion != r01.ServiceVersion {
+					t.Errorf("the finalized release advanced to %s while the 0.1 API only missed heartbeats", fr.Release)
 				}
 			})
 		})
@@ -106,11 +106,11 @@ func TestQuietServiceUntilForgotten(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			dbh := dbtest.Open(t, db.SQLite)
-			tb := dbtest.Releases(t)
-			r02, _ := tb.Lookup("0.2")
+			tb := oneStep(t)
+			r01, _ := tb.Lookup("0.1")
 			for _, s := range []db.ServiceRegistration{
-				{Hostname: "api-old", Binary: db.BinaryAPI, Release: "0.2.0", ServiceVersion: r02.ServiceVersion},
-				{Hostname: "api-new", Binary: db.BinaryAPI, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: "0.2"},
+				{Hostname: "api-old", Binary: db.BinaryAPI, Release: "0.1.1", ServiceVersion: r01.ServiceVersion},
+				{Hostname: "api-new", Binary: db.BinaryAPI, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: "0.1"},
 			} {
 				if _, err := dbh.RegisterService(ctx, s); err != nil {
 					t.Fatal(err)
@@ -118,8 +118,8 @@ func TestQuietServiceUntilForgotten(t *testing.T) {
 			}
 			g := NewGuard(dbh, tb, GuardOptions{Name: db.BinaryAPI, Hostname: "api-new", Binaries: []string{db.BinaryAPI},
 				Timeout: timeout, ForgetTimeout: tc.forget})
-			pin02, _ := tb.ParsePin("0.2")
-			pn := release.NewPinner(tb, pin02)
+			pin01, _ := tb.ParsePin("0.1")
+			pn := release.NewPinner(tb, pin01)
 			if err := g.Start(ctx, pn); err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestQuietServiceUntilForgotten(t *testing.T) {
 				!strings.Contains(err.Error(), "run `rivet upgrade forget rivet-api api-old`") {
 				t.Fatalf("unpin beside a quiet old API: %v", err)
 			}
-			if fr, _ := dbh.FinalizedRelease(ctx); fr.ServiceVersion != r02.ServiceVersion {
+			if fr, _ := dbh.FinalizedRelease(ctx); fr.ServiceVersion != r01.ServiceVersion {
 				t.Fatalf("a refused unpin finalized %s", fr.Release)
 			}
 		})
@@ -191,8 +191,8 @@ func TestForgetServiceNotFoundAndBack(t *testing.T) {
 func TestRowsBelowTheFinalizedReleaseDoNotCount(t *testing.T) {
 	ctx := context.Background()
 	dbh := dbtest.Open(t, db.SQLite)
-	tb := dbtest.Releases(t)
-	r02, _ := tb.Lookup("0.2")
+	tb := oneStep(t)
+	r01, _ := tb.Lookup("0.1")
 	if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "api-new", Binary: db.BinaryAPI, Release: release.Current,
 		ServiceVersion: tb.Head().ServiceVersion, Pin: "auto"}); err != nil {
 		t.Fatal(err)
@@ -202,16 +202,16 @@ func TestRowsBelowTheFinalizedReleaseDoNotCount(t *testing.T) {
 	if err := g.Start(ctx, pn); err != nil || !pn.Effective().IsHead() {
 		t.Fatalf("start: %v, effective %s", err, pn.Effective().Label())
 	}
-	if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "old-api", Binary: db.BinaryAPI, Release: "0.2.0", ServiceVersion: r02.ServiceVersion}); err != nil {
+	if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "old-api", Binary: db.BinaryAPI, Release: "0.1.1", ServiceVersion: r01.ServiceVersion}); err != nil {
 		t.Fatal(err)
 	}
 	if err := dbh.MarkServiceOffline(ctx, "old-api", db.BinaryAPI); err != nil {
 		t.Fatal(err)
 	}
 	if e, err := g.Follow(ctx, pn); err != nil || !e.IsHead() {
-		t.Fatalf("auto beside a refused 0.2 row: %s, %v", e.Label(), err)
+		t.Fatalf("auto beside a refused 0.1 row: %s, %v", e.Label(), err)
 	}
 	if e, err := g.Apply(ctx, pn, release.Pin{Mode: release.PinLatest}); err != nil || !e.IsHead() {
-		t.Fatalf("unpin beside a refused 0.2 row: %s, %v", e.Label(), err)
+		t.Fatalf("unpin beside a refused 0.1 row: %s, %v", e.Label(), err)
 	}
 }

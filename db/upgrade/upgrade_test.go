@@ -3,7 +3,6 @@ package upgrade
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +38,7 @@ func details(rs []Result, check string) string {
 func TestCheckWalksAnUpgrade(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
-		reg, tb := dbtest.Registry(t), dbtest.Releases(t)
+		reg, tb := dbtest.Registry(t), oneStep(t)
 		mreg := &onlinemigrations.Registry{}
 		m, err := onlinemigrations.UpdateToLatestVersions(reg, tb.Head(), nil)
 		if err != nil {
@@ -180,11 +179,12 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		if err := dbh.MarkServiceOffline(ctx, "cond-3", db.BinaryConductor); err != nil {
 			t.Fatal(err)
 		}
-		if rs := check(dbh); codes(rs)["Finalized release"] != Success || !strings.Contains(details(rs, "Finalized release"), "release "+release.Current+" (service version "+strconv.Itoa(tb.Head().ServiceVersion)+")") {
+		if rs := check(dbh); codes(rs)["Finalized release"] != Success || !strings.Contains(details(rs, "Finalized release"), fmt.Sprintf("release %s (service version %d)", release.Current, tb.Head().ServiceVersion)) {
 			t.Fatalf("finalized, nothing blocked: %+v", rs)
 		}
 		// Finalized above this binary: its services cannot start.
-		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "9.0.0", tb.Head().ServiceVersion+1); err != nil {
+		above := tb.Head().ServiceVersion + 1
+		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "9.0.0", above); err != nil {
 			t.Fatal(err)
 		}
 		if rs := check(dbh); codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "refuse to start. Run 9.0.0 or newer") {
