@@ -92,12 +92,13 @@ func optText(body object, arg, attr string, max int, dst **string) error {
 }
 
 // physnetText sets a port's or portgroup's physical_network: at most 64
-// characters, and not empty (Ironic's "A non-empty value is required").
+// characters, and for a port not empty (Ironic's "A non-empty value is
+// required"; it does not check a portgroup's).
 func physnetText(body object, arg string, dst **string) error {
 	if err := optText(body, arg, "physical_network", 64, dst); err != nil {
 		return err
 	}
-	if *dst != nil && **dst == "" {
+	if arg == "port" && *dst != nil && **dst == "" {
 		return errorf(http.StatusBadRequest, "A non-empty value is required when setting physical_network")
 	}
 	return nil

@@ -169,22 +169,18 @@ func TestV1_94PortNodeIdent(t *testing.T) {
 	e.must(http.StatusBadRequest, "POST", "/v1/ports", "1.94", map[string]any{"node_ident": "n1", "node_uuid": id, "address": "52:54:00:00:06:03"})
 }
 
-func TestV1_97PortDescription(t *testing.T) {
-	e, id := portFieldEnv(t)
-	p := e.must(http.StatusCreated, "POST", "/v1/ports", "1.97", map[string]any{"node_uuid": id, "address": "52:54:00:00:07:01"}).JSON(t)["uuid"].(string)
-	checkTextField(t, e, "ports", p, "description", "1.97", 255, map[string]any{"node_uuid": id, "address": "52:54:00:00:07:02"})
-}
-
-func TestV1_100PortVendor(t *testing.T) {
-	e, id := portFieldEnv(t)
-	p := e.must(http.StatusCreated, "POST", "/v1/ports", "1.100", map[string]any{"node_uuid": id, "address": "52:54:00:00:08:01"}).JSON(t)["uuid"].(string)
-	checkTextField(t, e, "ports", p, "vendor", "1.100", 32, map[string]any{"node_uuid": id, "address": "52:54:00:00:08:02"})
-}
-
-func TestV1_101PortCategory(t *testing.T) {
-	e, id := portFieldEnv(t)
-	p := e.must(http.StatusCreated, "POST", "/v1/ports", "1.101", map[string]any{"node_uuid": id, "address": "52:54:00:00:09:01"}).JSON(t)["uuid"].(string)
-	checkTextField(t, e, "ports", p, "category", "1.101", 80, map[string]any{"node_uuid": id, "address": "52:54:00:00:09:02"})
+// TestPortTextFields: description (1.97), vendor (1.100), category (1.101).
+func TestPortTextFields(t *testing.T) {
+	for i, tc := range []struct {
+		ver, field string
+		max        int
+	}{{"1.97", "description", 255}, {"1.100", "vendor", 32}, {"1.101", "category", 80}} {
+		t.Run(tc.ver, func(t *testing.T) {
+			e, id := portFieldEnv(t)
+			p := e.must(http.StatusCreated, "POST", "/v1/ports", tc.ver, map[string]any{"node_uuid": id, "address": fmt.Sprintf("52:54:00:00:07:%02d", i)}).JSON(t)["uuid"].(string)
+			checkTextField(t, e, "ports", p, tc.field, tc.ver, tc.max, map[string]any{"node_uuid": id, "address": fmt.Sprintf("52:54:00:00:08:%02d", i)})
+		})
+	}
 }
 
 func TestV1_102PortgroupPhysicalNetwork(t *testing.T) {

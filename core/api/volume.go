@@ -236,6 +236,9 @@ func (s *server) listVolume(k *volumeKind, underNode bool) apiFunc {
 		}
 		var conds []func(*bun.SelectQuery) *bun.SelectQuery
 		ident := r.URL.Query().Get("node")
+		if ident != "" && !isUUID(ident) && !validLogicalName(ident, VersionFrom(r.Context())) {
+			return errorf(http.StatusBadRequest, "Expected UUID or name for node: %s", ident)
+		}
 		if underNode {
 			ident = r.PathValue("node")
 		}

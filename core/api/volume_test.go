@@ -30,6 +30,9 @@ func TestV1_32Volume(t *testing.T) {
 		}
 		e.must(map[bool]int{false: http.StatusNotAcceptable, true: http.StatusOK}[want], "GET", "/v1/nodes/"+id+"?fields=volume", ver, nil)
 	}
+	if old := e.must(http.StatusOK, "GET", "/v1/nodes/detail", "1.31", nil).JSON(t)["nodes"].([]any)[0].(map[string]any); old["volume"] != nil {
+		t.Errorf("node detail at 1.31 has a volume link: %v", old["volume"])
+	}
 	detail := e.must(http.StatusOK, "GET", "/v1/nodes/detail", "1.32", nil).JSON(t)["nodes"].([]any)[0].(map[string]any)
 	if links, _ := detail["volume"].([]any); len(links) != 2 || !strings.HasSuffix(links[0].(map[string]any)["href"].(string), "/v1/nodes/"+id+"/volume") {
 		t.Errorf("node detail volume link = %v", detail["volume"])
@@ -117,6 +120,9 @@ func TestVolumeConnectors(t *testing.T) {
 		}
 	}
 	e.must(http.StatusNotFound, "GET", "/v1/nodes/nope/volume/connectors", ver, nil)
+	if got := e.must(http.StatusBadRequest, "GET", "/v1/volume/connectors?node=a%20b", ver, nil).Fault(t); got != "Expected UUID or name for node: a b" {
+		t.Errorf("?node= not a name: %q", got)
+	}
 	page := e.must(http.StatusOK, "GET", "/v1/volume/connectors?limit=1", ver, nil).JSON(t)
 	if next, _ := page["next"].(string); !strings.Contains(next, "marker="+cu) {
 		t.Errorf("next = %v", page["next"])

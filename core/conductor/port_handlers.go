@@ -91,7 +91,11 @@ func (s *Service) createPort(ctx context.Context, p rpc.Params) (any, error) {
 func (s *Service) loadChild(ctx context.Context, kind, uuid string) (objects.Object, error) {
 	obj, err := s.store.Load(ctx, kind, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.uuid = ?", uuid) })
 	if errors.Is(err, db.ErrNotFound) {
-		return nil, classed(kind+"NotFound", http.StatusNotFound, err, "%s %s could not be found.", kind, uuid)
+		noun := map[string]string{"VolumeConnector": "Volume connector", "VolumeTarget": "Volume target"}[kind]
+		if noun == "" {
+			noun = kind
+		}
+		return nil, classed(kind+"NotFound", http.StatusNotFound, err, "%s %s could not be found.", noun, uuid)
 	}
 	return obj, err
 }

@@ -69,7 +69,7 @@ func TestVolumeHandlers(t *testing.T) {
 	if err := h.api.DestroyVolumeTarget(ctx, n, vt); err != nil {
 		t.Errorf("destroy_volume_target: %v", err)
 	}
-	if err := h.api.DestroyVolumeTarget(ctx, n, vt); class(err) != "VolumeTargetNotFound" {
+	if err := h.api.DestroyVolumeTarget(ctx, n, vt); class(err) != "VolumeTargetNotFound" || err.Error() != "Volume target "+vt.UUID+" could not be found." {
 		t.Errorf("destroy twice: %v", err)
 	}
 
