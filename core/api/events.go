@@ -208,4 +208,3 @@ func anyList(ss []string) []any {
 	}
 	return out
 }
-

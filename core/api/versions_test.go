@@ -91,14 +91,14 @@ var versionTests = map[string]string{
 	"1.37":  "TestV1_37NodeTraits",
 	"1.55":  "TestV1_55DeployTemplates",
 	"1.92":  "TestV1_92Runbooks",
-	"1.49": "TestV1_49Conductors",
-	"1.52": "TestV1_52Allocations",
-	"1.54": "TestV1_54Events",
-	"1.57": "TestV1_57AllocationPatch",
-	"1.58": "TestV1_58AllocationBackfill",
-	"1.60": "TestV1_60AllocationOwner",
-	"1.77": "TestV1_77DriverFields",
-	"1.79": "TestV1_79AllocationPrefersName",
+	"1.49":  "TestV1_49Conductors",
+	"1.52":  "TestV1_52Allocations",
+	"1.54":  "TestV1_54Events",
+	"1.57":  "TestV1_57AllocationPatch",
+	"1.58":  "TestV1_58AllocationBackfill",
+	"1.60":  "TestV1_60AllocationOwner",
+	"1.77":  "TestV1_77DriverFields",
+	"1.79":  "TestV1_79AllocationPrefersName",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {
