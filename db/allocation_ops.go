@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sync"
 
 	"github.com/rivetmetal/rivet/core/clock"
 	"github.com/rivetmetal/rivet/core/objects"
@@ -107,43 +106,6 @@ func (d *DB) AllocationCandidates(ctx context.Context, f AllocationFilter) ([]Ca
 func nodeHasColumn(d *DB, column string) bool {
 	_, ok := d.bun.Table(reflect.TypeOf(Node{})).FieldMap[column]
 	return ok
-}
-
-// traitsTable caches, per database, whether node_traits exists.
-var traitsTable sync.Map // *DB → bool
-
-// NodeTraits returns the traits of the nodes ids. A database without the
-// node_traits table has none: every node has no trait.
-func (d *DB) NodeTraits(ctx context.Context, ids []int64) (map[int64][]string, error) {
-	out := map[int64][]string{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	has, ok := traitsTable.Load(d)
-	if !ok || !has.(bool) {
-		found, err := d.HasTable(ctx, TableNodeTraits)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			traitsTable.Store(d, true)
-		}
-		if !found {
-			return out, nil
-		}
-	}
-	var rows []struct {
-		NodeID int64  `bun:"node_id"`
-		Trait  string `bun:"trait"`
-	}
-	if err := d.bun.NewSelect().Table(TableNodeTraits).Column("node_id", "trait").
-		Where("node_id IN (?)", bun.In(ids)).Scan(ctx, &rows); err != nil {
-		return nil, d.wrap(err, "list node traits")
-	}
-	for _, r := range rows {
-		out[r.NodeID] = append(out[r.NodeID], r.Trait)
-	}
-	return out, nil
 }
 
 // ReserveNode records in one transaction that allocation a took node n:

@@ -172,8 +172,9 @@ func (s *Service) allocateNode(ctx context.Context, a *objects.Allocation, log i
 	}
 }
 
-// allocationCandidates lists the nodes a may take, shuffled, a node named
-// as the allocation first (Ironic's _candidate_nodes).
+// allocationCandidates lists the nodes a may take (with every trait a
+// asks, from the node traits of API 1.37), shuffled, a node named as the
+// allocation first (Ironic's _candidate_nodes).
 func (s *Service) allocationCandidates(ctx context.Context, a *objects.Allocation) ([]db.Candidate, error) {
 	rc := ""
 	if a.ResourceClass != nil {
@@ -198,7 +199,7 @@ func (s *Service) allocationCandidates(ctx context.Context, a *objects.Allocatio
 		for i, n := range nodes {
 			ids[i] = n.ID
 		}
-		traits, err := s.db.NodeTraits(ctx, ids)
+		traits, err := s.store.TraitsOfNodes(ctx, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -251,7 +252,7 @@ func (s *Service) stillMatches(ctx context.Context, n *objects.Node, a *objects.
 	if len(a.Traits) == 0 {
 		return true, nil
 	}
-	traits, err := s.db.NodeTraits(ctx, []int64{n.ID})
+	traits, err := s.store.TraitsOfNodes(ctx, []int64{n.ID})
 	return hasTraits(traits[n.ID], a.Traits), err
 }
 
@@ -302,7 +303,7 @@ func (s *Service) backfillAllocation(ctx context.Context, a *objects.Allocation,
 			pyStr(n.ResourceClass), *a.ResourceClass))
 	}
 	if len(a.Traits) > 0 {
-		traits, err := s.db.NodeTraits(ctx, []int64{n.ID})
+		traits, err := s.store.TraitsOfNodes(ctx, []int64{n.ID})
 		if err != nil {
 			return err
 		}

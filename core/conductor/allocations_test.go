@@ -315,3 +315,30 @@ func TestInstanceRemovalDeletesAllocation(t *testing.T) {
 		t.Error("allocation survived the removal of instance_uuid")
 	}
 }
+
+// TestAllocationTraits: only a node with every requested trait is taken,
+// and the traits go to its instance_info.
+func TestAllocationTraits(t *testing.T) {
+	h := newHarness(t, nil, "cond-1", nil)
+	ctx := context.Background()
+	plain, gpu := h.enroll("plain"), h.enroll("gpu")
+	h.schedulable(plain, "gold")
+	h.schedulable(gpu, "gold")
+	if err := h.store.SetNodeTraits(ctx, gpu.ID, []string{"CUSTOM_GPU", "HW_CPU_X86_VMX"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.store.SetNodeTraits(ctx, plain.ID, []string{"HW_CPU_X86_VMX"}); err != nil {
+		t.Fatal(err)
+	}
+	a := h.allocate(&objects.Allocation{ResourceClass: ptr("gold"), Traits: []string{"CUSTOM_GPU", "HW_CPU_X86_VMX"}})
+	if a.State != objects.AllocationActive || *a.NodeID != gpu.ID {
+		t.Fatalf("allocation = %s node %v, want the gpu node %d; %v", a.State, a.NodeID, gpu.ID, deref(a.LastError))
+	}
+	if tr := fmt.Sprint(h.node(gpu.UUID).InstanceInfo["traits"]); tr != "[CUSTOM_GPU HW_CPU_X86_VMX]" {
+		t.Errorf("instance_info.traits = %s", tr)
+	}
+	b := h.allocate(&objects.Allocation{ResourceClass: ptr("gold"), Traits: []string{"CUSTOM_GPU"}})
+	if b.State != objects.AllocationError || !strings.HasSuffix(*b.LastError, "no suitable nodes have the requested traits CUSTOM_GPU.") {
+		t.Errorf("second allocation = %s %v", b.State, deref(b.LastError))
+	}
+}
