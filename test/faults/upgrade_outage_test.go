@@ -20,19 +20,19 @@ import (
 )
 
 // Issue 23 B, with a real database outage: mid-upgrade, a new rivet api
-// (pin_release_version = auto) runs beside an old one (release 0.1, a
+// (pin_release_version = auto) runs beside an old one (release 0.2, a
 // services row heartbeated by the test). PostgreSQL goes down for longer
 // than heartbeat_timeout, so nobody heartbeats; when it comes back the new
 // API reconnects first. It must not take the quiet old API for gone: it
-// stays pinned to 0.1 and nothing is finalized, and `rivet upgrade status`
+// stays pinned to 0.2 and nothing is finalized, and `rivet upgrade status`
 // shows the old API as unknown. Only `rivet upgrade forget` (once the old
 // API has really gone) lets the pin drop and the release finalize.
 func TestDBOutageMidUpgradeDoesNotFinalize(t *testing.T) {
 	pg := testenv.StartPostgresServer(t)
 	tb := release.Default()
-	r01, ok := tb.Lookup("0.1")
+	prev, ok := tb.Lookup("0.2") // the previous release
 	if !ok {
-		t.Fatal("the release table lists no 0.1")
+		t.Fatal("the release table lists no 0.2")
 	}
 	dir := t.TempDir()
 	apiPort := freePort(t)
@@ -63,7 +63,7 @@ heartbeat_timeout = %d
 	defer dbh.Close()
 	ctx := context.Background()
 	if _, err := dbh.ExecContext(ctx, `INSERT INTO services (hostname, "binary", "release", service_version, pin, online, created_at, updated_at)
-		VALUES ('api-old', 'rivet-api', '0.1.1', $1, 'auto', TRUE, clock_timestamp(), clock_timestamp())`, r01.ServiceVersion); err != nil {
+		VALUES ('api-old', 'rivet-api', '0.2.0', $1, 'auto', TRUE, clock_timestamp(), clock_timestamp())`, prev.ServiceVersion); err != nil {
 		t.Fatal(err)
 	}
 	// The old API's heartbeat, while beating is set.
@@ -102,11 +102,11 @@ heartbeat_timeout = %d
 		err := dbh.QueryRowContext(ctx, `SELECT updated_at > clock_timestamp() - interval '1 second' FROM services WHERE hostname = 'api-new'`).Scan(&ok)
 		return err == nil && ok
 	}
-	if got := apiMax(); got != r01.API.String() {
-		t.Fatalf("beside a live 0.1 API the new API serves up to %s, want 0.1's %s", got, r01.API)
+	if got := apiMax(); got != prev.API.String() {
+		t.Fatalf("beside a live 0.2 API the new API serves up to %s, want 0.2's %s", got, prev.API)
 	}
-	if got := finalized(); got != r01.Release() {
-		t.Fatalf("finalized release %s before the outage, want %s", got, r01.Release())
+	if got := finalized(); got != prev.Release() {
+		t.Fatalf("finalized release %s before the outage, want %s", got, prev.Release())
 	}
 
 	// The outage: nobody heartbeats for twice heartbeat_timeout.
@@ -119,11 +119,11 @@ heartbeat_timeout = %d
 	for range 4 {
 		time.Sleep(time.Second)
 		apiProc.running(t)
-		if got := apiMax(); got != r01.API.String() {
-			t.Fatalf("after the outage the new API serves up to %s while the 0.1 API is only quiet, want %s", got, r01.API)
+		if got := apiMax(); got != prev.API.String() {
+			t.Fatalf("after the outage the new API serves up to %s while the 0.2 API is only quiet, want %s", got, prev.API)
 		}
-		if got := finalized(); got != r01.Release() {
-			t.Fatalf("after the outage the finalized release moved to %s while the 0.1 API is only quiet", got)
+		if got := finalized(); got != prev.Release() {
+			t.Fatalf("after the outage the finalized release moved to %s while the 0.2 API is only quiet", got)
 		}
 	}
 	out, err := rivet(t, nil, "--config-file", conf, "upgrade", "status", "--json")
@@ -141,31 +141,33 @@ heartbeat_timeout = %d
 	if err != nil || !strings.Contains(out, "Forgot rivet-api on api-old") {
 		t.Fatalf("upgrade forget: %v\n%s", err, out)
 	}
+	// 0.2's API maximum may equal HEAD's, so the finalized release, not
+	// the maximum, shows the unpin.
 	waitUntil(t, 15*time.Second, "the new API unpinning once the old one is forgotten", func() bool {
 		apiProc.running(t)
-		return apiMax() == tb.Head().API.String()
+		return finalized() == release.Current
 	})
-	if got := finalized(); got != release.Current {
-		t.Errorf("finalized release %s after the unpin, want %s", got, release.Current)
+	if got := apiMax(); got != tb.Head().API.String() {
+		t.Errorf("the new API serves up to %s after the unpin, want HEAD's %s", got, tb.Head().API)
 	}
 }
 
-// Issue 23 A and B with the real previous release: a 0.1 rivet api and a
+// Issue 23 A and B with the real previous release: a 0.2 rivet api and a
 // new one, both pin_release_version = auto, on one database. SIGSTOP of the
 // old API for three heartbeat_timeouts once let the new one unpin and
 // finalize, and the old one exited for good when continued. Now the new API
-// stays at 0.1's API maximum, nothing is finalized, status shows the old
+// stays at 0.2's API maximum, nothing is finalized, status shows the old
 // API unknown, and after SIGCONT the old API still serves. Online data
 // migrations (new binary) refuse while it runs, so it still reads every
 // node (it once answered 500 on rows moved to Node 1.1).
 func TestPausedOldAPIDoesNotFinalize(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds release 0.1 from git history")
+		t.Skip("builds release 0.2 from git history")
 	}
-	oldBin := testenv.BuildRelease(t, "0.1", "./cmd/rivet") + "/rivet"
+	oldBin := testenv.BuildRelease(t, "0.2", "./cmd/rivet") + "/rivet"
 	conn := testenv.RequirePostgres(t)
 	tb := release.Default()
-	r01, _ := tb.Lookup("0.1")
+	prev, _ := tb.Lookup("0.2") // the previous release
 	dir := t.TempDir()
 	const heartbeatTimeout = 3 * time.Second
 	config := func(host string, port int) string {
@@ -197,16 +199,16 @@ heartbeat_timeout = %d
 		return string(out), code
 	}
 	if out, code := run(oldBin, oldConf, "dbsync", "create-schema"); code != 0 {
-		t.Fatalf("0.1 dbsync create-schema: exit %d\n%s", code, out)
+		t.Fatalf("0.2 dbsync create-schema: exit %d\n%s", code, out)
 	}
-	oldAPI := startProc(t, "rivet api 0.1", nil, oldBin, "--config-file", oldConf, "api")
+	oldAPI := startProc(t, "rivet api 0.2", nil, oldBin, "--config-file", oldConf, "api")
 	oldClient := newAPIClient(fmt.Sprintf("http://127.0.0.1:%d", oldPort))
 	waitHTTP(t, oldAPI, oldClient.base+"/")
 	if out, code := run(rivetBin, newConf, "dbsync", "upgrade"); code != 0 { // step 0
 		t.Fatalf("dbsync upgrade: exit %d\n%s", code, out)
 	}
-	// A node written by 0.1 (Node 1.0), as a conductor-less API can: the
-	// row goes in directly.
+	// A node written at Node 1.0, as 0.1 wrote them and 0.2 still reads
+	// them: the row goes in directly.
 	u, _ := url.Parse(conn)
 	u.Scheme = "postgres"
 	dbh, err := sql.Open("pgx", u.String())
@@ -223,8 +225,8 @@ heartbeat_timeout = %d
 	newBase := fmt.Sprintf("http://127.0.0.1:%d", newPort)
 	waitHTTP(t, newAPI, newBase+"/")
 	apiMax := func() string { return apiMaxVersion(newBase) }
-	// finalized is the watermark's service version (0.1.1 records its own
-	// release string, "0.1.1", for what the table calls 0.1).
+	// finalized is the watermark's service version (0.2 records its own
+	// release string, "0.2.0", for what the table calls 0.2).
 	finalized := func() int {
 		var sv int
 		if err := dbh.QueryRowContext(ctx, `SELECT service_version FROM finalized_release`).Scan(&sv); err != nil {
@@ -232,38 +234,38 @@ heartbeat_timeout = %d
 		}
 		return sv
 	}
-	if got := apiMax(); got != r01.API.String() {
-		t.Fatalf("beside a 0.1 API the new API serves up to %s, want %s", got, r01.API)
+	if got := apiMax(); got != prev.API.String() {
+		t.Fatalf("beside a 0.2 API the new API serves up to %s, want %s", got, prev.API)
 	}
 
 	oldAPI.signal(t, syscall.SIGSTOP)
 	deadline := time.Now().Add(3 * heartbeatTimeout)
 	for time.Now().Before(deadline) {
 		time.Sleep(500 * time.Millisecond)
-		if got := apiMax(); got != r01.API.String() {
+		if got := apiMax(); got != prev.API.String() {
 			oldAPI.signal(t, syscall.SIGCONT)
-			t.Fatalf("with the 0.1 API paused the new API serves up to %s, want %s", got, r01.API)
+			t.Fatalf("with the 0.2 API paused the new API serves up to %s, want %s", got, prev.API)
 		}
 	}
-	if got := finalized(); got != r01.ServiceVersion {
-		t.Errorf("with the 0.1 API paused the finalized release moved to service version %d", got)
+	if got := finalized(); got != prev.ServiceVersion {
+		t.Errorf("with the 0.2 API paused the finalized release moved to service version %d", got)
 	}
 	statusOut, statusCode := run(rivetBin, newConf, "upgrade", "status", "--json")
 	if states := serviceStates(t, statusOut, statusCode); states["api-old"] != "unknown" {
-		t.Errorf("upgrade status with the 0.1 API paused: states %v, want api-old unknown", states)
+		t.Errorf("upgrade status with the 0.2 API paused: states %v, want api-old unknown", states)
 	}
 	out, code := run(rivetBin, newConf, "dbsync", "online-data-migrations")
-	if code != 2 || !strings.Contains(out, "rivet-api on api-old (release 0.1.1") {
-		t.Errorf("online-data-migrations beside a paused 0.1 API: exit %d, want 2 naming it\n%s", code, out)
+	if code != 2 || !strings.Contains(out, "rivet-api on api-old (release 0.2.0") {
+		t.Errorf("online-data-migrations beside a paused 0.2 API: exit %d, want 2 naming it\n%s", code, out)
 	}
 	oldAPI.signal(t, syscall.SIGCONT)
 	time.Sleep(3 * time.Second) // a few of its heartbeats
 	oldAPI.running(t)
 	r, err := oldClient.do(http.MethodGet, "/v1/nodes", nil)
 	if err != nil || r.status != http.StatusOK || !strings.Contains(string(r.body), "10000000-0000-0000-0000-000000000001") {
-		t.Fatalf("the 0.1 API after SIGCONT: GET /v1/nodes = %v, %v", r, err)
+		t.Fatalf("the 0.2 API after SIGCONT: GET /v1/nodes = %v, %v", r, err)
 	}
-	if got := apiMax(); got != r01.API.String() {
+	if got := apiMax(); got != prev.API.String() {
 		t.Errorf("after SIGCONT the new API serves up to %s", got)
 	}
 }
