@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
@@ -271,6 +272,7 @@ func TestDBSyncUpgradesA01Database(t *testing.T) {
 			"Data migrations have not completed. Please re-run.\n", "online-data-migrations", "--max-count", "2")
 		expect(0, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
 			"Data migrations have completed.\n", "online-data-migrations", "--max-count", "2")
+		latestNode := objects.NodeKind().Versions[len(objects.NodeKind().Versions)-1].Version.String()
 
 		var rows []db.Node
 		if err := dbh.Bun().NewSelect().Model(&rows).OrderExpr("id").Scan(ctx); err != nil {
@@ -279,7 +281,7 @@ func TestDBSyncUpgradesA01Database(t *testing.T) {
 		want := map[string][2]string{"fake-hardware": {"fake", "fake"}, "redfish": {"redfish-virtual-media", "ramdisk"}}
 		for _, r := range rows {
 			w := want[r.Driver]
-			if *r.Version != "1.2" || r.BootInterface == nil || *r.BootInterface != w[0] || r.DeployInterface == nil ||
+			if *r.Version != latestNode || r.BootInterface == nil || *r.BootInterface != w[0] || r.DeployInterface == nil ||
 				*r.DeployInterface != w[1] || r.NetworkInterface == nil || *r.NetworkInterface != "noop" {
 				t.Errorf("%s node %s after the migrations: version %s, boot %v, deploy %v, network %v", r.Driver, r.UUID,
 					*r.Version, r.BootInterface, r.DeployInterface, r.NetworkInterface)
