@@ -99,6 +99,12 @@ func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 // newStackWith is newStackPinned with the conductor's drivers.
 func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet) http.Handler {
 	t.Helper()
+	return newStackDeps(t, pinner, drivers, nil)
+}
+
+// newStackDeps is newStackWith with the API's Deps adjusted by mutate.
+func newStackDeps(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, mutate func(*api.Deps)) http.Handler {
+	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)
 	reg := objects.NewRegistry()
 	if err := objects.Install(reg); err != nil {
@@ -130,8 +136,12 @@ func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.Driver
 	}
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
 		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
-	h, err := api.New(api.Deps{Store: store, Pinner: pinner, Conductors: lister,
-		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}})
+	deps := api.Deps{Store: store, Pinner: pinner, Conductors: lister,
+		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}}
+	if mutate != nil {
+		mutate(&deps)
+	}
+	h, err := api.New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,6 +150,8 @@ func (s *server) routes() *http.ServeMux {
 
 	h("GET /v1/lookup", s.lookup)
 	h("POST /v1/heartbeat/{node}", s.heartbeat)
+	h("POST /v1/continue_inspection", s.continueInspection)
+	h("GET /v1/nodes/{node}/inventory", s.getInventory)
 	return mux
 }
 

@@ -49,6 +49,10 @@ var versionTests = map[string]string{
 	"1.29": "TestV1_29InjectNMI",
 	"1.30": "TestV1_30DynamicDrivers",
 	"1.31": "TestV1_31NodeInterfaces",
+	"1.39": "TestAgentInspectionThroughRealConductor",
+	"1.41": "TestAgentInspectionFailures",
+	"1.81": "TestAgentInspectionThroughRealConductor",
+	"1.84": "TestAgentInspectionFailures",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {

@@ -67,6 +67,11 @@ type Config struct {
 	// HTTP server for iPXE scripts (core/conductor/bootserver); "" serves
 	// none.
 	BootHTTPAddress string
+	// InspectWaitTimeout fails nodes waiting in "inspect wait" for longer
+	// ([conductor] inspect_wait_timeout); 0 waits forever.
+	InspectWaitTimeout time.Duration
+	// Inspector is the [inspector] section: in-band inspection.
+	Inspector config.InspectorOpts
 }
 
 // RegisteredName is the name a conductor registers as: [DEFAULT] host, or
@@ -113,6 +118,8 @@ func ConfigFrom(c *config.Config) Config {
 		BootHTTPAddress:         c.Conductor.BootHTTPAddress,
 		DriverCallTimeout:       c.Conductor.DriverCallTimeout,
 		SoftPowerOffTimeout:     c.Conductor.SoftPowerOffTimeout,
+		InspectWaitTimeout:      c.Conductor.InspectWaitTimeout,
+		Inspector:               c.Inspector,
 	}
 }
 

@@ -167,6 +167,13 @@ func (s *Service) doProvisioningAction(ctx context.Context, p rpc.Params) (any, 
 	// Instant transitions: manage from a failure state, provide without
 	// automated cleaning (cleaning is skipped), abort of a wait state.
 	defer t.Release(ctx)
+	if action == "abort" && n.ProvisionState == string(states.InspectWait) {
+		if err := s.abortAgentInspection(ctx, t); err != nil {
+			return nil, err
+		}
+		s.nodeLog(ctx, n).Info("inspection aborted", "provision_state", n.ProvisionState)
+		return nil, nil
+	}
 	ev := states.Event(action)
 	if err := fire(n, ev, action); err != nil {
 		return nil, err

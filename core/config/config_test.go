@@ -37,6 +37,7 @@ func TestDefaults(t *testing.T) {
 			NodeLockedRetryInterval: time.Second, LeaseDuration: 60 * time.Second,
 			DeployCallbackTimeout: 1800 * time.Second, CheckProvisionStateInterval: 60 * time.Second,
 			DriverCallTimeout: time.Hour, SoftPowerOffTimeout: 600 * time.Second,
+			InspectWaitTimeout: 1800 * time.Second,
 		},
 		Database: DatabaseOpts{
 			Connection: "sqlite:////var/lib/rivet/rivet.db", MaxOpenConnections: 20,
@@ -56,6 +57,8 @@ func TestDefaults(t *testing.T) {
 			CipherSuite: 3, CommandTimeout: 2 * time.Second, Retries: 2,
 			MinCommandInterval: 500 * time.Millisecond, PowerStateChangeTimeout: 60 * time.Second,
 		},
+		Inspector: InspectorOpts{AddPorts: "pxe", KeepPorts: "all", UpdatePXEEnabled: true,
+			Hooks: []string{"ramdisk-error", "validate-interfaces", "ports", "architecture", "cpus", "memory", "root-device", "boot-mode"}},
 	}
 	got, err := Load(nil, nil)
 	if err != nil {
@@ -95,7 +98,7 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: default %q does not round-trip: %v", o.Key(), format(o.Kind, o.def), err)
 		}
 	}
-	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi"}, Sections()); diff != "" {
+	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "inspector"}, Sections()); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
 	for name, env := range map[string]string{
