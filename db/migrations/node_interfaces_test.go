@@ -33,7 +33,8 @@ func TestNodeInterfacesMigrationOn01Rows(t *testing.T) {
 			t.Fatal(err)
 		}
 		applied, err := m.Migrate(ctx, nil)
-		if err != nil || len(applied) != 1 || applied[0] != "20261215000000_node_interfaces" {
+		// Later migrations (of release 0.3 and on) apply after it.
+		if err != nil || len(applied) == 0 || applied[0] != "20261215000000_node_interfaces" {
 			t.Fatalf("applied %v, %v", applied, err)
 		}
 		var rows []db.Node
