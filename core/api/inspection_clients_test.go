@@ -14,7 +14,7 @@ import (
 // captured data and returns its UUID once it is manageable again.
 func inspectedNode(c inspClient, name string) string {
 	c.t.Helper()
-	n := c.call("POST", "/v1/nodes", "1.84", `{"name":"`+name+`","driver":"fake-hardware","inspect_interface":"agent"}`, 201)
+	n := c.call("POST", "/v1/nodes", "1.84", `{"name":"`+name+`","driver":"fake-hardware","inspect_interface":"agent","driver_info":{"deploy_iso":"http://images.test/ipa.iso"}}`, 201)
 	id := n["uuid"].(string)
 	c.call("POST", "/v1/ports", "1.84", `{"node_uuid":"`+id+`","address":"02:00:00:72:69:01"}`, 201)
 	c.call("PUT", "/v1/nodes/"+id+"/states/provision", "1.84", `{"target":"manage"}`, 202)

@@ -107,7 +107,7 @@ func newInspectionStack(t *testing.T) inspClient {
 func TestAgentInspectionThroughRealConductor(t *testing.T) {
 	c := newInspectionStack(t)
 	n := c.call("POST", "/v1/nodes", "1.84", `{"name":"n1","driver":"fake-hardware","inspect_interface":"agent",
-		"properties":{"capabilities":"foo:bar"}}`, 201)
+		"properties":{"capabilities":"foo:bar"},"driver_info":{"deploy_iso":"http://images.test/ipa.iso"}}`, 201)
 	id := n["uuid"].(string)
 	c.call("PUT", "/v1/nodes/n1/states/provision", "1.84", `{"target":"manage"}`, 202)
 	c.waitState(id, "manageable")
@@ -206,7 +206,7 @@ func TestAgentInspectionThroughRealConductor(t *testing.T) {
 // wait never reaches the conductor.
 func TestAgentInspectionFailures(t *testing.T) {
 	c := newInspectionStack(t)
-	n := c.call("POST", "/v1/nodes", "1.84", `{"name":"n2","driver":"fake-hardware","inspect_interface":"agent"}`, 201)
+	n := c.call("POST", "/v1/nodes", "1.84", `{"name":"n2","driver":"fake-hardware","inspect_interface":"agent","driver_info":{"deploy_iso":"http://images.test/ipa.iso"}}`, 201)
 	id := n["uuid"].(string)
 	c.call("POST", "/v1/ports", "1.84", `{"node_uuid":"`+id+`","address":"02:00:00:72:69:01"}`, 201)
 	c.call("PUT", "/v1/nodes/n2/states/provision", "1.84", `{"target":"manage"}`, 202)
@@ -271,7 +271,7 @@ func TestAgentInspectionPinnedTo02(t *testing.T) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	c := inspClient{t: t, url: srv.URL}
-	n := c.call("POST", "/v1/nodes", "1.31", `{"name":"n3","driver":"fake-hardware","inspect_interface":"agent"}`, 201)
+	n := c.call("POST", "/v1/nodes", "1.31", `{"name":"n3","driver":"fake-hardware","inspect_interface":"agent","driver_info":{"deploy_kernel":"http://images.test/ipa.kernel","deploy_ramdisk":"http://images.test/ipa.initramfs"}}`, 201)
 	id := n["uuid"].(string)
 	c.call("POST", "/v1/ports", "1.31", `{"node_uuid":"`+id+`","address":"02:00:00:72:69:01"}`, 201)
 	wait := func(state string, target any) {
@@ -297,5 +297,27 @@ func TestAgentInspectionPinnedTo02(t *testing.T) {
 	// 1.31 shows inspect wait as inspecting; the conductor never got the data.
 	if got := c.call("GET", "/v1/nodes/"+id, "1.31", nil, 200); got["provision_state"] != "inspecting" || got["target_provision_state"] != "manageable" {
 		t.Errorf("node after the capped POST: %v → %v, want still waiting", got["provision_state"], got["target_provision_state"])
+	}
+}
+
+// TestAgentInspectionNeedsARamdisk: a node with the agent interface and
+// no ramdisk in driver_info is refused before its state changes (400, as
+// Ironic's inspect validate), and GET validate says why.
+func TestAgentInspectionNeedsARamdisk(t *testing.T) {
+	c := newInspectionStack(t)
+	n := c.call("POST", "/v1/nodes", "1.84", `{"name":"bare","driver":"fake-hardware","inspect_interface":"agent"}`, 201)
+	id := n["uuid"].(string)
+	c.call("PUT", "/v1/nodes/bare/states/provision", "1.84", `{"target":"manage"}`, 202)
+	c.waitState(id, "manageable")
+	v := c.call("GET", "/v1/nodes/bare/validate", "1.84", nil, 200)["inspect"].(map[string]any)
+	if v["result"] != false || !strings.Contains(v["reason"].(string), "deploy_iso") {
+		t.Errorf("validate inspect = %v", v)
+	}
+	out := c.call("PUT", "/v1/nodes/bare/states/provision", "1.84", `{"target":"inspect"}`, 400)
+	if !strings.Contains(out["error_message"].(string), "no agent ramdisk to boot") {
+		t.Errorf("inspect without a ramdisk: %v", out)
+	}
+	if st := c.call("GET", "/v1/nodes/bare", "1.84", nil, 200)["provision_state"]; st != "manageable" {
+		t.Errorf("state after the refused inspect = %v", st)
 	}
 }

@@ -48,11 +48,6 @@ func (s *Service) agentInspectWork(ctx context.Context, t *Task) {
 	n := t.Node
 	boot := *n
 	boot.InstanceInfo = bootserver.AgentRamdisk(n.DriverInfo, s.cfg.Inspector.CallbackEndpointOverride)
-	if n.Driver != "fake-hardware" && len(boot.InstanceInfo) == 0 {
-		s.fail(ctx, t, fmt.Errorf("unable to start inspection: driver_info has no agent ramdisk to boot: "+
-			"set deploy_iso (virtual media) or deploy_kernel and deploy_ramdisk (network boot)"))
-		return
-	}
 	dii := agenttoken.Wipe(n.DriverInternalInfo)
 	if addrs := bmcLookupAddresses(ctx, n.DriverInfo); len(addrs) > 0 {
 		dii = cloneMap(dii)
@@ -87,6 +82,17 @@ func (s *Service) agentInspectWork(ctx context.Context, t *Task) {
 		return
 	}
 	s.finish(ctx, t, states.Wait, func(n *objects.Node) { n.PowerState = ptr(string(plugins.PowerOn)) })
+}
+
+// validateAgentInspect is the inspect validation of the agent interface
+// (Ironic's boot validate_inspection): the node's driver_info must name an
+// agent ramdisk to boot, and its driver_info must be complete.
+func (s *Service) validateAgentInspect(n *objects.Node) rpc.InterfaceValidation {
+	if len(bootserver.AgentRamdisk(n.DriverInfo, "")) == 0 {
+		return notOK("Node %s: driver_info has no agent ramdisk to boot for inspection: set %s (virtual media) or %s and %s (network boot)",
+			n.UUID, bootserver.InfoDeployISO, bootserver.InfoDeployKernel, bootserver.InfoDeployRamdisk)
+	}
+	return s.validateDriverInfo(n)
 }
 
 // bmcLookupAddresses are the addresses of the node's BMC as Ironic's

@@ -217,6 +217,12 @@ func (s *Service) inspectHardware(ctx context.Context, p rpc.Params) (any, error
 		if err := s.requireInterface(n, catalog.Inspect); err != nil {
 			return err
 		}
+		if s.usesAgentInspect(n) {
+			// Ironic's inspect.validate before the state changes: 400.
+			if v := s.validateAgentInspect(n); !v.Result {
+				return classed("MissingParameterValue", http.StatusBadRequest, nil, "%s", deref(v.Reason))
+			}
+		}
 		if err := fire(n, states.Inspect, "inspect"); err != nil {
 			return err
 		}
