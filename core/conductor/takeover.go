@@ -96,8 +96,8 @@ func stuckStates() []string {
 }
 
 // callbackTimedOut lists nodes waiting in "wait call-back" longer than
-// deploy_callback_timeout and in "inspect wait" longer than
-// inspect_wait_timeout.
+// deploy_callback_timeout, and in "inspect wait" whose inspection started
+// longer than inspect_wait_timeout ago.
 func (s *Service) callbackTimedOut(ctx context.Context, q db.OrphanQuery) ([]db.Node, error) {
 	if s.cfg.DeployCallbackTimeout <= 0 && s.cfg.InspectWaitTimeout <= 0 {
 		return nil, nil
@@ -110,7 +110,7 @@ func (s *Service) callbackTimedOut(ctx context.Context, q db.OrphanQuery) ([]db.
 	if err != nil || s.cfg.InspectWaitTimeout <= 0 {
 		return out, err
 	}
-	inspecting, err := s.db.WaitingSince(ctx, q.Group, q.Drivers, string(states.InspectWait), now.Add(-s.cfg.InspectWaitTimeout))
+	inspecting, err := s.db.InspectingSince(ctx, q.Group, q.Drivers, string(states.InspectWait), now.Add(-s.cfg.InspectWaitTimeout))
 	return append(out, inspecting...), err
 }
 
@@ -168,7 +168,7 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 		_ = fire(n, states.Fail, "")
 		n.LastError = ptr(fmt.Sprintf("Timeout reached while waiting for callback for node %s", n.UUID))
 		changed = true
-	case st == states.InspectWait && s.waitOverdue(ctx, n.ProvisionUpdatedAt, s.cfg.InspectWaitTimeout):
+	case st == states.InspectWait && s.waitOverdue(ctx, n.InspectionStartedAt, s.cfg.InspectWaitTimeout):
 		// Ironic's _check_inspect_wait_timeouts: fail, power off.
 		if err := s.abortWait(ctx, t); err != nil {
 			log.Warn("inspect wait timeout: powering the node off failed", "error", err)
