@@ -86,11 +86,15 @@ func (s *Service) agentInspectWork(ctx context.Context, t *Task) {
 
 // validateAgentInspect is the inspect validation of the agent interface
 // (Ironic's boot validate_inspection): the node's driver_info must name an
-// agent ramdisk to boot, and its driver_info must be complete.
+// agent ramdisk to boot, a network-booting node needs this conductor's
+// iPXE server, and its driver_info must be complete.
 func (s *Service) validateAgentInspect(n *objects.Node) rpc.InterfaceValidation {
 	if len(bootserver.AgentRamdisk(n.DriverInfo, "")) == 0 {
 		return notOK("Node %s: driver_info has no agent ramdisk to boot for inspection: set %s (virtual media) or %s and %s (network boot)",
 			n.UUID, bootserver.InfoDeployISO, bootserver.InfoDeployKernel, bootserver.InfoDeployRamdisk)
+	}
+	if v := s.validateBootServer(n, catalog.Inspect); !v.Result {
+		return v
 	}
 	return s.validateDriverInfo(n)
 }
