@@ -241,6 +241,13 @@ func TestAgentInspectionFailures(t *testing.T) {
 	if aborted["last_error"] != "Inspection was aborted by request." || aborted["power_state"] != "power off" {
 		t.Errorf("after abort: last_error %v, power %v", aborted["last_error"], aborted["power_state"])
 	}
+	// GET /v1/ links it from 1.84 only (Ironic hides the 1.1 compatibility).
+	if _, ok := c.call("GET", "/v1/", "1.84", nil, 200)["continue_inspection"]; !ok {
+		t.Error("GET /v1/ @1.84 does not link continue_inspection")
+	}
+	if _, ok := c.call("GET", "/v1/", "1.83", nil, 200)["continue_inspection"]; ok {
+		t.Error("GET /v1/ @1.83 links continue_inspection")
+	}
 	// Other versions of the endpoint: 404 with Ironic's words.
 	c.call("POST", "/v1/continue_inspection", "1.83", ipaInspection(t, false), 404)
 	c.call("POST", "/v1/continue_inspection?node_uuid="+id, "1.1", ipaInspection(t, false), 404)

@@ -87,7 +87,7 @@ func (s *server) routes() *http.ServeMux {
 	h := func(pattern string, fn apiFunc) { mux.Handle(pattern, s.serve(fn)) }
 
 	v1 := s.rg.V1Handler(gatedCollection{"lookup", v1_22}, gatedCollection{"heartbeat", v1_22},
-		gatedCollection{"portgroups", v1_23})
+		gatedCollection{"portgroups", v1_23}, gatedCollection{"continue_inspection", verContinueInspection})
 	mux.Handle("/v1/{$}", v1)
 
 	h("GET /v1/nodes", s.listNodes(false))
