@@ -95,3 +95,42 @@ func TestContinueInspectionLookup(t *testing.T) {
 	}
 	e.must(http.StatusBadRequest, "POST", "/v1/continue_inspection?node_uuid=nope", "1.84", inspectionBody(nil, "52:54:00:00:0a:01"))
 }
+
+// TestV1_39InspectingNotPatchable: from 1.39 a node in "inspecting" cannot
+// be patched (409 with Ironic's words); below it can, for compatibility;
+// "inspect wait" shows as "inspecting" below 1.39, in lists too.
+func TestV1_39InspectingNotPatchable(t *testing.T) {
+	e := newEnv(t, withMaxAPI("1.84"))
+	id := e.node(nil)
+	n, err := e.store.GetNode(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := string(states.Manageable)
+	n.ProvisionState, n.TargetProvisionState = string(states.Inspecting), &target
+	if err := e.store.Save(t.Context(), n); err != nil {
+		t.Fatal(err)
+	}
+	patch := []map[string]any{{"op": "add", "path": "/extra/k", "value": "v"}}
+	got := e.must(http.StatusConflict, "PATCH", "/v1/nodes/"+id, "1.39", patch).Fault(t)
+	if want := `Cannot update node "` + id + `" while it is in state "inspecting".`; got != want {
+		t.Errorf("409 says %q, want %q", got, want)
+	}
+	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+id, "1.38", patch)
+
+	n, _ = e.store.GetNode(t.Context(), id)
+	n.ProvisionState = string(states.InspectWait)
+	if err := e.store.Save(t.Context(), n); err != nil {
+		t.Fatal(err)
+	}
+	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+id, "1.39", patch) // inspect wait may be patched
+	for ver, want := range map[string]string{"1.38": "inspecting", "1.39": "inspect wait"} {
+		if got := e.must(http.StatusOK, "GET", "/v1/nodes/"+id, ver, nil).JSON(t)["provision_state"]; got != want {
+			t.Errorf("GET @%s: provision_state %v, want %s", ver, got, want)
+		}
+		list := e.must(http.StatusOK, "GET", "/v1/nodes", ver, nil).JSON(t)["nodes"].([]any)
+		if got := list[0].(map[string]any)["provision_state"]; got != want {
+			t.Errorf("list @%s: provision_state %v, want %s", ver, got, want)
+		}
+	}
+}

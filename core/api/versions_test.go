@@ -49,7 +49,7 @@ var versionTests = map[string]string{
 	"1.29": "TestV1_29InjectNMI",
 	"1.30": "TestV1_30DynamicDrivers",
 	"1.31": "TestV1_31NodeInterfaces",
-	"1.39": "TestAgentInspectionThroughRealConductor",
+	"1.39": "TestV1_39InspectingNotPatchable",
 	"1.41": "TestAgentInspectionFailures",
 	"1.81": "TestAgentInspectionThroughRealConductor",
 	"1.84": "TestAgentInspectionFailures",
