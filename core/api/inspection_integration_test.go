@@ -227,8 +227,12 @@ func TestAgentInspectionFailures(t *testing.T) {
 		t.Fatalf("continue_inspection @1.1: %d %v, want 202 {uuid}", resp.StatusCode, old)
 	}
 	failed := c.waitState(id, "inspect failed")
-	if le, _ := failed["last_error"].(string); !strings.Contains(le, "Ramdisk reported error: The following errors were encountered") {
-		t.Errorf("last_error = %q, want the ramdisk's error", le)
+	// Ironic's wording, layer by layer (conductor, agent interface, hooks).
+	want := "Failed to finish inspection: Failed to inspect hardware. Reason: failed to run inspection hooks: " +
+		"Failed to inspect hardware. Reason: The following failures happened while running preprocess hooks for node " + id + ":\n" +
+		"Error in preprocess hook ramdisk-error: Failed to inspect hardware. Reason: Ramdisk reported error: The following errors were encountered:\n* failed to run dmidecode"
+	if le, _ := failed["last_error"].(string); !strings.HasPrefix(le, want) {
+		t.Errorf("last_error = %q, want it to start with %q", le, want)
 	}
 	c.call("GET", "/v1/nodes/"+id+"/inventory", "1.84", nil, 404)
 

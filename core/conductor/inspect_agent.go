@@ -189,7 +189,7 @@ func (s *Service) continueInspection(ctx context.Context, p rpc.Params) (any, er
 func (s *Service) processInspection(ctx context.Context, t *Task, inventory, pluginData map[string]any) {
 	n := t.Node
 	if err := s.runInspectionHooks(ctx, t, inventory, pluginData); err != nil {
-		s.inspectionFailed(ctx, t, err)
+		s.inspectionFailed(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
 		return
 	}
 	delete(pluginData, "logs") // logs can be huge and are never stored

@@ -2,7 +2,6 @@ package conductor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -18,13 +17,28 @@ import (
 	"github.com/rivetmetal/rivet/db"
 )
 
-// errInspectionHook is a hook's failure (Ironic's
-// HardwareInspectionFailure / InvalidNodeInventory): inspection fails with
-// its message as last_error.
-var errInspectionHook = errors.New("inspection hook failed")
+// hookError is a hook's failure as Ironic raises it: a
+// HardwareInspectionFailure (formatted, or with its message as given) or
+// an InvalidNodeInventory. Inspection fails with its message.
+type hookError struct {
+	class string // HardwareInspectionFailure or InvalidNodeInventory
+	msg   string
+}
+
+func (e *hookError) Error() string { return e.msg }
+
+// hwFailure is Ironic's HardwareInspectionFailure(error=msg).
+func hwFailure(format string, args ...any) error {
+	return &hookError{class: "HardwareInspectionFailure", msg: "Failed to inspect hardware. Reason: " + fmt.Sprintf(format, args...)}
+}
+
+// hwFailureMsg is HardwareInspectionFailure(msg): the message as given.
+func hwFailureMsg(format string, args ...any) error {
+	return &hookError{class: "HardwareInspectionFailure", msg: fmt.Sprintf(format, args...)}
+}
 
 func invalidInventory(node, reason string) error {
-	return fmt.Errorf("%w: Inventory for node %s is invalid: %s", errInspectionHook, node, reason)
+	return &hookError{class: "InvalidNodeInventory", msg: fmt.Sprintf("Inventory for node %s is invalid: %s", node, reason)}
 }
 
 // inspectionHook is one of Ironic's inspection hooks (ironic/drivers/
@@ -47,40 +61,55 @@ var inspectionHooks = map[string]inspectionHook{
 }
 
 // runInspectionHooks is Ironic's run_inspection_hooks: every enabled
-// hook's preprocess, failures collected, then each hook.
+// hook's preprocess, failures collected, then each hook; the error reads
+// as the agent inspect interface wraps it.
 func (s *Service) runInspectionHooks(ctx context.Context, t *Task, inv, pd map[string]any) error {
 	names := s.cfg.Inspector.Hooks
 	if len(names) == 0 {
 		names = config.DefaultInspectionHooks
 	}
+	wrap := func(err error) error {
+		return hwFailure("failed to run inspection hooks: %v", err)
+	}
 	var failures []string
 	for _, name := range names {
 		if h := inspectionHooks[name]; h.preprocess != nil {
 			if err := h.preprocess(s, t, inv, pd); err != nil {
-				failures = append(failures, fmt.Sprintf("Error in preprocess hook %s: %v", name, trimHookErr(err)))
+				if he, ok := err.(*hookError); ok && he.class == "HardwareInspectionFailure" {
+					failures = append(failures, fmt.Sprintf("Error in preprocess hook %s: %v", name, err))
+				} else {
+					failures = append(failures, fmt.Sprintf("Unexpected exception %s during preprocess hook %s: %v", errClass(err), name, err))
+				}
 			}
 		}
 	}
 	if len(failures) > 0 {
-		return fmt.Errorf("failed to run inspection hooks: %s", strings.Join(failures, "\n"))
+		return wrap(hwFailure("The following failures happened while running preprocess hooks for node %s:\n%s",
+			t.Node.UUID, strings.Join(failures, "\n")))
 	}
 	for _, name := range names {
 		if h := inspectionHooks[name]; h.run != nil {
 			if err := h.run(ctx, s, t, inv, pd); err != nil {
-				return fmt.Errorf("failed to run inspection hooks: %v", trimHookErr(err))
+				if he, ok := err.(*hookError); ok && he.class == "HardwareInspectionFailure" {
+					return wrap(err)
+				}
+				return wrap(hwFailure("Unexpected exception %s during processing for node: %s. Error: %v", errClass(err), t.Node.UUID, err))
 			}
 		}
 	}
 	return nil
 }
 
-func trimHookErr(err error) string {
-	return strings.TrimPrefix(err.Error(), errInspectionHook.Error()+": ")
+func errClass(err error) string {
+	if he, ok := err.(*hookError); ok {
+		return he.class
+	}
+	return "Exception"
 }
 
 func hookRamdiskError(_ *Service, _ *Task, _, pd map[string]any) error {
 	if e := pd["error"]; e != nil && e != "" && e != false {
-		return fmt.Errorf("%w: Ramdisk reported error: %v", errInspectionHook, e)
+		return hwFailure("Ramdisk reported error: %v", e)
 	}
 	return nil
 }
@@ -202,7 +231,7 @@ func hookPorts(ctx context.Context, s *Service, t *Task, _, pd map[string]any) e
 	valid, _ := pd["valid_interfaces"].(map[string]any)
 	all, _ := pd["all_interfaces"].(map[string]any)
 	if valid == nil || all == nil {
-		return fmt.Errorf("%w: the ports hook needs validate-interfaces", errInspectionHook)
+		return hwFailureMsg("the ports hook needs validate-interfaces")
 	}
 	if addPortsMode(s) != "disabled" {
 		for _, name := range sortedKeys(valid) {
@@ -297,8 +326,8 @@ func hookArchitecture(_ context.Context, _ *Service, t *Task, inv, _ map[string]
 	cpu, _ := inv["cpu"].(map[string]any)
 	arch, ok := cpu["architecture"].(string)
 	if !ok || arch == "" {
-		return fmt.Errorf("%w: Inventory has malformed or missing CPU architecture information: %s for node %s.",
-			errInspectionHook, pyRepr(inv["cpu"]), t.Node.UUID)
+		return invalidInventory(t.Node.UUID, fmt.Sprintf("Inventory has malformed or missing CPU architecture information: %s for node %s.",
+			pyRepr(inv["cpu"]), t.Node.UUID))
 	}
 	setProperty(t.Node, "cpu_arch", arch)
 	return nil
@@ -319,7 +348,7 @@ func hookMemory(_ context.Context, _ *Service, t *Task, inv, _ map[string]any) e
 	mem, _ := inv["memory"].(map[string]any)
 	mb, ok := asInt(mem["physical_mb"])
 	if !ok {
-		return fmt.Errorf("%w: Inventory has missing memory information: %s for node %s.", errInspectionHook, pyRepr(inv["memory"]), t.Node.UUID)
+		return invalidInventory(t.Node.UUID, fmt.Sprintf("Inventory has missing memory information: %s for node %s.", pyRepr(inv["memory"]), t.Node.UUID))
 	}
 	setProperty(t.Node, "memory_mb", mb)
 	return nil
@@ -339,8 +368,8 @@ func hookRootDevice(_ context.Context, _ *Service, t *Task, inv, pd map[string]a
 			disk, _ := d.(map[string]any)
 			ok, err := matchRootDeviceHints(disk, hints)
 			if err != nil {
-				return fmt.Errorf("%w: No disks could be found using root device hints %s for node %s because they failed to validate. Error: %v",
-					errInspectionHook, pyRepr(hints), n.UUID, err)
+				return hwFailureMsg("No disks could be found using root device hints %s for node %s because they failed to validate. Error: %v",
+					pyRepr(hints), n.UUID, err)
 			}
 			if ok {
 				chosen = disk
@@ -348,7 +377,7 @@ func hookRootDevice(_ context.Context, _ *Service, t *Task, inv, pd map[string]a
 			}
 		}
 		if chosen == nil {
-			return fmt.Errorf("%w: No disks satisfied root device hints for node %s", errInspectionHook, n.UUID)
+			return hwFailureMsg("No disks satisfied root device hints for node %s", n.UUID)
 		}
 		pd["root_disk"] = chosen
 	}
