@@ -45,9 +45,19 @@ func TestInspectWaitTimeout(t *testing.T) {
 	if got := h.svc.checkOrphans(ctx); got != 0 {
 		t.Fatalf("checkOrphans failed %d nodes before the timeout", got)
 	}
+	// A node in maintenance waits on, as Ironic's check skips it.
+	m := h.agentInspecting("node-m", map[string]any{"deploy_iso": "http://images.test/ipa.iso"})
+	row := h.node(m.UUID)
+	row.Maintenance = true
+	if err := h.store.Save(ctx, row); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(100 * time.Millisecond)
 	if got := h.svc.checkOrphans(ctx); got != 1 {
 		t.Fatalf("checkOrphans recovered %d nodes after the timeout, want 1", got)
+	}
+	if got := h.node(m.UUID); got.ProvisionState != "inspect wait" {
+		t.Errorf("a node in maintenance timed out: %q", got.ProvisionState)
 	}
 	got := h.waitState(n.UUID, "inspect failed")
 	if deref(got.LastError) != "timeout reached while inspecting the node" || deref(got.PowerState) != "power off" {

@@ -168,8 +168,9 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 		_ = fire(n, states.Fail, "")
 		n.LastError = ptr(fmt.Sprintf("Timeout reached while waiting for callback for node %s", n.UUID))
 		changed = true
-	case st == states.InspectWait && s.waitOverdue(ctx, n.InspectionStartedAt, s.cfg.InspectWaitTimeout):
-		// Ironic's _check_inspect_wait_timeouts: fail, power off.
+	case st == states.InspectWait && !n.Maintenance && s.waitOverdue(ctx, n.InspectionStartedAt, s.cfg.InspectWaitTimeout):
+		// Ironic's _check_inspect_wait_timeouts (maintenance: False): fail,
+		// power off.
 		if err := s.abortWait(ctx, t); err != nil {
 			log.Warn("inspect wait timeout: powering the node off failed", "error", err)
 		}
