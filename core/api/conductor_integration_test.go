@@ -96,14 +96,9 @@ func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 	return newStackWith(t, pinner, conductor.StaticDrivers{fake.HardwareType: fake.New(nil)})
 }
 
-// newStackWith is newStackPinned with the conductor's drivers.
-func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet) http.Handler {
-	t.Helper()
-	return newStackDeps(t, pinner, drivers, nil)
-}
-
-// newStackDeps is newStackWith with the API's Deps adjusted by mutate.
-func newStackDeps(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, mutate func(*api.Deps)) http.Handler {
+// newStackWith is newStackPinned with the conductor's drivers; mods
+// change the API's Deps before it is built.
+func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, mods ...func(*api.Deps)) http.Handler {
 	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)
 	reg := objects.NewRegistry()
@@ -138,8 +133,8 @@ func newStackDeps(t *testing.T, pinner *release.Pinner, drivers conductor.Driver
 		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
 	deps := api.Deps{Store: store, Pinner: pinner, Conductors: lister,
 		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}}
-	if mutate != nil {
-		mutate(&deps)
+	for _, m := range mods {
+		m(&deps)
 	}
 	h, err := api.New(deps)
 	if err != nil {

@@ -2,6 +2,11 @@ package api
 
 import "github.com/rivetmetal/rivet/core/version"
 
-// SetTestMaxAPI is withMaxAPI for the external test package: the API
+// WithTestMaxAPI is withMaxAPI for the external test package: the API
 // serves microversions up to ver while unpinned.
-func SetTestMaxAPI(d *Deps, ver string) { d.testMaxAPI = version.MustParse(ver) }
+func WithTestMaxAPI(ver string) func(*Deps) {
+	return func(d *Deps) { d.testMaxAPI = version.MustParse(ver) }
+}
+
+// RaiseMaxAPI is WithTestMaxAPI under the name some tests use.
+var RaiseMaxAPI = WithTestMaxAPI

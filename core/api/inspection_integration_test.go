@@ -88,8 +88,8 @@ func (c inspClient) waitState(id, state string) map[string]any {
 
 func newInspectionStack(t *testing.T) inspClient {
 	t.Helper()
-	h := newStackDeps(t, release.NewPinner(release.Default(), release.Pin{}),
-		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}, func(d *api.Deps) { api.SetTestMaxAPI(d, "1.84") })
+	h := newStackWith(t, release.NewPinner(release.Default(), release.Pin{}),
+		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}, api.WithTestMaxAPI("1.84"))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return inspClient{t: t, url: srv.URL}
@@ -277,8 +277,8 @@ func TestAgentInspectionPinnedTo02(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newStackDeps(t, release.NewPinner(release.Default(), pin),
-		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}, nil)
+	h := newStackWith(t, release.NewPinner(release.Default(), pin),
+		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	c := inspClient{t: t, url: srv.URL}

@@ -138,9 +138,7 @@ func TestOnlineDataMigrationsRefusals(t *testing.T) {
 				db.ServiceRegistration{Hostname: "h2", Binary: db.BinaryAPI, Release: "0.2.0", ServiceVersion: 2}),
 			reg:  []onlinemigrations.Migration{backfill("backfill", 2)},
 			exit: 2,
-			// The release named is whichever first has service version 2
-			// (HEAD's until release 0.2 was cut, 0.2 since).
-			want: []string{"online migration backfill writes what only release ", " (service version 2) and newer can read",
+			want: []string{`online migration backfill writes what only release 0.2 ("bellows") (service version 2) and newer can read`,
 				"older: rivet-conductor on h1 (release 0.1.0, service version 1, unpinned, live)"},
 		},
 	}

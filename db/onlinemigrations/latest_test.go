@@ -61,7 +61,7 @@ func TestUpdateToLatestVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, v := range versions {
-			if v != "1.1" {
+			if v != "1.2" {
 				t.Fatalf("row left at %s after migrations completed: %v", v, versions)
 			}
 		}
