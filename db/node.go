@@ -82,6 +82,8 @@ type Node struct {
 	DisablePowerOff   *bool      `bun:"disable_power_off"`
 	InstanceName      *string    `bun:"instance_name"`
 	Health            *string    `bun:"health"`
+	// AllocationID is the allocation that reserved the node (Node 1.2).
+	AllocationID *int64 `bun:"allocation_id"`
 
 	Timestamps
 	// Version is the Node object version the row was written at.

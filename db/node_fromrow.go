@@ -24,6 +24,7 @@ var nodeRowFields = []string{
 	"storage_interface", "rescue_interface", "bios_interface", "firmware_interface", "fault", "deploy_step",
 	"automated_clean", "protected", "protected_reason", "description", "retired", "retired_reason", "shard",
 	"parent_node", "disable_power_off", "instance_name", "health",
+	"allocation_id",
 }
 
 // typedNodeRows caches, per registry, whether its Node fields are exactly
@@ -118,6 +119,7 @@ func (s *Store) nodeFromRow(row *Node) (objects.Object, error) {
 	n.DisablePowerOff = orFalse(row.DisablePowerOff)
 	n.InstanceName = copyPtr(row.InstanceName)
 	n.Health = copyPtr(row.Health)
+	n.AllocationID = copyPtr(row.AllocationID)
 	if row.Version == nil {
 		return nil, fmt.Errorf("db: nodes row has no object version; run `rivet dbsync upgrade` to check the database")
 	}

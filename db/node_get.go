@@ -147,6 +147,8 @@ func (r *Node) nodeDest(col string) any {
 		return nullString{&r.InstanceName}
 	case "health":
 		return nullString{&r.Health}
+	case "allocation_id":
+		return nullInt64{&r.AllocationID}
 	case "created_at":
 		return notNullTime{&r.CreatedAt}
 	case "updated_at":

@@ -20,6 +20,7 @@ const (
 	TableNodeTraits                  = "node_traits"
 	TableDeployTemplates             = "deploy_templates"
 	TableRunbooks                    = "runbooks"
+	TableAllocations                 = "allocations"
 )
 
 // objectTables maps each object kind of core/release to the table holding
@@ -36,6 +37,7 @@ var objectTables = map[string]string{
 	"DeployTemplate":  TableDeployTemplates,
 	"Runbook":         TableRunbooks,
 	"Trait":           TableNodeTraits,
+	"Allocation":      TableAllocations,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

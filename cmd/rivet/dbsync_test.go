@@ -187,7 +187,7 @@ func TestDBSyncOnEveryDialect(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			expect(2, "", "table nodes has 1 row at version 9.9 (Node versions supported: 1.0, 1.1)", "upgrade")
+			expect(2, "", "table nodes has 1 row at version 9.9 (Node versions supported: 1.0, 1.1, 1.2)", "upgrade")
 			expect(2, "", "table nodes has 1 row at version 9.9", "online-data-migrations")
 			if _, err := dbh.Bun().NewDelete().Table("nodes").Where("version = '9.9'").Exec(ctx); err != nil {
 				t.Fatal(err)
@@ -206,7 +206,13 @@ func TestDBSyncOnEveryDialect(t *testing.T) {
 
 			expect(1, "backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n", "",
 				"online-data-migrations", "--max-count", "2")
-			expect(0, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
+			// Then update_to_latest_versions lifts the rows to HEAD's Node
+			// (1.2, newer than the backfill's 1.1).
+			expect(1, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 1 of 3 objects.\n"+
+				"Data migrations have not completed. Please re-run.\n", "", "online-data-migrations", "--max-count", "2")
+			expect(1, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 2 of 2 objects.\n"+
+				"Data migrations have not completed. Please re-run.\n", "", "online-data-migrations", "--max-count", "2")
+			expect(0, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
 				"Data migrations have completed.\n", "", "online-data-migrations", "--max-count", "2")
 		})
 	}

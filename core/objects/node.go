@@ -94,6 +94,9 @@ type Node struct {
 	InstanceName    *string `rivet:"instance_name"`
 	// Health is the hardware's health as the BMC reports it (API 1.109).
 	Health *string `rivet:"health"`
+	// AllocationID is the id of the Allocation that reserved the node
+	// (1.2, API 1.52 shows its UUID as allocation_uuid).
+	AllocationID *int64 `rivet:"allocation_id"`
 }
 
 // Faults the conductor records in Node.Fault, as Ironic's
@@ -214,9 +217,10 @@ func NodeKind() Kind {
 			{Name: "disable_power_off", Since: v("1.2"), Default: false},
 			{Name: "instance_name", Since: v("1.2"), Nullable: true},
 			{Name: "health", Since: v("1.2"), Nullable: true},
+			{Name: "allocation_id", Since: v("1.2"), Nullable: true},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.2-99aaa778e2b3d94799cfcab5a634b009",
+		Fingerprint: "1.2-88a32cb3ee10fb0b0281de5282cf08ea",
 	}
 }

@@ -50,6 +50,17 @@ func samples() map[string]func() Object {
 				Description: ptr("rack 4, slot 2"), Retired: true, RetiredReason: ptr("end of life"),
 				Shard: ptr("shard-1"), ParentNode: ptr("0d2c9a67-8a3f-4d5e-9b1a-2c3d4e5f6a7b"),
 				DisablePowerOff: true, InstanceName: ptr("web-1"), Health: ptr("OK"),
+				AllocationID: ptr(int64(5)),
+			}
+		},
+		"Allocation": func() Object {
+			return &Allocation{
+				ID: 5, UUID: "5a4a8a0e-64b7-4e0f-9e8c-0a1e0f0e9b11", Name: ptr("rack1-node7"),
+				NodeID: ptr(int64(7)), State: "active", LastError: ptr("none of the requested nodes were free once"),
+				ResourceClass: ptr("baremetal-large"), Traits: []string{"CUSTOM_GPU", "HW_CPU_X86_VMX"},
+				CandidateNodes: []string{"1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}, Extra: map[string]any{"flavor": "large"},
+				ConductorAffinity: ptr(int64(3)), Owner: ptr("project-a"),
+				CreatedAt: created, UpdatedAt: &updated,
 			}
 		},
 		"Port": func() Object {
@@ -142,7 +153,7 @@ func samples() map[string]func() Object {
 var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
 	"Conductor": "online", "VolumeConnector": "extra", "VolumeTarget": "boot_index", "Widget": "meta", "Gadget": "new",
-	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public",
+	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public", "Allocation": "extra",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one
