@@ -36,7 +36,7 @@ func (h *harness) agentInspecting(name string, driverInfo map[string]any) *objec
 // inspect_wait_timeout fails at the next takeover check with Ironic's
 // last_error, powered off, its lookup addresses and token gone.
 func TestInspectWaitTimeout(t *testing.T) {
-	h := newHarness(t, nil, "cond-a", func(c *Config) { c.InspectWaitTimeout = 50 * time.Millisecond })
+	h := newHarness(t, nil, "cond-a", func(c *Config) { c.InspectWaitTimeout = 2 * time.Second })
 	ctx := context.Background()
 	n := h.agentInspecting("node-1", map[string]any{"deploy_iso": "http://images.test/ipa.iso", "ipmi_address": "192.0.2.7"})
 	if got := n.DriverInternalInfo[LookupBMCAddressesKey]; len(got.([]any)) != 1 || got.([]any)[0] != "192.0.2.7" {
@@ -52,7 +52,7 @@ func TestInspectWaitTimeout(t *testing.T) {
 	if err := h.store.Save(ctx, row); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(2100 * time.Millisecond)
 	if got := h.svc.checkOrphans(ctx); got != 1 {
 		t.Fatalf("checkOrphans recovered %d nodes after the timeout, want 1", got)
 	}
