@@ -167,6 +167,17 @@ func (s *Store) SaveFenced(ctx context.Context, obj objects.Object, holder strin
 // WaitingSince lists the free nodes of group and drivers in state whose
 // provision_updated_at is before before (callback timeouts).
 func (d *DB) WaitingSince(ctx context.Context, group string, drivers []string, state string, before time.Time) ([]Node, error) {
+	return d.waitingSince(ctx, group, drivers, state, "provision_updated_at", before)
+}
+
+// InspectingSince lists the unleased nodes of group and drivers in state
+// whose inspection started before before (Ironic's
+// inspection_started_before filter).
+func (d *DB) InspectingSince(ctx context.Context, group string, drivers []string, state string, before time.Time) ([]Node, error) {
+	return d.waitingSince(ctx, group, drivers, state, "inspection_started_at", before)
+}
+
+func (d *DB) waitingSince(ctx context.Context, group string, drivers []string, state, column string, before time.Time) ([]Node, error) {
 	if len(drivers) == 0 {
 		return nil, nil
 	}
@@ -176,7 +187,7 @@ func (d *DB) WaitingSince(ctx context.Context, group string, drivers []string, s
 		Where("n.driver IN (?)", bun.In(drivers)).
 		Where("n.reservation IS NULL").
 		Where("n.provision_state = ?", state).
-		Where("n.provision_updated_at < ?", before).
+		Where("n.? < ?", bun.Ident(column), before).
 		OrderExpr("n.id ASC").
 		Scan(ctx)
 	if err != nil {

@@ -104,10 +104,15 @@ func TestAPIRefusesAnUnpinnedStartBesideAnOlderService(t *testing.T) {
 	tb := dbtest.Releases(t) // 0.2 "bellows" at service version 2, HEAD above
 	releaseTable = func() *release.Table { return tb }
 	t.Cleanup(func() { releaseTable = release.Default })
+	// The previous release: the last cut one, one step below HEAD.
+	prev := tb.Releases()[len(tb.Releases())-1]
 	conf, dbh := finalizeEnv(t)
 	if _, err := dbh.RegisterService(t.Context(), db.ServiceRegistration{Hostname: "node-b", Binary: db.BinaryConductor,
 		Release: "0.2.0", ServiceVersion: 2}); err != nil {
 		t.Fatal(err)
+	}
+	if prev.ServiceVersion == tb.Head().ServiceVersion {
+		t.Skipf("HEAD has release %s's service version: nothing tells them apart yet", prev.Version)
 	}
 	code, _, errOut := runCLI(t, "--config-file", conf, "api")
 	want := "api: this rivet-api would use release " + release.Current + " (service version " + strconv.Itoa(tb.Head().ServiceVersion) + ") but rivet-conductor on node-b runs release 0.2.0 " +

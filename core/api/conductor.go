@@ -33,6 +33,7 @@ type Conductor interface {
 	DestroyPortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) error
 	Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion, tokenDigest string) error
 	GetNodeWithToken(ctx context.Context, n *objects.Node) (*objects.Node, error)
+	ContinueInspection(ctx context.Context, n *objects.Node, inventory, pluginData map[string]any) error
 	GetDriverProperties(ctx context.Context, driver string) (map[string]string, error)
 	VIFList(ctx context.Context, n *objects.Node) ([]rpc.VIF, error)
 	VIFAttach(ctx context.Context, n *objects.Node, info map[string]any) error

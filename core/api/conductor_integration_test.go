@@ -168,7 +168,7 @@ func TestInterfacesThroughRealConductor(t *testing.T) {
 	}
 	d := call("GET", "/v1/drivers/fake-hardware", "1.30", "", 200)
 	if d["default_deploy_interface"] != "fake" || d["default_network_interface"] != "noop" ||
-		fmt.Sprint(d["enabled_inspect_interfaces"]) != "[fake no-inspect]" {
+		fmt.Sprint(d["enabled_inspect_interfaces"]) != "[agent fake no-inspect]" {
 		t.Fatalf("fake-hardware at 1.30: %v", d)
 	}
 	n := call("POST", "/v1/nodes", "1.31", `{"driver":"fake-hardware","inspect_interface":"no-inspect"}`, 201)

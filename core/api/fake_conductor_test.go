@@ -392,6 +392,24 @@ func (f *fakeConductor) InjectNMI(_ context.Context, n *objects.Node) error {
 	return nil
 }
 
+// ContinueInspection records the call and resumes a node in inspect wait
+// as the conductor does (processing is the conductor's, tested there).
+func (f *fakeConductor) ContinueInspection(ctx context.Context, n *objects.Node, _, _ map[string]any) error {
+	f.record("continue_inspection")
+	if f.tokenCapped {
+		return &rpc.CapError{Method: "continue_inspection"}
+	}
+	cur, err := f.store.GetNode(ctx, n.UUID)
+	if err != nil {
+		return err
+	}
+	if cur.ProvisionState != string(states.InspectWait) {
+		return &rpc.RemoteError{Class: "NotFound", Code: http.StatusNotFound, Message: "Resource could not be found."}
+	}
+	cur.ProvisionState = string(states.Inspecting)
+	return f.store.Save(ctx, cur)
+}
+
 // DoNodeRescue refuses as a conductor whose nodes' rescue interface is
 // no-rescue (every hardware type's only one): InstanceRescueFailure.
 func (f *fakeConductor) DoNodeRescue(_ context.Context, n *objects.Node, _ string) error {

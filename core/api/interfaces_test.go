@@ -90,12 +90,12 @@ func TestV1_30DynamicDrivers(t *testing.T) {
 	tests := map[string]map[string][]any{
 		// cond-a and cond-b agree on fake-hardware.
 		"fake-hardware": {"boot": {"fake", "fake"}, "console": {"no-console", "no-console"},
-			"deploy": {"fake", "fake"}, "inspect": {"fake", "fake", "no-inspect"}, "management": {"fake", "fake"},
+			"deploy": {"fake", "fake"}, "inspect": {"fake", "agent", "fake", "no-inspect"}, "management": {"fake", "fake"},
 			"network": {"noop", "noop"}, "power": {"fake", "fake"}, "raid": {"no-raid", "no-raid"},
 			"vendor": {"no-vendor", "no-vendor"}},
-		// cond-a serves iPXE scripts; ipmi has no inspection.
+		// cond-a serves iPXE scripts; ipmi has in-band inspection only.
 		"ipmi": {"boot": {"ipxe", "ipxe"}, "console": {"no-console", "no-console"}, "deploy": {"ramdisk", "ramdisk"},
-			"inspect": {"no-inspect", "no-inspect"}, "management": {"ipmitool", "ipmitool"}, "network": {"noop", "noop"},
+			"inspect": {"no-inspect", "agent", "no-inspect"}, "management": {"ipmitool", "ipmitool"}, "network": {"noop", "noop"},
 			"power": {"ipmitool", "ipmitool"}, "raid": {"no-raid", "no-raid"}, "vendor": {"no-vendor", "no-vendor"}},
 		"redfish": {"boot": {nil}, "console": {nil}, "deploy": {nil}, "inspect": {nil}, "management": {nil},
 			"network": {nil}, "power": {nil}, "raid": {nil}, "vendor": {nil}},

@@ -102,7 +102,7 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 		case p == "/v1" || p == "/v1/":
 			r.URL.Path = "/v1/"
 			versioned.ServeHTTP(w, r)
-		case strings.HasPrefix(p, "/v1/lookup"), strings.HasPrefix(p, "/v1/heartbeat/"):
+		case strings.HasPrefix(p, "/v1/lookup"), strings.HasPrefix(p, "/v1/heartbeat/"), p == "/v1/continue_inspection":
 			versioned.ServeHTTP(w, r)
 		case strings.HasPrefix(p, "/v1/"):
 			protected.ServeHTTP(w, r)

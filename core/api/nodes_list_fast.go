@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/rivetmetal/rivet/core/objects"
-	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/plugins/redact"
@@ -87,10 +86,11 @@ var nodeScalarFields = map[string]scalarField{
 		if n.ProvisionState.Valid {
 			ps = n.ProvisionState.String
 		}
-		if v.Less(v1_2) && ps == string(states.Available) {
+		prov, ok := provisionStateView(v, ps).(string)
+		if !ok {
 			return append(b, "null"...) // NOSTATE before 1.2
 		}
-		return appendJSONString(b, ps)
+		return appendJSONString(b, prov)
 	}},
 	"name":                   textField("name", func(n *db.NodeScalars) *sql.NullString { return &n.Name }),
 	"instance_uuid":          textField("instance_uuid", func(n *db.NodeScalars) *sql.NullString { return &n.InstanceUUID }),

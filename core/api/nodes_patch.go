@@ -66,6 +66,9 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if n.TargetProvisionState != nil && !states.UpdateAllowed[states.State(n.ProvisionState)] {
 		return errorf(http.StatusConflict, "Node %s can not be updated while a state transition is in progress.", r.PathValue("node"))
 	}
+	if err := patchInspectingGate(v, n); err != nil {
+		return err
+	}
 	patched, err := applyPatch(r.Context(), doc, ops)
 	if err != nil {
 		return err

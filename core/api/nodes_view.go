@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
-	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/core/version"
 	"github.com/uptrace/bun"
 )
@@ -97,10 +96,7 @@ func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassi
 	if err != nil {
 		return nil, err
 	}
-	var prov any = n.ProvisionState
-	if v.Less(v1_2) && n.ProvisionState == string(states.Available) {
-		prov = nil // NOSTATE before 1.2
-	}
+	prov := provisionStateView(v, n.ProvisionState)
 	view := map[string]any{
 		"uuid": n.UUID, "created_at": isoTime(n.CreatedAt), "updated_at": isoTimePtr(n.UpdatedAt),
 		"chassis_uuid": chassis, "console_enabled": n.ConsoleEnabled, "driver": n.Driver,

@@ -107,7 +107,14 @@ func (s *server) lookup(w http.ResponseWriter, r *http.Request) error {
 // writeLookup answers a lookup: n's fields (masked) and the agent's
 // configuration with token (a string, or nil for none).
 func (s *server) writeLookup(w http.ResponseWriter, r *http.Request, n *objects.Node, token any) error {
-	writeJSON(w, http.StatusOK, map[string]any{
+	writeJSON(w, http.StatusOK, lookupBody(r, n, token))
+	return nil
+}
+
+// lookupBody is a lookup answer (Ironic's ramdisk convert_with_links): n's
+// fields (masked) and the agent's configuration with token.
+func lookupBody(r *http.Request, n *objects.Node, token any) map[string]any {
+	return map[string]any{
 		"node": map[string]any{
 			"uuid": n.UUID, "properties": maskDict(n.Properties), "instance_info": maskInstanceInfo(n.InstanceInfo),
 			"driver_internal_info": maskDict(n.DriverInternalInfo), "links": resourceLinks(r, "nodes", n.UUID),
@@ -121,8 +128,7 @@ func (s *server) writeLookup(w http.ResponseWriter, r *http.Request, n *objects.
 			// As Ironic since Victoria: agents must present the token.
 			"agent_token_required": true,
 		},
-	})
-	return nil
+	}
 }
 
 // heartbeat serves POST /v1/heartbeat/{node} {"callback_url",

@@ -93,7 +93,7 @@ func (s *server) routes() *http.ServeMux {
 	v1 := s.rg.V1Handler(gatedCollection{"lookup", v1_22}, gatedCollection{"heartbeat", v1_22},
 		gatedCollection{"portgroups", v1_23}, gatedCollection{"volume", v1_32},
 		gatedCollection{"conductors", v1_49}, gatedCollection{"allocations", v1_52}, gatedCollection{"events", v1_54},
-		gatedCollection{"deploy_templates", v1_55}, gatedCollection{"runbooks", v1_92})
+		gatedCollection{"deploy_templates", v1_55}, gatedCollection{"runbooks", v1_92}, gatedCollection{"continue_inspection", verContinueInspection})
 	mux.Handle("/v1/{$}", v1)
 
 	h("GET /v1/nodes", s.listNodes(false))
@@ -175,6 +175,8 @@ func (s *server) routes() *http.ServeMux {
 
 	h("GET /v1/lookup", s.lookup)
 	h("POST /v1/heartbeat/{node}", s.heartbeat)
+	h("POST /v1/continue_inspection", s.continueInspection)
+	h("GET /v1/nodes/{node}/inventory", s.getInventory)
 	return mux
 }
 

@@ -150,6 +150,9 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if laterVerbs[verb] || (known && v.Less(since)) {
 		return errNotAcceptable()
 	}
+	if err := inspectionGates(v, verb, n); err != nil {
+		return err
+	}
 	state := states.State(n.ProvisionState)
 	if !known {
 		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}

@@ -89,6 +89,8 @@ var versionTests = map[string]string{
 	"1.107": "TestV1_107RequestID",
 	"1.109": "TestV1_109Health",
 	"1.37":  "TestV1_37NodeTraits",
+	"1.39":  "TestV1_39InspectingNotPatchable",
+	"1.41":  "TestAgentInspectionFailures",
 	"1.55":  "TestV1_55DeployTemplates",
 	"1.92":  "TestV1_92Runbooks",
 	"1.49":  "TestV1_49Conductors",
@@ -104,6 +106,8 @@ var versionTests = map[string]string{
 	"1.71":  "TestV1_71ScopedRoles",
 	"1.78":  "TestV1_78NodeHistory",
 	"1.80":  "TestV1_80SelfServiceNodes",
+	"1.81":  "TestAgentInspectionThroughRealConductor",
+	"1.84":  "TestAgentInspectionFailures",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {

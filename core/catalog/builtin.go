@@ -38,6 +38,10 @@ const (
 	Ramdisk = "ramdisk"
 	// Fake is every interface of the fake-hardware type.
 	Fake = "fake"
+	// AgentInspect is the in-band inspect interface: the conductor boots
+	// the ramdisk agent the way the deploy boots its image and the agent
+	// posts the inventory to /v1/continue_inspection (Ironic's "agent").
+	AgentInspect = "agent"
 )
 
 // Unsupported reports whether implementation name does nothing (a no-*
@@ -101,8 +105,9 @@ type Options struct {
 // each interface its plugin serves (one implementation, the default), and
 // the conductor's own implementations: boot (when the plugin deploys),
 // network and storage noop, console, raid, vendor, rescue, bios and
-// firmware no-*, and no-inspect besides the
-// plugin's inspection, so inspection can be turned off per node.
+// firmware no-*, agent inspection (when the plugin deploys: it boots the
+// agent as a deploy boots its image) and no-inspect besides the plugin's
+// inspection, so inspection can be turned off per node.
 func ForConductor(served []Served, o Options) *Catalog {
 	var offers []Offer
 	add := func(hw, iface, name string, def bool) {
@@ -120,6 +125,9 @@ func ForConductor(served []Served, o Options) *Catalog {
 		}
 		if has(Inspect) {
 			add(hw, Inspect, pluginImpl(hw, Inspect), true)
+		}
+		if has(Deploy) {
+			add(hw, Inspect, AgentInspect, false)
 		}
 		add(hw, Inspect, NoInspect, !has(Inspect))
 		add(hw, Network, NoopNetwork, true)

@@ -20,14 +20,14 @@ func TestForConductor(t *testing.T) {
 	}{
 		"fake-hardware": {served: fakeHW, want: map[string]Impls{
 			Boot: {[]string{"fake"}, "fake"}, Console: {[]string{"no-console"}, "no-console"},
-			Deploy: {[]string{"fake"}, "fake"}, Inspect: {[]string{"fake", "no-inspect"}, "fake"},
+			Deploy: {[]string{"fake"}, "fake"}, Inspect: {[]string{"agent", "fake", "no-inspect"}, "fake"},
 			Management: {[]string{"fake"}, "fake"}, Network: {[]string{"noop"}, "noop"}, Power: {[]string{"fake"}, "fake"},
 			RAID: {[]string{"no-raid"}, "no-raid"}, Vendor: {[]string{"no-vendor"}, "no-vendor"}}},
 		"ipmi with a boot server, no inspection": {
 			served: Served{HardwareType: "ipmi", Interfaces: []string{Power, Management, Deploy}}, opts: Options{BootServer: true},
 			want: map[string]Impls{
 				Boot: {[]string{"ipxe"}, "ipxe"}, Console: {[]string{"no-console"}, "no-console"},
-				Deploy: {[]string{"ramdisk"}, "ramdisk"}, Inspect: {[]string{"no-inspect"}, "no-inspect"},
+				Deploy: {[]string{"ramdisk"}, "ramdisk"}, Inspect: {[]string{"agent", "no-inspect"}, "no-inspect"},
 				Management: {[]string{"ipmitool"}, "ipmitool"}, Network: {[]string{"noop"}, "noop"},
 				Power: {[]string{"ipmitool"}, "ipmitool"}, RAID: {[]string{"no-raid"}, "no-raid"}, Vendor: {[]string{"no-vendor"}, "no-vendor"}}},
 		"a third-party plugin without deploy": {

@@ -69,6 +69,11 @@ type Config struct {
 	BootHTTPAddress string
 	// History configures the node history (history.go).
 	History HistoryConfig
+	// InspectWaitTimeout fails nodes waiting in "inspect wait" for longer
+	// ([conductor] inspect_wait_timeout); 0 waits forever.
+	InspectWaitTimeout time.Duration
+	// Inspector is the [inspector] section: in-band inspection.
+	Inspector config.InspectorOpts
 }
 
 // RegisteredName is the name a conductor registers as: [DEFAULT] host, or
@@ -117,6 +122,8 @@ func ConfigFrom(c *config.Config) Config {
 		SoftPowerOffTimeout:     c.Conductor.SoftPowerOffTimeout,
 		History: HistoryConfig{Enabled: c.Conductor.NodeHistory, MaxEntries: c.Conductor.NodeHistoryMaxEntries,
 			CleanupInterval: c.Conductor.NodeHistoryCleanupInterval, CleanupBatch: c.Conductor.NodeHistoryCleanupBatchCount},
+		InspectWaitTimeout: c.Conductor.InspectWaitTimeout,
+		Inspector:          c.Inspector,
 	}
 }
 

@@ -177,6 +177,13 @@ func (s *Service) doProvisioningAction(ctx context.Context, p rpc.Params) (any, 
 	// Instant transitions: manage from a failure state, provide without
 	// automated cleaning (cleaning is skipped), abort of a wait state.
 	defer t.Release(ctx)
+	if action == "abort" && n.ProvisionState == string(states.InspectWait) {
+		if err := s.abortAgentInspection(ctx, t); err != nil {
+			return nil, err
+		}
+		s.nodeLog(ctx, n).Info("inspection aborted", "provision_state", n.ProvisionState)
+		return nil, nil
+	}
 	ev := states.Event(action)
 	if err := fire(n, ev, action); err != nil {
 		return nil, err
@@ -219,6 +226,12 @@ func (s *Service) inspectHardware(ctx context.Context, p rpc.Params) (any, error
 		}
 		if err := s.requireInterface(n, catalog.Inspect); err != nil {
 			return err
+		}
+		if s.usesAgentInspect(n) {
+			// Ironic's inspect.validate before the state changes: 400.
+			if v := s.validateAgentInspect(n); !v.Result {
+				return classed("MissingParameterValue", http.StatusBadRequest, nil, "%s", deref(v.Reason))
+			}
 		}
 		if err := fire(n, states.Inspect, "inspect"); err != nil {
 			return err

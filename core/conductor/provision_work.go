@@ -220,6 +220,10 @@ func (s *Service) adoptWork(ctx context.Context, t *Task) {
 // inspectWork reads the inventory into properties and creates a port for
 // every NIC whose MAC address no port has yet.
 func (s *Service) inspectWork(ctx context.Context, t *Task) {
+	if s.usesAgentInspect(t.Node) {
+		s.agentInspectWork(ctx, t)
+		return
+	}
 	var inv plugins.Inventory
 	if !s.step(ctx, t, "inspect", func(ctx context.Context, hw Hardware, pn plugins.Node) (err error) {
 		inv, err = hw.Inspect(ctx, pn)

@@ -40,6 +40,7 @@ func (s *Service) registerHandlers() {
 		"destroy_portgroup":                s.destroyPortgroup,
 		"heartbeat":                        s.agentHeartbeat,
 		"get_node_with_token":              s.getNodeWithToken,
+		"continue_inspection":              s.continueInspection,
 		"vif_list":                         s.vifList,
 		"vif_attach":                       s.vifAttach,
 		"vif_detach":                       s.vifDetach,

@@ -223,7 +223,7 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	if s.cfg.BootHTTPAddress != "" {
 		bootLog := s.log.With("server", "boot")
-		h := bootserver.NewHandler(bootserver.StoreSource{Store: s.store}, bootLog)
+		h := bootserver.NewHandler(bootserver.StoreSource{Store: s.store, InspectionCallback: s.cfg.Inspector.CallbackEndpointOverride}, bootLog)
 		if s.boot, err = bootserver.Listen(s.cfg.BootHTTPAddress, h, bootLog); err != nil {
 			return fmt.Errorf("conductor %s: %w", s.cfg.Hostname, err)
 		}

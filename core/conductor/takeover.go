@@ -97,16 +97,22 @@ func stuckStates() []string {
 }
 
 // callbackTimedOut lists nodes waiting in "wait call-back" longer than
-// deploy_callback_timeout.
+// deploy_callback_timeout, and in "inspect wait" whose inspection started
+// longer than inspect_wait_timeout ago.
 func (s *Service) callbackTimedOut(ctx context.Context, q db.OrphanQuery) ([]db.Node, error) {
-	if s.cfg.DeployCallbackTimeout <= 0 {
+	if s.cfg.DeployCallbackTimeout <= 0 && s.cfg.InspectWaitTimeout <= 0 {
 		return nil, nil
 	}
 	now, err := s.db.Now(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.db.WaitingSince(ctx, q.Group, q.Drivers, string(states.DeployWait), now.Add(-s.cfg.DeployCallbackTimeout))
+	out, err := s.db.WaitingSince(ctx, q.Group, q.Drivers, string(states.DeployWait), now.Add(-s.cfg.DeployCallbackTimeout))
+	if err != nil || s.cfg.InspectWaitTimeout <= 0 {
+		return out, err
+	}
+	inspecting, err := s.db.InspectingSince(ctx, q.Group, q.Drivers, string(states.InspectWait), now.Add(-s.cfg.InspectWaitTimeout))
+	return append(out, inspecting...), err
 }
 
 // recover takes the node's lease (over from a dead holder when needed) and
@@ -168,6 +174,15 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 		_ = fire(n, states.Fail, "")
 		n.LastError = ptr(fmt.Sprintf("Timeout reached while waiting for callback for node %s", n.UUID))
 		changed = true
+	case st == states.InspectWait && !n.Maintenance && s.waitOverdue(ctx, n.InspectionStartedAt, s.cfg.InspectWaitTimeout):
+		// Ironic's _check_inspect_wait_timeouts (maintenance: False): fail,
+		// power off.
+		if err := s.abortWait(ctx, t); err != nil {
+			log.Warn("inspect wait timeout: powering the node off failed", "error", err)
+		}
+		_ = fire(n, states.Fail, "")
+		n.LastError = ptr("timeout reached while inspecting the node")
+		changed = true
 	case st == states.Active && (n.ConductorAffinity == nil || *n.ConductorAffinity != s.conductorID.Load()):
 		n.ConductorAffinity = ptr(s.conductorID.Load())
 		changed = true
@@ -208,11 +223,17 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 // since has waited past deploy_callback_timeout, by the database's clock
 // as callbackTimedOut chose it: this host's clock may be off.
 func (s *Service) callbackOverdue(ctx context.Context, since *time.Time) bool {
-	if s.cfg.DeployCallbackTimeout <= 0 || since == nil {
+	return s.waitOverdue(ctx, since, s.cfg.DeployCallbackTimeout)
+}
+
+// waitOverdue reports whether a node waiting since since has waited past
+// timeout (0: forever), by the database's clock.
+func (s *Service) waitOverdue(ctx context.Context, since *time.Time, timeout time.Duration) bool {
+	if timeout <= 0 || since == nil {
 		return false
 	}
 	now, err := s.db.Now(ctx)
-	return err == nil && now.Sub(*since) > s.cfg.DeployCallbackTimeout
+	return err == nil && now.Sub(*since) > timeout
 }
 
 func isStuck(st states.State) bool {

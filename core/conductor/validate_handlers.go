@@ -85,6 +85,9 @@ func (s *Service) validateInterface(ctx context.Context, n *objects.Node, hw Har
 		if has, v := uses(name); !has {
 			return v
 		}
+		if name == catalog.Inspect && s.usesAgentInspect(n) {
+			return s.validateAgentInspect(n)
+		}
 		if v, handled := s.driverValidate(ctx, n, hw, plugins.Interface(name)); handled {
 			return v
 		}

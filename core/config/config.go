@@ -13,6 +13,7 @@ type Config struct {
 	JSONRPC   JSONRPCOpts
 	Redfish   RedfishOpts
 	IPMI      IPMIOpts
+	Inspector InspectorOpts
 }
 
 // section groups the declarations of one INI section.
@@ -34,7 +35,7 @@ type registry struct {
 // declarations; a duplicate is a programming error caught by any test.
 var declared = newRegistry(
 	defaultSection(), apiSection(), conductorSection(), databaseSection(),
-	jsonRPCSection(), redfishSection(), ipmiSection(),
+	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(),
 )
 
 func newRegistry(secs ...section) *registry {

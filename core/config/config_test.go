@@ -39,6 +39,7 @@ func TestDefaults(t *testing.T) {
 			DriverCallTimeout: time.Hour, SoftPowerOffTimeout: 600 * time.Second,
 			NodeHistory: true, NodeHistoryMaxEntries: 300, NodeHistoryCleanupInterval: 86400 * time.Second,
 			NodeHistoryCleanupBatchCount: 1000,
+			InspectWaitTimeout:           1800 * time.Second,
 		},
 		Database: DatabaseOpts{
 			Connection: "sqlite:////var/lib/rivet/rivet.db", MaxOpenConnections: 20,
@@ -58,6 +59,8 @@ func TestDefaults(t *testing.T) {
 			CipherSuite: 3, CommandTimeout: 2 * time.Second, Retries: 2,
 			MinCommandInterval: 500 * time.Millisecond, PowerStateChangeTimeout: 60 * time.Second,
 		},
+		Inspector: InspectorOpts{AddPorts: "pxe", KeepPorts: "all", UpdatePXEEnabled: true,
+			Hooks: []string{"ramdisk-error", "validate-interfaces", "ports", "architecture", "cpus", "memory", "root-device", "boot-mode"}},
 	}
 	got, err := Load(nil, nil)
 	if err != nil {
@@ -97,7 +100,7 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: default %q does not round-trip: %v", o.Key(), format(o.Kind, o.def), err)
 		}
 	}
-	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi"}, Sections()); diff != "" {
+	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "inspector"}, Sections()); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
 	for name, env := range map[string]string{

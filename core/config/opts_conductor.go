@@ -35,6 +35,7 @@ type ConductorOpts struct {
 	NodeHistoryMaxEntries        int
 	NodeHistoryCleanupInterval   time.Duration
 	NodeHistoryCleanupBatchCount int
+	InspectWaitTimeout           time.Duration
 }
 
 func conductorSection() section {
@@ -89,6 +90,9 @@ func conductorSection() section {
 		durOpt("deploy_callback_timeout", 1800*time.Second, func(c *Config) *time.Duration { return &c.Conductor.DeployCallbackTimeout },
 			"Time to wait for a deploy ramdisk to call back before failing the deployment. "+
 				"0 waits forever."),
+		durOpt("inspect_wait_timeout", 1800*time.Second, func(c *Config) *time.Duration { return &c.Conductor.InspectWaitTimeout },
+			"Time a node waits in \"inspect wait\" for its ramdisk agent's inspection data "+
+				"before inspection fails; 0 waits forever.").atLeast(0),
 		durOpt("driver_call_timeout", time.Hour, func(c *Config) *time.Duration { return &c.Conductor.DriverCallTimeout },
 			"Upper bound of one call from the conductor into a driver plugin (a power change, a "+
 				"deploy, a clean step), beyond the driver's own BMC timeouts, so that a hung plugin "+

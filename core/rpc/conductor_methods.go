@@ -60,6 +60,8 @@ func ConductorMethods() *Methods {
 		Method{Name: "vif_detach", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id", TypeString), reqAt(v1_2, "vif_id", TypeString)}},
 		Method{Name: "inject_nmi", Since: v1_3, Args: []Arg{reqAt(v1_3, "node_id", TypeString)}},
 		Method{Name: "get_node_with_token", Since: v1_4, Args: []Arg{reqAt(v1_4, "node_id", TypeString)}},
+		Method{Name: "continue_inspection", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
+			reqAt(v1_5, "inventory", TypeObject), reqAt(v1_5, "plugin_data", TypeObject)}},
 		Method{Name: "update_volume_connector", Since: v1_5, Args: []Arg{reqAt(v1_5, "connector", TypeVolumeConnector)}},
 		Method{Name: "destroy_volume_connector", Since: v1_5, Args: []Arg{reqAt(v1_5, "connector", TypeVolumeConnector)}},
 		Method{Name: "update_volume_target", Since: v1_5, Args: []Arg{reqAt(v1_5, "target", TypeVolumeTarget)}},

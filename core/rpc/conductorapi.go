@@ -299,3 +299,12 @@ func objectReply[T objects.Object](reply Reply, err error) (T, error) {
 	}
 	return out, nil
 }
+
+// ContinueInspection hands the inspection data a ramdisk agent posted to
+// the node's conductor (RPC 1.5, Ironic's continue_inspection): under the
+// node's lease it is processed, stored and the node leaves "inspect wait".
+// Capped below 1.5, *CapError before anything is sent.
+func (c ConductorAPI) ContinueInspection(ctx context.Context, n *objects.Node, inventory, pluginData map[string]any) error {
+	_, err := c.call(ctx, n, "continue_inspection", map[string]any{"node_id": n.UUID, "inventory": inventory, "plugin_data": pluginData})
+	return err
+}

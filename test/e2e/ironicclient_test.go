@@ -53,7 +53,7 @@ func TestIronicClientAgainstDev(t *testing.T) {
 	if err := json.Unmarshal([]byte(cli("driver", "show", "fake-hardware", "-f", "json")), &drv); err != nil {
 		t.Fatal(err)
 	}
-	if drv["default_deploy_interface"] != "fake" || drv["enabled_inspect_interfaces"] != "fake, no-inspect" {
+	if drv["default_deploy_interface"] != "fake" || drv["enabled_inspect_interfaces"] != "agent, fake, no-inspect" {
 		t.Fatalf("driver show fake-hardware: %v", drv)
 	}
 

@@ -63,6 +63,7 @@ type Script struct {
 // image: a ramdisk deploy's instance is the ramdisk, so active is one.
 var bootStates = map[string]bool{
 	string(states.Deploying): true, string(states.DeployWait): true, string(states.Active): true,
+	string(states.Inspecting): true, string(states.InspectWait): true, // the agent ramdisk: AgentRamdisk
 }
 
 const (

@@ -94,14 +94,15 @@ func TestRenderAccepts(t *testing.T) {
 }
 
 // TestRenderStates: only deploying, wait call-back and active boot the
-// deploy image.
+// deploy image; inspecting and inspect wait boot the agent ramdisk (the
+// Source puts it in InstanceInfo: StoreSource, AgentRamdisk).
 func TestRenderStates(t *testing.T) {
 	for _, st := range []string{"enroll", "verifying", "manageable", "inspecting", "inspect wait", "inspect failed",
 		"cleaning", "clean wait", "clean failed", "available", "deploying", "wait call-back", "deploy failed",
 		"active", "deleting", "adopting", "adopt failed", "error", ""} {
 		s, err := Render(Node{UUID: uuidA, ProvisionState: st, InstanceInfo: ramdiskInfo()})
 		want := BootLocal
-		if st == "deploying" || st == "wait call-back" || st == "active" {
+		if st == "deploying" || st == "wait call-back" || st == "active" || st == "inspecting" || st == "inspect wait" {
 			want = BootRamdisk
 		}
 		if err != nil || s.Kind != want {

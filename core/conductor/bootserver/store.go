@@ -15,6 +15,9 @@ import (
 type StoreSource struct {
 	// Store is the conductor's object store.
 	Store *db.Store
+	// InspectionCallback is [inspector] callback_endpoint_override, passed
+	// to the agent ramdisk a node being inspected boots (AgentRamdisk).
+	InspectionCallback string
 }
 
 // NodeByUUID implements Source.
@@ -41,7 +44,11 @@ func (s StoreSource) node(ctx context.Context, col string, v any) (Node, error) 
 		return Node{}, notFound(fmt.Sprintf("node %s %v", col, v), err)
 	}
 	n := obj.(*objects.Node)
-	return Node{UUID: n.UUID, ProvisionState: n.ProvisionState, InstanceInfo: n.InstanceInfo}, nil
+	ii := n.InstanceInfo
+	if agentStates[n.ProvisionState] {
+		ii = AgentRamdisk(n.DriverInfo, s.InspectionCallback)
+	}
+	return Node{UUID: n.UUID, ProvisionState: n.ProvisionState, InstanceInfo: ii}, nil
 }
 
 func notFound(what string, err error) error {
