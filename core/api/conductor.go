@@ -31,7 +31,7 @@ type Conductor interface {
 	DestroyPort(ctx context.Context, n *objects.Node, p *objects.Port) error
 	UpdatePortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) (*objects.Portgroup, error)
 	DestroyPortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) error
-	Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion, tokenDigest string) error
+	Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion, tokenDigest string, extra ...rpc.HeartbeatExtra) error
 	GetNodeWithToken(ctx context.Context, n *objects.Node) (*objects.Node, error)
 	GetDriverProperties(ctx context.Context, driver string) (map[string]string, error)
 	VIFList(ctx context.Context, n *objects.Node) ([]rpc.VIF, error)

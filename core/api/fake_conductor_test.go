@@ -34,6 +34,11 @@ type fakeConductor struct {
 	// tokenCapped makes GetNodeWithToken answer as a client capped below
 	// RPC 1.4.
 	tokenCapped bool
+	// heartbeat holds the agent fields of the last heartbeat passed on.
+	heartbeat struct {
+		agentVersion string
+		extra        rpc.HeartbeatExtra
+	}
 }
 
 func newFakeConductor(store *db.Store) *fakeConductor {
@@ -274,7 +279,7 @@ func (f *fakeConductor) DestroyPortgroup(ctx context.Context, _ *objects.Node, p
 
 // Heartbeat checks the token digest as the conductor does (against the
 // stored node) and records the call; a bad digest changes nothing.
-func (f *fakeConductor) Heartbeat(ctx context.Context, n *objects.Node, cb, _, digest string) error {
+func (f *fakeConductor) Heartbeat(ctx context.Context, n *objects.Node, cb, agentVersion, digest string, extra ...rpc.HeartbeatExtra) error {
 	cur, err := f.store.GetNode(ctx, n.UUID)
 	if err != nil {
 		return err
@@ -282,6 +287,12 @@ func (f *fakeConductor) Heartbeat(ctx context.Context, n *objects.Node, cb, _, d
 	if !agenttoken.ValidDigest(cur.DriverInternalInfo, digest) {
 		return &rpc.RemoteError{Class: "InvalidParameterValue", Code: http.StatusBadRequest, Message: "Invalid or missing agent token received."}
 	}
+	f.mu.Lock()
+	f.heartbeat.agentVersion, f.heartbeat.extra = agentVersion, rpc.HeartbeatExtra{}
+	if len(extra) > 0 {
+		f.heartbeat.extra = extra[0]
+	}
+	f.mu.Unlock()
 	f.record("heartbeat " + cb)
 	return nil
 }

@@ -49,6 +49,10 @@ var versionTests = map[string]string{
 	"1.29": "TestV1_29InjectNMI",
 	"1.30": "TestV1_30DynamicDrivers",
 	"1.31": "TestV1_31NodeInterfaces",
+	"1.36": "TestV1_36HeartbeatAgentVersion",
+	"1.62": "TestV1_62AgentToken",
+	"1.68": "TestV1_68HeartbeatVerifyCA",
+	"1.72": "TestV1_72HeartbeatStatus",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {

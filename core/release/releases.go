@@ -23,7 +23,7 @@ func v(s string) version.Version { return version.MustParse(s) }
 var head = Entry{
 	Version: HeadKey,
 	API:     v("1.31"),
-	RPC:     v("1.4"),
+	RPC:     v("1.5"),
 	Objects: map[string][]version.Version{
 		"Chassis":   {v("1.0")},
 		"Conductor": {v("1.0")},
@@ -31,7 +31,7 @@ var head = Entry{
 		"Port":      {v("1.0")},
 		"Portgroup": {v("1.0")},
 	},
-	ServiceVersion: 2,
+	ServiceVersion: 3,
 }
 
 // releases lists the cut releases, oldest first. Cutting a release appends a

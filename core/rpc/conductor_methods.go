@@ -9,6 +9,7 @@ var (
 	v1_2 = version.Version{Major: 1, Minor: 2} // vif_list, vif_attach, vif_detach (REST API 1.28)
 	v1_3 = version.Version{Major: 1, Minor: 3} // inject_nmi (REST API 1.29)
 	v1_4 = version.Version{Major: 1, Minor: 4} // agent tokens: get_node_with_token, heartbeat(agent_token_sha256)
+	v1_5 = version.Version{Major: 1, Minor: 5} // release 0.3: heartbeat(agent_verify_ca, agent_status, agent_status_message)
 )
 
 // ConductorMethods is the conductor RPC API at APIVersion, named as Ironic's
@@ -53,7 +54,9 @@ func ConductorMethods() *Methods {
 		// checks the token itself too, so an older conductor that cannot
 		// check it is sent the heartbeat without (OmitAboveCap).
 		Method{Name: "heartbeat", Since: v1_0, Args: []Arg{nodeID, req("callback_url", TypeString), opt("agent_version", TypeString),
-			{Name: "agent_token_sha256", Since: v1_4, Type: TypeString}}},
+			{Name: "agent_token_sha256", Since: v1_4, Type: TypeString},
+			{Name: "agent_verify_ca", Since: v1_5, Type: TypeString}, {Name: "agent_status", Since: v1_5, Type: TypeString},
+			{Name: "agent_status_message", Since: v1_5, Type: TypeString}}},
 		Method{Name: "vif_list", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id", TypeString)}},
 		Method{Name: "vif_attach", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id", TypeString), reqAt(v1_2, "vif_info", TypeObject)}},
 		Method{Name: "vif_detach", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id", TypeString), reqAt(v1_2, "vif_id", TypeString)}},
