@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -243,7 +244,7 @@ func TestDBSyncUpgradesA01Database(t *testing.T) {
 		}
 		// No service is registered: the gate opens and, first, raises the
 		// finalized release, so a 0.1 binary can no longer start on the rows.
-		expect(1, "Finalized release advanced to "+release.Current+" (service version 2) before migrating: services older than it can no longer start.\n"+
+		expect(1, "Finalized release advanced to "+release.Current+" (service version "+strconv.Itoa(release.Default().Head().ServiceVersion)+") before migrating: services older than it can no longer start.\n"+
 			"backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n",
 			"online-data-migrations", "--max-count", "2")
 		expect(0, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+

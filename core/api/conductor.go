@@ -19,7 +19,7 @@ type Conductor interface {
 	GetBootDevice(ctx context.Context, n *objects.Node) (rpc.BootDevice, error)
 	SetBootDevice(ctx context.Context, n *objects.Node, device string, persistent bool) error
 	GetSupportedBootDevices(ctx context.Context, n *objects.Node) ([]string, error)
-	DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any) error
+	DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any, deploySteps ...[]map[string]any) error
 	DoNodeTearDown(ctx context.Context, n *objects.Node) error
 	DoNodeClean(ctx context.Context, n *objects.Node, steps []map[string]any) error
 	DoProvisioningAction(ctx context.Context, n *objects.Node, action string) error

@@ -206,7 +206,7 @@ func (f *fakeConductor) move(ctx context.Context, n *objects.Node, e states.Even
 	return f.store.Save(ctx, n)
 }
 
-func (f *fakeConductor) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, _ any) error {
+func (f *fakeConductor) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, _ any, _ ...[]map[string]any) error {
 	f.record("do_node_deploy")
 	if rebuild {
 		return f.move(ctx, n, states.Rebuild)

@@ -52,28 +52,34 @@ func (s *Service) agentHeartbeat(ctx context.Context, p rpc.Params) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	n := t.Node
+	if !agenttoken.ValidDigest(n.DriverInternalInfo, digest) {
+		t.Release(ctx)
+		// The node's UUID and state only: never a token or digest.
+		s.nodeLog(ctx, n).Warn("agent heartbeat refused: invalid or missing agent token", "provision_state", n.ProvisionState)
+		return nil, errInvalidAgentToken()
+	}
+	dii := cloneMap(n.DriverInternalInfo)
+	dii["agent_url"] = url
+	dii["agent_last_heartbeat"] = clock.Now().Format(time.RFC3339)
+	if agentVersion != "" {
+		dii["agent_version"] = agentVersion
+	}
+	if extra.VerifyCA != "" {
+		// The agent's self-signed certificate (public): the agent
+		// client verifies the agent's HTTPS with it.
+		dii[agentVerifyCAKey] = extra.VerifyCA
+	}
+	if extra.Status != "" {
+		s.nodeLog(ctx, n).Info("agent status", "agent_status", extra.Status, "agent_status_message", extra.StatusMessage)
+	}
+	n.DriverInternalInfo = dii
+	if n.ProvisionState == string(states.DeployWait) && !n.Maintenance && s.isDirect(n) {
+		// The direct deploy continues in the background, under the
+		// lease this heartbeat took: the agent is not kept waiting.
+		return nil, s.startWork(ctx, t, func() error { return t.Save(ctx) }, s.continueDeploy)
+	}
 	return withLease(ctx, t, func() (any, error) {
-		n := t.Node
-		if !agenttoken.ValidDigest(n.DriverInternalInfo, digest) {
-			// The node's UUID and state only: never a token or digest.
-			s.nodeLog(ctx, n).Warn("agent heartbeat refused: invalid or missing agent token", "provision_state", n.ProvisionState)
-			return nil, errInvalidAgentToken()
-		}
-		dii := cloneMap(n.DriverInternalInfo)
-		dii["agent_url"] = url
-		dii["agent_last_heartbeat"] = clock.Now().Format(time.RFC3339)
-		if agentVersion != "" {
-			dii["agent_version"] = agentVersion
-		}
-		if extra.VerifyCA != "" {
-			// The agent's self-signed certificate (public): the agent
-			// client verifies the agent's HTTPS with it.
-			dii[agentVerifyCAKey] = extra.VerifyCA
-		}
-		if extra.Status != "" {
-			s.nodeLog(ctx, n).Info("agent status", "agent_status", extra.Status, "agent_status_message", extra.StatusMessage)
-		}
-		n.DriverInternalInfo = dii
 		resumed := false
 		if n.ProvisionState == string(states.DeployWait) && !n.Maintenance {
 			if err := fire(n, states.Resume, "resume"); err != nil {

@@ -9,7 +9,7 @@ var (
 	v1_2 = version.Version{Major: 1, Minor: 2} // vif_list, vif_attach, vif_detach (REST API 1.28)
 	v1_3 = version.Version{Major: 1, Minor: 3} // inject_nmi (REST API 1.29)
 	v1_4 = version.Version{Major: 1, Minor: 4} // agent tokens: get_node_with_token, heartbeat(agent_token_sha256)
-	v1_5 = version.Version{Major: 1, Minor: 5} // release 0.3: heartbeat(agent_verify_ca, agent_status, agent_status_message)
+	v1_5 = version.Version{Major: 1, Minor: 5} // release 0.3: heartbeat(agent_verify_ca, agent_status, agent_status_message), do_node_deploy(deploy_steps)
 )
 
 // ConductorMethods is the conductor RPC API at APIVersion, named as Ironic's
@@ -36,7 +36,8 @@ func ConductorMethods() *Methods {
 		Method{Name: "get_boot_device", Since: v1_0, Args: []Arg{nodeID}},
 		Method{Name: "set_boot_device", Since: v1_0, Args: []Arg{nodeID, req("device", TypeString), opt("persistent", TypeBoolean)}},
 		Method{Name: "get_supported_boot_devices", Since: v1_0, Args: []Arg{nodeID}},
-		Method{Name: "do_node_deploy", Since: v1_0, Args: []Arg{nodeID, opt("rebuild", TypeBoolean), opt("configdrive", TypeAny)}},
+		Method{Name: "do_node_deploy", Since: v1_0, Args: []Arg{nodeID, opt("rebuild", TypeBoolean), opt("configdrive", TypeAny),
+			{Name: "deploy_steps", Since: v1_5, Type: TypeArray, Policy: RefuseAboveCap}}},
 		Method{Name: "do_node_tear_down", Since: v1_0, Args: []Arg{nodeID}},
 		Method{Name: "do_node_clean", Since: v1_0, Args: []Arg{nodeID, req("clean_steps", TypeArray)}},
 		Method{Name: "do_provisioning_action", Since: v1_0, Args: []Arg{nodeID, req("action", TypeString)}},

@@ -110,9 +110,15 @@ func (c ConductorAPI) GetSupportedBootDevices(ctx context.Context, n *objects.No
 }
 
 // DoNodeDeploy starts a deploy (or a rebuild) from available, deploy
-// failed, active or error.
-func (c ConductorAPI) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any) error {
-	_, err := c.call(ctx, n, "do_node_deploy", map[string]any{"node_id": n.UUID, "rebuild": rebuild, "configdrive": configdrive})
+// failed, active or error. deploySteps (at most one list; REST API 1.69)
+// are the user's deploy steps, sent as RPC 1.5's deploy_steps: capped
+// below, the call fails with *CapError before anything is sent.
+func (c ConductorAPI) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any, deploySteps ...[]map[string]any) error {
+	args := map[string]any{"node_id": n.UUID, "rebuild": rebuild, "configdrive": configdrive}
+	if len(deploySteps) > 0 && deploySteps[0] != nil {
+		args["deploy_steps"] = deploySteps[0]
+	}
+	_, err := c.call(ctx, n, "do_node_deploy", args)
 	return err
 }
 
