@@ -79,6 +79,9 @@ func (s *Service) agentHeartbeat(ctx context.Context, p rpc.Params) (any, error)
 		// lease this heartbeat took: the agent is not kept waiting.
 		return nil, s.startWork(ctx, t, func() error { return t.Save(ctx) }, s.continueDeploy)
 	}
+	if n.ProvisionState == string(states.CleanWait) && !n.Maintenance && s.isDirect(n) {
+		return nil, s.startWork(ctx, t, func() error { return t.Save(ctx) }, s.continueClean)
+	}
 	return withLease(ctx, t, func() (any, error) {
 		resumed := false
 		if n.ProvisionState == string(states.DeployWait) && !n.Maintenance {

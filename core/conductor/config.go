@@ -67,6 +67,13 @@ type Config struct {
 	// HTTP server for iPXE scripts (core/conductor/bootserver); "" serves
 	// none.
 	BootHTTPAddress string
+	// Agent configures the client of the ironic-python-agent ([agent]);
+	// zero values take agentclient's defaults.
+	Agent AgentConfig
+	// EraseDevicesPriority and EraseDevicesMetadataPriority are [deploy]
+	// erase_devices_priority and erase_devices_metadata_priority: the
+	// agent's erase steps in automated cleaning (0: skipped).
+	EraseDevicesPriority, EraseDevicesMetadataPriority int
 }
 
 // RegisteredName is the name a conductor registers as: [DEFAULT] host, or
@@ -113,6 +120,10 @@ func ConfigFrom(c *config.Config) Config {
 		BootHTTPAddress:         c.Conductor.BootHTTPAddress,
 		DriverCallTimeout:       c.Conductor.DriverCallTimeout,
 		SoftPowerOffTimeout:     c.Conductor.SoftPowerOffTimeout,
+		Agent: AgentConfig{CommandTimeout: c.Agent.CommandTimeout, MaxAttempts: c.Agent.MaxCommandAttempts,
+			PollInterval: c.Agent.CommandWaitInterval, PollAttempts: c.Agent.CommandWaitAttempts},
+		EraseDevicesPriority:         c.Deploy.EraseDevicesPriority,
+		EraseDevicesMetadataPriority: c.Deploy.EraseDevicesMetadataPriority,
 	}
 }
 

@@ -185,3 +185,58 @@ func TestPlanDeploy(t *testing.T) {
 		t.Errorf("plan %v, want %v", names, want)
 	}
 }
+
+// An agent that dies while it writes the image sends no more heartbeats:
+// deploy_callback_timeout fails the deploy at the next check, with no
+// lease left; a cleaning agent that dies fails cleaning the same way.
+func TestDirectDeployAgentDiesMidDeploy(t *testing.T) {
+	h := newHarness(t, nil, "cond-a", func(c *Config) {
+		c.DeployCallbackTimeout = 300 * time.Millisecond
+		c.EraseDevicesMetadataPriority = 99
+	})
+	ctx := context.Background()
+	n := h.directNode("node-1", nil)
+	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(n.UUID, "wait call-back")
+	a := agenttest.New()
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) })
+	a.Handle("deploy.execute_deploy_step", func(context.Context, map[string]any) (map[string]any, error) {
+		<-block
+		return nil, nil
+	})
+	beat := h.agentFor(n, a)
+	h.waitFor(n.UUID, "write_image started", func(got *objects.Node) bool {
+		if got.DriverInternalInfo[diiAgentCommand] != nil && got.ProvisionState == "wait call-back" && got.Reservation == nil {
+			return true
+		}
+		_ = beat()
+		return false
+	})
+	a.Close() // the agent is gone
+	time.Sleep(400 * time.Millisecond)
+	if got := h.svc.checkOrphans(ctx); got != 1 {
+		t.Fatalf("checkOrphans recovered %d nodes, want 1", got)
+	}
+	got := h.waitState(n.UUID, "deploy failed")
+	if !strings.Contains(deref(got.LastError), "Timeout reached while waiting for callback") || got.Reservation != nil {
+		t.Fatalf("last_error %q, reservation %v", deref(got.LastError), got.Reservation)
+	}
+
+	// Cleaning: tear down with automated cleaning, no agent ever comes.
+	h.svc.cfg.AutomatedClean = true
+	if err := h.api.DoNodeTearDown(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(n.UUID, "clean wait")
+	time.Sleep(400 * time.Millisecond)
+	if got := h.svc.checkOrphans(ctx); got != 1 {
+		t.Fatalf("checkOrphans recovered %d cleaning nodes, want 1", got)
+	}
+	got = h.waitState(n.UUID, "clean failed")
+	if !strings.Contains(deref(got.LastError), "Timeout reached while cleaning") || got.Reservation != nil {
+		t.Fatalf("last_error %q, reservation %v", deref(got.LastError), got.Reservation)
+	}
+}

@@ -131,6 +131,10 @@ func (s *Service) tearDownWork(ctx context.Context, t *Task) {
 // (automated cleaning, on to available). A driver without clean steps has
 // nothing to run.
 func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanStep, manual bool) {
+	if s.isDirect(t.Node) {
+		s.agentCleanWork(ctx, t, steps, manual)
+		return
+	}
 	hw, err := s.hardware(t.Node)
 	if err != nil {
 		s.fail(ctx, t, err)

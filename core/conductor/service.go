@@ -131,7 +131,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 		tasks:     NewTaskManager(d.Store, cfg.Hostname, cfg.LeaseDuration, cfg.LockRetryAttempts, cfg.LockRetryInterval, log),
 		creates:   &groupCreator{store: d.Store, maxWriters: maxCreateWriters},
 		pool:      pool,
-		agent:     agentclient.New(),
+		agent:     newAgentClient(cfg.Agent),
 		abortWork: make(chan struct{}),
 		stopBg:    make(chan struct{}),
 		stopBeat:  make(chan struct{}),

@@ -95,8 +95,8 @@ func stuckStates() []string {
 	return out
 }
 
-// callbackTimedOut lists nodes waiting in "wait call-back" longer than
-// deploy_callback_timeout.
+// callbackTimedOut lists nodes waiting in "wait call-back" or, for their
+// cleaning agent, in "clean wait" longer than deploy_callback_timeout.
 func (s *Service) callbackTimedOut(ctx context.Context, q db.OrphanQuery) ([]db.Node, error) {
 	if s.cfg.DeployCallbackTimeout <= 0 {
 		return nil, nil
@@ -105,7 +105,12 @@ func (s *Service) callbackTimedOut(ctx context.Context, q db.OrphanQuery) ([]db.
 	if err != nil {
 		return nil, err
 	}
-	return s.db.WaitingSince(ctx, q.Group, q.Drivers, string(states.DeployWait), now.Add(-s.cfg.DeployCallbackTimeout))
+	out, err := s.db.WaitingSince(ctx, q.Group, q.Drivers, string(states.DeployWait), now.Add(-s.cfg.DeployCallbackTimeout))
+	if err != nil {
+		return nil, err
+	}
+	cleaning, err := s.db.WaitingSince(ctx, q.Group, q.Drivers, string(states.CleanWait), now.Add(-s.cfg.DeployCallbackTimeout))
+	return append(out, cleaning...), err
 }
 
 // recover takes the node's lease (over from a dead holder when needed) and
@@ -161,6 +166,10 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 	case st == states.DeployWait && s.callbackOverdue(ctx, n.ProvisionUpdatedAt):
 		_ = fire(n, states.Fail, "")
 		n.LastError = ptr(fmt.Sprintf("Timeout reached while waiting for callback for node %s", n.UUID))
+		changed = true
+	case st == states.CleanWait && s.callbackOverdue(ctx, n.ProvisionUpdatedAt):
+		_ = fire(n, states.Fail, "")
+		n.LastError = ptr(fmt.Sprintf("Timeout reached while cleaning the node %s. Please check if the ramdisk responsible for the cleaning is running on the node.", n.UUID))
 		changed = true
 	case st == states.Active && (n.ConductorAffinity == nil || *n.ConductorAffinity != s.conductorID.Load()):
 		n.ConductorAffinity = ptr(s.conductorID.Load())

@@ -13,6 +13,8 @@ type Config struct {
 	JSONRPC   JSONRPCOpts
 	Redfish   RedfishOpts
 	IPMI      IPMIOpts
+	Agent     AgentOpts
+	Deploy    DeployOpts
 }
 
 // section groups the declarations of one INI section.
@@ -34,7 +36,7 @@ type registry struct {
 // declarations; a duplicate is a programming error caught by any test.
 var declared = newRegistry(
 	defaultSection(), apiSection(), conductorSection(), databaseSection(),
-	jsonRPCSection(), redfishSection(), ipmiSection(),
+	jsonRPCSection(), redfishSection(), ipmiSection(), agentSection(), deploySection(),
 )
 
 func newRegistry(secs ...section) *registry {

@@ -56,6 +56,8 @@ func TestDefaults(t *testing.T) {
 			CipherSuite: 3, CommandTimeout: 2 * time.Second, Retries: 2,
 			MinCommandInterval: 500 * time.Millisecond, PowerStateChangeTimeout: 60 * time.Second,
 		},
+		Agent:  AgentOpts{CommandTimeout: time.Minute, MaxCommandAttempts: 3, CommandWaitInterval: time.Second, CommandWaitAttempts: 600},
+		Deploy: DeployOpts{EraseDevicesMetadataPriority: 99},
 	}
 	got, err := Load(nil, nil)
 	if err != nil {
@@ -95,7 +97,7 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: default %q does not round-trip: %v", o.Key(), format(o.Kind, o.def), err)
 		}
 	}
-	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi"}, Sections()); diff != "" {
+	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "agent", "deploy"}, Sections()); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
 	for name, env := range map[string]string{
