@@ -99,6 +99,13 @@ func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 // newStackWith is newStackPinned with the conductor's drivers.
 func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet) http.Handler {
 	t.Helper()
+	return newStackTuned(t, pinner, drivers, nil, nil)
+}
+
+// newStackTuned is newStackWith with the conductor's configuration and the
+// API's dependencies changed by tune and tuneAPI (either may be nil).
+func newStackTuned(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, tune func(*conductor.Config), tuneAPI func(*api.Deps)) http.Handler {
+	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)
 	reg := objects.NewRegistry()
 	if err := objects.Install(reg); err != nil {
@@ -108,6 +115,9 @@ func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.Driver
 	cfg := conductor.ConfigFrom(config.Default())
 	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
 	cfg.PowerSync.Interval, cfg.AutomatedClean, cfg.CheckInterval = 0, false, time.Hour
+	if tune != nil {
+		tune(&cfg)
+	}
 	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Drivers: drivers})
 	if err != nil {
 		t.Fatal(err)
@@ -130,8 +140,12 @@ func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.Driver
 	}
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
 		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
-	h, err := api.New(api.Deps{Store: store, Pinner: pinner, Conductors: lister,
-		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}})
+	deps := api.Deps{Store: store, Pinner: pinner, Conductors: lister,
+		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}}
+	if tuneAPI != nil {
+		tuneAPI(&deps)
+	}
+	h, err := api.New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}
