@@ -340,7 +340,7 @@ func TestRealIPA(t *testing.T) {
 
 	t.Run("heartbeat without or with a wrong token is refused", func(t *testing.T) {
 		for body, want := range map[string]string{
-			`{"callback_url":"http://` + r.agentIP + `:9999"}`:                       "Agent token is required for heartbeat processing.",
+			`{"callback_url":"http://` + r.agentIP + `:9999"}`:                        "Agent token is required for heartbeat processing.",
 			`{"callback_url":"http://` + r.agentIP + `:9999","agent_token":"forged"}`: "Invalid or missing agent token received.",
 		} {
 			req, _ := http.NewRequest("POST", r.apiURL+"/v1/heartbeat/"+id, strings.NewReader(body))
@@ -463,4 +463,3 @@ func TestRealIPA(t *testing.T) {
 	}
 	t.Logf("real-agent test total: %v", time.Since(start).Round(time.Millisecond))
 }
-

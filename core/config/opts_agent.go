@@ -22,7 +22,7 @@ func agentSection() section {
 				"connection, a timeout) before the operation fails.").atLeast(1),
 		durOpt("command_wait_interval", time.Second, func(c *Config) *time.Duration { return &c.Agent.CommandWaitInterval },
 			"Time between two status polls of an agent command the conductor waits for (Ironic's "+
-				"default is 6 seconds; the agent's short commands finish in about one).").atLeast(sec/10),
+				"default is 6 seconds; the agent's short commands finish in about one).").atLeast(sec / 10),
 		intOpt("command_wait_attempts", 600, func(c *Config) *int { return &c.Agent.CommandWaitAttempts },
 			"Number of status polls of an agent command the conductor waits for before it fails. "+
 				"Long steps (writing an image, erasing disks) are not waited for: the agent's "+
