@@ -34,6 +34,11 @@ type fakeConductor struct {
 	// tokenCapped makes GetNodeWithToken answer as a client capped below
 	// RPC 1.4.
 	tokenCapped bool
+	// deploy holds the arguments of the last DoNodeDeploy.
+	deploy struct {
+		configdrive any
+		steps       []map[string]any
+	}
 	// heartbeat holds the agent fields of the last heartbeat passed on.
 	heartbeat struct {
 		agentVersion string
@@ -206,7 +211,13 @@ func (f *fakeConductor) move(ctx context.Context, n *objects.Node, e states.Even
 	return f.store.Save(ctx, n)
 }
 
-func (f *fakeConductor) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, _ any, _ ...[]map[string]any) error {
+func (f *fakeConductor) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any, steps ...[]map[string]any) error {
+	f.mu.Lock()
+	f.deploy.configdrive, f.deploy.steps = configdrive, nil
+	if len(steps) > 0 {
+		f.deploy.steps = steps[0]
+	}
+	f.mu.Unlock()
 	f.record("do_node_deploy")
 	if rebuild {
 		return f.move(ctx, n, states.Rebuild)

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kdomanski/iso9660"
+
 	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/release"
@@ -309,13 +311,73 @@ func (r *ipaRig) verifyDisk(image string) {
 	}
 }
 
-func (r *ipaRig) deploy(id, image, format, checksum string) {
+// verifyConfigDrive finds the config drive partition the agent created
+// (util-linux's blkid: an iso9660 file system labelled config-2 on the
+// loop device) and reads openstack/latest/meta_data.json from it (with an
+// ISO9660 reader: this kernel has no iso9660 module to mount it).
+func (r *ipaRig) verifyConfigDrive(id string) {
+	t := r.t
+	t.Helper()
+	run(t, "partprobe", r.loop)
+	dev := run(t, "blkid", "-l", "-o", "device", "-t", "LABEL=config-2")
+	if !strings.HasPrefix(dev, r.loop+"p") {
+		t.Fatalf("no config-2 partition on %s (blkid: %q)", r.loop, dev)
+	}
+	if typ := run(t, "blkid", "-o", "value", "-s", "TYPE", dev); typ != "iso9660" {
+		t.Fatalf("%s holds %q, want iso9660", dev, typ)
+	}
+	f, err := os.Open(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := iso9660.OpenImage(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := img.RootDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data []byte
+	var find func(dir *iso9660.File, path []string)
+	find = func(dir *iso9660.File, path []string) {
+		kids, err := dir.GetChildren()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range kids {
+			if k.Name() != path[0] {
+				continue
+			}
+			if len(path) == 1 {
+				data, _ = io.ReadAll(k.Reader())
+				return
+			}
+			find(k, path[1:])
+		}
+	}
+	find(root, []string{"openstack", "latest", "meta_data.json"})
+	var meta map[string]any
+	if err := json.Unmarshal(data, &meta); err != nil {
+		t.Fatalf("meta_data.json on the config drive: %v (%q)", err, data)
+	}
+	if meta["hostname"] != "ipa-node.example" || meta["uuid"] != id || meta["name"] != "ipa-node" {
+		t.Errorf("meta_data.json on the config drive: %s", data)
+	}
+}
+
+func (r *ipaRig) deploy(id, image, format, checksum string, configdrive ...any) {
 	r.t.Helper()
 	r.call("PATCH", "/v1/nodes/"+id, []map[string]any{
 		{"op": "add", "path": "/instance_info", "value": map[string]any{
 			"image_source": r.imgURL + "/" + image, "image_checksum": checksum, "image_disk_format": format}},
 	}, 200)
-	r.call("PUT", "/v1/nodes/"+id+"/states/provision", map[string]any{"target": "active"}, 202)
+	body := map[string]any{"target": "active"}
+	if len(configdrive) > 0 {
+		body["configdrive"] = configdrive[0]
+	}
+	r.call("PUT", "/v1/nodes/"+id+"/states/provision", body, 202)
 	r.waitState(id, "wait call-back", 30*time.Second)
 	r.startAgent() // the node boots the agent
 }
@@ -359,10 +421,13 @@ func TestRealIPA(t *testing.T) {
 
 	t.Run("raw image", func(t *testing.T) {
 		t0 := time.Now()
-		r.deploy(id, "disk.raw", "raw", sha256File(t, raw))
+		r.deploy(id, "disk.raw", "raw", sha256File(t, raw), map[string]any{
+			"meta_data": map[string]any{"hostname": "ipa-node.example", "public_keys": map[string]any{"0": "ssh-ed25519 AAAAC3 rivet"}},
+			"user_data": "#cloud-config\n"})
 		got := r.waitState(id, "active", 120*time.Second)
 		r.stopAgent()
 		r.verifyDisk("raw")
+		r.verifyConfigDrive(id)
 		if got["power_state"] != "power on" {
 			t.Errorf("power_state %v", got["power_state"])
 		}

@@ -121,12 +121,12 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	for _, a := range laterProvisionArgs {
-		if _, ok := body[a]; ok {
+	for a := range body {
+		if laterProvisionArg(a, v) {
 			return errNotAcceptable()
 		}
 	}
-	if err := body.only("target", "target", "configdrive", "clean_steps"); err != nil {
+	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps"); err != nil {
 		return err
 	}
 	target, _, err := body.str("target", false)
@@ -145,7 +145,11 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if !known {
 		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}
 	}
-	configdrive, err := provisionConfigdrive(body, verb)
+	configdrive, err := provisionConfigdrive(body, verb, v)
+	if err != nil {
+		return err
+	}
+	deploySteps, err := provisionDeploySteps(body, verb)
 	if err != nil {
 		return err
 	}
@@ -166,9 +170,9 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	ctx := r.Context()
 	switch verb {
 	case "active":
-		err = s.Conductor.DoNodeDeploy(ctx, n, false, configdrive)
+		err = s.Conductor.DoNodeDeploy(ctx, n, false, configdrive, deploySteps)
 	case "rebuild":
-		err = s.Conductor.DoNodeDeploy(ctx, n, true, nil)
+		err = s.Conductor.DoNodeDeploy(ctx, n, true, configdrive, deploySteps)
 	case "deleted":
 		err = s.Conductor.DoNodeTearDown(ctx, n)
 	case "inspect":
@@ -183,19 +187,6 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	}
 	accepted(w, r, ident)
 	return nil
-}
-
-// provisionConfigdrive returns the configdrive (a string up to 1.26), only
-// allowed with "active".
-func provisionConfigdrive(body object, verb string) (any, error) {
-	cd, present, err := body.str("configdrive", true)
-	if err != nil || !present || cd == nil {
-		return nil, err
-	}
-	if verb != "active" {
-		return nil, errorf(http.StatusBadRequest, "Adding a config drive is only supported when setting provision state to active")
-	}
-	return *cd, nil
 }
 
 // cleanSteps returns the clean_steps, required with "clean" and only valid

@@ -49,9 +49,13 @@ var versionTests = map[string]string{
 	"1.29": "TestV1_29InjectNMI",
 	"1.30": "TestV1_30DynamicDrivers",
 	"1.31": "TestV1_31NodeInterfaces",
+	"1.35": "TestV1_35RebuildConfigdrive",
 	"1.36": "TestV1_36HeartbeatAgentVersion",
+	"1.56": "TestV1_56BuildConfigdrive",
+	"1.59": "TestV1_56BuildConfigdrive",
 	"1.62": "TestV1_62AgentToken",
 	"1.68": "TestV1_68HeartbeatVerifyCA",
+	"1.69": "TestV1_69DeploySteps",
 	"1.72": "TestV1_72HeartbeatStatus",
 }
 
