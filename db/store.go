@@ -54,6 +54,18 @@ func rowFor(kind string) (any, error) {
 		return new(Chassis), nil
 	case "Conductor":
 		return new(Conductor), nil
+	case "VolumeConnector":
+		return new(VolumeConnector), nil
+	case "VolumeTarget":
+		return new(VolumeTarget), nil
+	case "Trait":
+		return new(Trait), nil
+	case "DeployTemplate":
+		return new(DeployTemplate), nil
+	case "Runbook":
+		return new(Runbook), nil
+	case "Allocation":
+		return new(Allocation), nil
 	}
 	return nil, fmt.Errorf("db: no table for object kind %q", kind)
 }

@@ -76,14 +76,14 @@ func TestStoreRoundTripAndPinnedWrites(t *testing.T) {
 			t.Fatalf("GetNode by uuid: %v", err)
 		}
 
-		// Unpin (as SIGHUP would): the next save writes 1.1.
+		// Unpin (as SIGHUP would): the next save writes the latest, 1.2.
 		got.Extra = map[string]any{"owner": "ops"}
 		pinner.Set(release.Pin{Mode: release.PinLatest}, nil)
 		if err := s.Save(ctx, got); err != nil {
 			t.Fatal(err)
 		}
-		if v := rowVersion(t, dbh, n.UUID); v != "1.1" {
-			t.Fatalf("unpinned save wrote version %s, want 1.1", v)
+		if v := rowVersion(t, dbh, n.UUID); v != "1.2" {
+			t.Fatalf("unpinned save wrote version %s, want 1.2", v)
 		}
 		if ch, _ := reg.Changed(got); len(ch) != 0 {
 			t.Fatalf("changes left after save: %v", ch)
@@ -275,7 +275,7 @@ func TestStorePinnedWritesNoInterfaces(t *testing.T) {
 		if err := s.Save(ctx, got); err != nil {
 			t.Fatal(err)
 		}
-		if ver, cols = columns(n.UUID); ver != "1.1" || cols[2] == nil || *cols[2] != "impl-deploy" {
+		if ver, cols = columns(n.UUID); ver != "1.2" || cols[2] == nil || *cols[2] != "impl-deploy" {
 			t.Fatalf("unpinned save: version %s, deploy_interface %v", ver, cols[2])
 		}
 

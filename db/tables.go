@@ -15,6 +15,12 @@ const (
 	TableConductors                  = "conductors"
 	TableConductorHardwareInterfaces = "conductor_hardware_interfaces"
 	TableServices                    = "services"
+	TableVolumeConnectors            = "volume_connectors"
+	TableVolumeTargets               = "volume_targets"
+	TableNodeTraits                  = "node_traits"
+	TableDeployTemplates             = "deploy_templates"
+	TableRunbooks                    = "runbooks"
+	TableAllocations                 = "allocations"
 )
 
 // objectTables maps each object kind of core/release to the table holding
@@ -25,6 +31,13 @@ var objectTables = map[string]string{
 	"Node":      TableNodes,
 	"Port":      TablePorts,
 	"Portgroup": TablePortgroups,
+	// 0.3 (REST API 1.32)
+	"VolumeConnector": TableVolumeConnectors,
+	"VolumeTarget":    TableVolumeTargets,
+	"DeployTemplate":  TableDeployTemplates,
+	"Runbook":         TableRunbooks,
+	"Trait":           TableNodeTraits,
+	"Allocation":      TableAllocations,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

@@ -134,6 +134,23 @@ func lastMigration(t *testing.T, d db.Dialect) string {
 	return sorted[len(sorted)-1].String()
 }
 
+// migrationsAfter lists, comma-separated as dbsync upgrade prints them,
+// the migrations newer than the one named last (a release's schema).
+func migrationsAfter(t *testing.T, d db.Dialect, last string) string {
+	t.Helper()
+	set, err := migrations.Set(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range set.Sorted() {
+		if m.String() > last {
+			names = append(names, m.String())
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 // TestDBSyncOnEveryDialect drives the CLI end to end on each database:
 // create-schema, idempotent upgrade, a refused upgrade (exit 2) over a row
 // this release cannot read, lock contention and unlock, and online data
@@ -170,7 +187,7 @@ func TestDBSyncOnEveryDialect(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			expect(2, "", "table nodes has 1 row at version 9.9 (Node versions supported: 1.0, 1.1)", "upgrade")
+			expect(2, "", "table nodes has 1 row at version 9.9 (Node versions supported: 1.0, 1.1, 1.2)", "upgrade")
 			expect(2, "", "table nodes has 1 row at version 9.9", "online-data-migrations")
 			if _, err := dbh.Bun().NewDelete().Table("nodes").Where("version = '9.9'").Exec(ctx); err != nil {
 				t.Fatal(err)
@@ -189,7 +206,13 @@ func TestDBSyncOnEveryDialect(t *testing.T) {
 
 			expect(1, "backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n", "",
 				"online-data-migrations", "--max-count", "2")
-			expect(0, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
+			// Then update_to_latest_versions lifts the rows to HEAD's Node
+			// (1.2, newer than the backfill's 1.1).
+			expect(1, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 1 of 3 objects.\n"+
+				"Data migrations have not completed. Please re-run.\n", "", "online-data-migrations", "--max-count", "2")
+			expect(1, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 2 of 2 objects.\n"+
+				"Data migrations have not completed. Please re-run.\n", "", "online-data-migrations", "--max-count", "2")
+			expect(0, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
 				"Data migrations have completed.\n", "", "online-data-migrations", "--max-count", "2")
 		})
 	}
@@ -237,7 +260,7 @@ func TestDBSyncUpgradesA01Database(t *testing.T) {
 					strings.Join(args, " "), gotCode, gotOut, gotErr, code, stdout)
 			}
 		}
-		expect(0, "Upgraded the database schema: applied "+lastMigration(t, d)+".\n", "upgrade")
+		expect(0, "Upgraded the database schema: applied "+migrationsAfter(t, d, dbtest.Release01Schema)+".\n", "upgrade")
 		nulls, err := dbh.Bun().NewSelect().Table("nodes").Where("deploy_interface IS NULL AND version = '1.0'").Count(ctx)
 		if err != nil || nulls != 3 {
 			t.Fatalf("after upgrade: %d rows at 1.0 without interfaces, %v", nulls, err)

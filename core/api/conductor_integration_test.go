@@ -96,15 +96,16 @@ func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 	return newStackWith(t, pinner, conductor.StaticDrivers{fake.HardwareType: fake.New(nil)})
 }
 
-// newStackWith is newStackPinned with the conductor's drivers.
-func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet) http.Handler {
+// newStackWith is newStackPinned with the conductor's drivers; mods
+// change the API's Deps before it is built.
+func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, mods ...func(*api.Deps)) http.Handler {
 	t.Helper()
-	return newStackTuned(t, pinner, drivers, nil, nil)
+	return newStackTuned(t, pinner, drivers, nil, mods...)
 }
 
-// newStackTuned is newStackWith with the conductor's configuration and the
-// API's dependencies changed by tune and tuneAPI (either may be nil).
-func newStackTuned(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, tune func(*conductor.Config), tuneAPI func(*api.Deps)) http.Handler {
+// newStackTuned is newStackWith with the conductor's configuration changed
+// by tune (nil: unchanged).
+func newStackTuned(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, tune func(*conductor.Config), mods ...func(*api.Deps)) http.Handler {
 	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)
 	reg := objects.NewRegistry()
@@ -142,8 +143,8 @@ func newStackTuned(t *testing.T, pinner *release.Pinner, drivers conductor.Drive
 		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
 	deps := api.Deps{Store: store, Pinner: pinner, Conductors: lister,
 		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}}
-	if tuneAPI != nil {
-		tuneAPI(&deps)
+	for _, m := range mods {
+		m(&deps)
 	}
 	h, err := api.New(deps)
 	if err != nil {

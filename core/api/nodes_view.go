@@ -12,8 +12,9 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// nodeFields are the node's API fields up to 1.31 (reference §11.1), in
-// Ironic's order.
+// nodeFields are the node's API fields (reference §11.1), in Ironic's
+// order. traits (1.37) is not a Node object field: views get it from
+// addNodeTraits, for every node of a list in one query.
 var nodeFields = []string{
 	"uuid", "created_at", "updated_at", "chassis_uuid", "console_enabled", "driver", "driver_info", "extra",
 	"instance_info", "instance_uuid", "last_error", "maintenance", "maintenance_reason", "power_state",
@@ -23,6 +24,9 @@ var nodeFields = []string{
 	"raid_config", "target_raid_config", "states", "network_interface", "resource_class", "portgroups",
 	"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
 	"power_interface", "raid_interface", "vendor_interface",
+	"volume",
+	"traits",
+	"power_interface", "raid_interface", "vendor_interface", "allocation_uuid",
 }
 
 // nodeSince is THE node gating table: the microversion each node field
@@ -35,6 +39,9 @@ var nodeSince = gated{
 	"states": v1_14, "network_interface": v1_20, "resource_class": v1_21, "portgroups": v1_24,
 	"boot_interface": v1_31, "console_interface": v1_31, "deploy_interface": v1_31, "inspect_interface": v1_31,
 	"management_interface": v1_31, "power_interface": v1_31, "raid_interface": v1_31, "vendor_interface": v1_31,
+	"volume":          v1_32,
+	"traits":          v1_37,
+	"allocation_uuid": v1_52,
 }
 
 // nodeInterfaceFields are the node fields naming an interface
@@ -105,9 +112,14 @@ func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassi
 		"clean_step": orEmpty(n.CleanStep), "raid_config": orEmpty(n.RAIDConfig), "target_raid_config": orEmpty(n.TargetRAIDConfig),
 		"states": resourceLinks(r, "nodes", n.UUID+"/states"), "network_interface": strOrNil(n.NetworkInterface),
 		"resource_class": strOrNil(n.ResourceClass), "portgroups": resourceLinks(r, "nodes", n.UUID+"/portgroups"),
+		"volume": resourceLinks(r, "nodes", n.UUID+"/volume"),
 	}
 	for _, f := range nodeInterfaceFields {
 		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))
+	}
+	s.addNodeView03(r.Context(), view, n)
+	if view["allocation_uuid"], err = s.allocationUUID(r, n); err != nil {
+		return nil, err
 	}
 	nodeSince.hide(view, v)
 	s.hideUnpinned(view, "Node")

@@ -31,6 +31,9 @@ const base64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 // holds only meta_data, network_data (objects), user_data (an object, a
 // list, a string or null) and vendor_data (an object).
 func provisionConfigdrive(body object, verb string, v version.Version) (any, error) {
+	if verb == "deploy" {
+		verb = "active" // its 1.73 alias
+	}
 	raw, present := body["configdrive"]
 	if !present || isNull(raw) {
 		return nil, nil
@@ -91,7 +94,7 @@ func provisionDeploySteps(body object, verb string) ([]map[string]any, error) {
 	if !present || isNull(raw) {
 		return nil, nil
 	}
-	if verb != "active" && verb != "rebuild" {
+	if verb != "active" && verb != "deploy" && verb != "rebuild" {
 		return nil, errorf(http.StatusBadRequest, "\"deploy_steps\" is only valid when setting target provision state to active or rebuild")
 	}
 	var steps []map[string]any

@@ -87,7 +87,9 @@ func (s *server) routes() *http.ServeMux {
 	h := func(pattern string, fn apiFunc) { mux.Handle(pattern, s.serve(fn)) }
 
 	v1 := s.rg.V1Handler(gatedCollection{"lookup", v1_22}, gatedCollection{"heartbeat", v1_22},
-		gatedCollection{"portgroups", v1_23})
+		gatedCollection{"portgroups", v1_23}, gatedCollection{"volume", v1_32},
+		gatedCollection{"conductors", v1_49}, gatedCollection{"allocations", v1_52}, gatedCollection{"events", v1_54},
+		gatedCollection{"deploy_templates", v1_55}, gatedCollection{"runbooks", v1_92})
 	mux.Handle("/v1/{$}", v1)
 
 	h("GET /v1/nodes", s.listNodes(false))
@@ -117,6 +119,8 @@ func (s *server) routes() *http.ServeMux {
 	h("GET /v1/nodes/{node}/vifs", s.listVIFs)
 	h("POST /v1/nodes/{node}/vifs", s.attachVIF)
 	h("DELETE /v1/nodes/{node}/vifs/{vif}", s.detachVIF)
+	h("GET /v1/nodes/{node}/children", s.listChildren)
+	h("GET /v1/shards", s.listShards)
 
 	h("GET /v1/ports", s.listPorts(false, parentNone))
 	h("GET /v1/ports/detail", s.listPorts(true, parentNone))
@@ -147,6 +151,21 @@ func (s *server) routes() *http.ServeMux {
 	h("GET /v1/drivers/{driver}", s.getDriver)
 	h("GET /v1/drivers/{driver}/properties", s.getDriverProperties)
 	h("GET /v1/drivers/{driver}/raid/logical_disk_properties", s.getDriverRAIDProperties)
+
+	s.volumeRoutes(h)
+	s.stepRoutes(h) // node traits, deploy templates, runbooks
+	h("GET /v1/allocations", s.listAllocations)
+	h("POST /v1/allocations", s.createAllocation)
+	h("GET /v1/allocations/{allocation}", s.getAllocation)
+	h("PATCH /v1/allocations/{allocation}", s.patchAllocation)
+	h("DELETE /v1/allocations/{allocation}", s.deleteAllocation)
+	h("GET /v1/nodes/{node}/allocation", s.getNodeAllocation)
+	h("DELETE /v1/nodes/{node}/allocation", s.deleteNodeAllocation)
+
+	h("GET /v1/conductors", s.listConductors)
+	h("GET /v1/conductors/{hostname}", s.getConductor)
+
+	h("POST /v1/events", s.postEvents)
 
 	h("GET /v1/lookup", s.lookup)
 	h("POST /v1/heartbeat/{node}", s.heartbeat)

@@ -154,10 +154,16 @@ func (s *Service) updateNode(ctx context.Context, p rpc.Params) (any, error) {
 			return nil, err
 		}
 		n.ConductorGroup = strings.ToLower(n.ConductorGroup)
+		if err := checkUpdatePolicy(n, applied); err != nil {
+			return nil, err
+		}
 		if _, err := s.hardware(n); err != nil {
 			return nil, err
 		}
 		if err := s.checkInterfaceUpdate(n, applied); err != nil {
+			return nil, err
+		}
+		if err := s.instanceRemoved(ctx, t, applied); err != nil {
 			return nil, err
 		}
 		if err := t.Save(ctx); err != nil {
@@ -180,7 +186,13 @@ func (s *Service) destroyNode(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	defer t.Release(ctx)
 	n := t.Node
+	if n.Protected {
+		return nil, errProtected(n)
+	}
 	st := states.State(n.ProvisionState)
+	if !n.Maintenance && n.InstanceUUID != nil {
+		return nil, classed("NodeAssociated", http.StatusConflict, nil, "Node %s is associated with instance %s.", n.UUID, *n.InstanceUUID)
+	}
 	if !states.DeleteAllowed[st] && !n.Maintenance {
 		var valid []string
 		for s := range states.DeleteAllowed {

@@ -40,6 +40,10 @@ type Deps struct {
 	// finalized while the conductor ran; the process should then stop.
 	// Nil only logs.
 	TooOld func(error)
+	// Rescue are the rescue implementations this conductor runs, by the
+	// name a node's rescue_interface gives (see RescueInterface); without
+	// one, rescue is refused as for no-rescue.
+	Rescue map[string]RescueInterface
 
 	// wrapListener, in tests, wraps the JSON-RPC listener.
 	wrapListener func(net.Listener) net.Listener
@@ -48,6 +52,8 @@ type Deps struct {
 // Service is one rivet conductor. Create it with New, then Start and Stop
 // it once each.
 type Service struct {
+	// rescuers are Deps.Rescue.
+	rescuers map[string]RescueInterface
 	cfg      Config
 	store    *db.Store
 	db       *db.DB
@@ -135,6 +141,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 		abortWork: make(chan struct{}),
 		stopBg:    make(chan struct{}),
 		stopBeat:  make(chan struct{}),
+		rescuers:  d.Rescue,
 	}
 	s.router = rpc.NewRouter(s.listConductors, cfg.HashPartitionExponent, cfg.RingResetInterval)
 	s.server = rpc.NewServer(rpc.ConductorMethods(), rpc.ObjectCodecFor(d.Store.Registry(), d.Pinner), log, context.Background())
@@ -229,6 +236,13 @@ func (s *Service) Start(ctx context.Context) error {
 		})
 	}
 	s.checkOrphans(ctx) // fix stuck states this conductor owns now
+	if err := s.pool.TryAPI(func() {
+		wctx, cancel := s.workContext(ctx)
+		defer cancel()
+		s.resumeAllocations(wctx) // those a previous run left allocating
+	}); err != nil {
+		s.log.Warn("could not start resuming allocations", "error", err)
+	}
 	s.beat.Add(1)
 	go func() { defer s.beat.Done(); s.heartbeatLoop() }()
 	s.background(s.orphanLoop)

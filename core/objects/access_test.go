@@ -133,7 +133,7 @@ func TestAccessors(t *testing.T) {
 		t.Errorf("Pointer did not point at the field")
 	}
 	vals, err := r.Values(n)
-	if err != nil || len(vals) != len(r.FieldsAt("Node", v("1.1"))) || vals["driver"] != "ipmi" {
+	if err != nil || len(vals) != len(r.FieldsAt("Node", v("1.2"))) || vals["driver"] != "ipmi" {
 		t.Errorf("Values = %v, %v", vals, err)
 	}
 

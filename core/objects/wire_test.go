@@ -123,7 +123,7 @@ func TestWireTimestamps(t *testing.T) {
 // Missing data keys take their defaults: senders may omit unset fields.
 func TestDeserializeDefaults(t *testing.T) {
 	r := testRegistry(t)
-	obj, err := r.Decode([]byte(`{"rivet_object.name":"Node","rivet_object.version":"1.1","rivet_object.data":{"uuid":"u"}}`), true)
+	obj, err := r.Decode([]byte(`{"rivet_object.name":"Node","rivet_object.version":"1.2","rivet_object.data":{"uuid":"u"}}`), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestObjectCodecFollowsThePin(t *testing.T) {
 		pin     release.Pin
 		version string
 		sent    bool
-	}{{pin, "1.0", false}, {release.Pin{Mode: release.PinLatest}, "1.1", true}} {
+	}{{pin, "1.0", false}, {release.Pin{Mode: release.PinLatest}, "1.2", true}} {
 		pinner.Set(tc.pin, nil)
 		raw, isObj, err := codec.Encode(n)
 		if err != nil || !isObj {

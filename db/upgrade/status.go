@@ -176,7 +176,14 @@ func collectServices(svcs []db.Service, now time.Time, table *release.Table, lv 
 func countObjects(ctx context.Context, d *db.DB) ([]ObjectCount, error) {
 	var out []ObjectCount
 	tables := db.ObjectTables()
+	present, err := d.Tables(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for _, kind := range db.ObjectKinds() {
+		if !slices.Contains(present, tables[kind]) {
+			continue // a kind newer than the schema: `dbsync upgrade` creates its table
+		}
 		var rows []struct {
 			Version *string `bun:"version"`
 			N       int     `bun:"n"`
