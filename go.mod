@@ -12,6 +12,8 @@ require github.com/gophercloud/gophercloud/v2 v2.15.0
 
 require github.com/go-json-experiment/json v1.27.2
 
+require github.com/kdomanski/iso9660 v0.4.0
+
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

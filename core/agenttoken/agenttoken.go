@@ -69,18 +69,22 @@ func ValidDigest(dii map[string]any, digest string) bool {
 	return subtle.ConstantTimeCompare([]byte(Digest(stored)), []byte(digest)) == 1
 }
 
-// Wipe returns a copy of driver_internal_info without the token and the
-// agent's callback URL (Ironic's wipe_token_and_url: the next agent
-// announces itself afresh), or dii itself when it holds neither.
+// Wipe returns a copy of driver_internal_info without the token, the
+// agent's callback URL and its TLS certificate (agent_verify_ca) (Ironic's
+// wipe_token_and_url: the next agent announces itself afresh, with a new
+// certificate), or dii itself when it holds none of them.
 func Wipe(dii map[string]any) map[string]any {
-	_, tok := dii[Key]
-	_, url := dii["agent_url"]
-	if !tok && !url {
+	wiped := func(k string) bool { return k == Key || k == "agent_url" || k == "agent_verify_ca" }
+	found := false
+	for k := range dii {
+		found = found || wiped(k)
+	}
+	if !found {
 		return dii
 	}
 	out := make(map[string]any, len(dii))
 	for k, v := range dii {
-		if k != Key && k != "agent_url" {
+		if !wiped(k) {
 			out[k] = v
 		}
 	}

@@ -19,7 +19,7 @@ type Conductor interface {
 	GetBootDevice(ctx context.Context, n *objects.Node) (rpc.BootDevice, error)
 	SetBootDevice(ctx context.Context, n *objects.Node, device string, persistent bool) error
 	GetSupportedBootDevices(ctx context.Context, n *objects.Node) ([]string, error)
-	DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any) error
+	DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any, deploySteps ...[]map[string]any) error
 	DoNodeTearDown(ctx context.Context, n *objects.Node) error
 	DoNodeClean(ctx context.Context, n *objects.Node, steps []map[string]any) error
 	DoProvisioningAction(ctx context.Context, n *objects.Node, action string) error
@@ -31,7 +31,7 @@ type Conductor interface {
 	DestroyPort(ctx context.Context, n *objects.Node, p *objects.Port) error
 	UpdatePortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) (*objects.Portgroup, error)
 	DestroyPortgroup(ctx context.Context, n *objects.Node, pg *objects.Portgroup) error
-	Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion, tokenDigest string) error
+	Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion, tokenDigest string, extra ...rpc.HeartbeatExtra) error
 	GetNodeWithToken(ctx context.Context, n *objects.Node) (*objects.Node, error)
 	ContinueInspection(ctx context.Context, n *objects.Node, inventory, pluginData map[string]any) error
 	GetDriverProperties(ctx context.Context, driver string) (map[string]string, error)

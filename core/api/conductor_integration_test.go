@@ -100,6 +100,13 @@ func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 // change the API's Deps before it is built.
 func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, mods ...func(*api.Deps)) http.Handler {
 	t.Helper()
+	return newStackTuned(t, pinner, drivers, nil, mods...)
+}
+
+// newStackTuned is newStackWith with the conductor's configuration changed
+// by tune (nil: unchanged).
+func newStackTuned(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, tune func(*conductor.Config), mods ...func(*api.Deps)) http.Handler {
+	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)
 	reg := objects.NewRegistry()
 	if err := objects.Install(reg); err != nil {
@@ -109,6 +116,9 @@ func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.Driver
 	cfg := conductor.ConfigFrom(config.Default())
 	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
 	cfg.PowerSync.Interval, cfg.AutomatedClean, cfg.CheckInterval = 0, false, time.Hour
+	if tune != nil {
+		tune(&cfg)
+	}
 	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Drivers: drivers})
 	if err != nil {
 		t.Fatal(err)

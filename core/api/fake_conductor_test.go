@@ -36,6 +36,16 @@ type fakeConductor struct {
 	tokenCapped bool
 	// powerUser is the API user the last ChangeNodePowerState carried.
 	powerUser string
+	// deploy holds the arguments of the last DoNodeDeploy.
+	deploy struct {
+		configdrive any
+		steps       []map[string]any
+	}
+	// heartbeat holds the agent fields of the last heartbeat passed on.
+	heartbeat struct {
+		agentVersion string
+		extra        rpc.HeartbeatExtra
+	}
 }
 
 func newFakeConductor(store *db.Store) *fakeConductor {
@@ -206,7 +216,13 @@ func (f *fakeConductor) move(ctx context.Context, n *objects.Node, e states.Even
 	return f.store.Save(ctx, n)
 }
 
-func (f *fakeConductor) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, _ any) error {
+func (f *fakeConductor) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any, steps ...[]map[string]any) error {
+	f.mu.Lock()
+	f.deploy.configdrive, f.deploy.steps = configdrive, nil
+	if len(steps) > 0 {
+		f.deploy.steps = steps[0]
+	}
+	f.mu.Unlock()
 	f.record("do_node_deploy")
 	if rebuild {
 		return f.move(ctx, n, states.Rebuild)
@@ -279,7 +295,7 @@ func (f *fakeConductor) DestroyPortgroup(ctx context.Context, _ *objects.Node, p
 
 // Heartbeat checks the token digest as the conductor does (against the
 // stored node) and records the call; a bad digest changes nothing.
-func (f *fakeConductor) Heartbeat(ctx context.Context, n *objects.Node, cb, _, digest string) error {
+func (f *fakeConductor) Heartbeat(ctx context.Context, n *objects.Node, cb, agentVersion, digest string, extra ...rpc.HeartbeatExtra) error {
 	cur, err := f.store.GetNode(ctx, n.UUID)
 	if err != nil {
 		return err
@@ -287,6 +303,12 @@ func (f *fakeConductor) Heartbeat(ctx context.Context, n *objects.Node, cb, _, d
 	if !agenttoken.ValidDigest(cur.DriverInternalInfo, digest) {
 		return &rpc.RemoteError{Class: "InvalidParameterValue", Code: http.StatusBadRequest, Message: "Invalid or missing agent token received."}
 	}
+	f.mu.Lock()
+	f.heartbeat.agentVersion, f.heartbeat.extra = agentVersion, rpc.HeartbeatExtra{}
+	if len(extra) > 0 {
+		f.heartbeat.extra = extra[0]
+	}
+	f.mu.Unlock()
 	f.record("heartbeat " + cb)
 	return nil
 }

@@ -90,11 +90,11 @@ func TestV1_30DynamicDrivers(t *testing.T) {
 	tests := map[string]map[string][]any{
 		// cond-a and cond-b agree on fake-hardware.
 		"fake-hardware": {"boot": {"fake", "fake"}, "console": {"no-console", "no-console"},
-			"deploy": {"fake", "fake"}, "inspect": {"fake", "agent", "fake", "no-inspect"}, "management": {"fake", "fake"},
+			"deploy": {"fake", "direct", "fake"}, "inspect": {"fake", "agent", "fake", "no-inspect"}, "management": {"fake", "fake"},
 			"network": {"noop", "noop"}, "power": {"fake", "fake"}, "raid": {"no-raid", "no-raid"},
 			"vendor": {"no-vendor", "no-vendor"}},
 		// cond-a serves iPXE scripts; ipmi has in-band inspection only.
-		"ipmi": {"boot": {"ipxe", "ipxe"}, "console": {"no-console", "no-console"}, "deploy": {"ramdisk", "ramdisk"},
+		"ipmi": {"boot": {"ipxe", "ipxe"}, "console": {"no-console", "no-console"}, "deploy": {"ramdisk", "direct", "ramdisk"},
 			"inspect": {"no-inspect", "agent", "no-inspect"}, "management": {"ipmitool", "ipmitool"}, "network": {"noop", "noop"},
 			"power": {"ipmitool", "ipmitool"}, "raid": {"no-raid", "no-raid"}, "vendor": {"no-vendor", "no-vendor"}},
 		"redfish": {"boot": {nil}, "console": {nil}, "deploy": {nil}, "inspect": {nil}, "management": {nil},
@@ -169,8 +169,8 @@ func TestV1_31NodeInterfaces(t *testing.T) {
 		body  map[string]any
 		fault string
 	}{
-		"unknown implementation": {map[string]any{"driver": "fake-hardware", "deploy_interface": "direct"},
-			"Could not find the following interface in the 'ironic.hardware.interfaces.deploy' entrypoint: direct. Valid interfaces are ['fake']."},
+		"unknown implementation": {map[string]any{"driver": "fake-hardware", "deploy_interface": "iscsi"},
+			"Could not find the following interface in the 'ironic.hardware.interfaces.deploy' entrypoint: iscsi. Valid interfaces are ['direct', 'fake']."},
 		"not a string": {map[string]any{"driver": "fake-hardware", "power_interface": 7}, ""},
 	}
 	for name, tc := range bad {

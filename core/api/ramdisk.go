@@ -4,12 +4,15 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/rivetmetal/rivet/core/agenttoken"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/core/version"
 	"github.com/uptrace/bun"
 )
 
@@ -131,15 +134,31 @@ func lookupBody(r *http.Request, n *objects.Node, token any) map[string]any {
 	}
 }
 
+// Microversions of the heartbeat's optional fields (named here, not in
+// router.go's table, so that branches adding versions do not collide).
+var (
+	verHeartbeatAgentVersion = version.Version{Major: 1, Minor: 36} // agent_version
+	verHeartbeatVerifyCA     = version.Version{Major: 1, Minor: 68} // agent_verify_ca
+	verHeartbeatStatus       = version.Version{Major: 1, Minor: 72} // agent_status, agent_status_message
+)
+
+// agentStatuses are the agent_status values Ironic accepts (1.72).
+var agentStatuses = []string{"start", "end", "error"}
+
 // heartbeat serves POST /v1/heartbeat/{node} {"callback_url",
-// "agent_token"} (1.22): passed to the node's conductor, 202.
-// agent_version is 1.36 (406). The token lookup issued is required at
-// every version, as Ironic requires it: missing, 400 "Agent token is
-// required for heartbeat processing."; not the node's, 400 "Invalid or
-// missing agent token received." (Ironic's InvalidParameterValue, not
-// 401); either way nothing changes and nothing reaches the conductor. The
-// conductor is sent the token's digest and checks it again under the
-// node's lease.
+// "agent_token", "agent_version" (1.36), "agent_verify_ca" (1.68),
+// "agent_status", "agent_status_message" (1.72)} (1.22): passed to the
+// node's conductor, 202. A field newer than the request's version is
+// Ironic's InvalidParameterValue (400, its message), checked first.
+// callback_url must be an http(s) URL (or "", which Ironic lets one-way
+// agents send) and, once the node has an agent_url, the same one (400
+// otherwise: another agent answers for the node). The token lookup issued
+// is required at every version, as Ironic requires it: missing, 400 "Agent
+// token is required for heartbeat processing."; not the node's, 400
+// "Invalid or missing agent token received." (Ironic's
+// InvalidParameterValue, not 401); either way nothing changes and nothing
+// reaches the conductor. The conductor is sent the token's digest and
+// checks it again under the node's lease.
 func (s *server) heartbeat(w http.ResponseWriter, r *http.Request) error {
 	if err := ramdiskAllowed(r); err != nil {
 		return err
@@ -152,33 +171,62 @@ func (s *server) heartbeat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := body["agent_version"]; ok {
-		return errNotAcceptable()
-	}
-	if err := body.only("heartbeat", "callback_url", "agent_token"); err != nil {
+	if err := body.only("heartbeat", "callback_url", "agent_token", "agent_version", "agent_verify_ca",
+		"agent_status", "agent_status_message"); err != nil {
 		return err
 	}
-	cb, _, err := body.str("callback_url", false)
-	if err != nil {
-		return err
+	fields := map[string]*string{}
+	for _, f := range []string{"callback_url", "agent_token", "agent_version", "agent_verify_ca", "agent_status", "agent_status_message"} {
+		v, _, err := body.str(f, f != "callback_url")
+		if err != nil {
+			return err
+		}
+		fields[f] = v
 	}
+	set := func(f string) bool { return fields[f] != nil && *fields[f] != "" }
+	ver := VersionFrom(r.Context())
+	if set("agent_version") && ver.Less(verHeartbeatAgentVersion) {
+		return errorf(http.StatusBadRequest, `Field "agent_version" not recognised`)
+	}
+	if (set("agent_status") || set("agent_status_message")) && ver.Less(verHeartbeatStatus) {
+		return errorf(http.StatusBadRequest, `Fields "agent_status" and "agent_status_message" not recognised.`)
+	}
+	if fields["agent_verify_ca"] != nil && ver.Less(verHeartbeatVerifyCA) {
+		return errorf(http.StatusBadRequest, `Field "agent_verify_ca" not recognised in this version`)
+	}
+	cb := fields["callback_url"]
 	if cb == nil {
 		return errorf(http.StatusBadRequest, "Invalid input for field/attribute callback_url. Value: 'None'. Mandatory field missing.")
 	}
-	token, _, err := body.str("agent_token", false)
-	if err != nil {
-		return err
+	if u, err := url.Parse(*cb); *cb != "" && (err != nil || !strings.Contains(u.Scheme, "http")) {
+		return errorf(http.StatusBadRequest, `An issue with the supplied "callback_url" has been detected.`)
 	}
+	if known, ok := n.DriverInternalInfo["agent_url"].(string); ok && known != *cb {
+		s.Logger.WarnContext(r.Context(), "agent heartbeat refused: callback URL differs from the agent's", slog.String("node", n.UUID),
+			slog.String("client", clientIP(r, &s.Links)))
+		return errorf(http.StatusBadRequest, `Detected change in ramdisk provided "callback_url"`)
+	}
+	token := fields["agent_token"]
 	if token == nil {
 		s.Logger.WarnContext(r.Context(), "agent heartbeat refused: no agent token", slog.String("node", n.UUID), slog.String("client", clientIP(r, &s.Links)))
 		return errorf(http.StatusBadRequest, "Agent token is required for heartbeat processing.")
+	}
+	if st := fields["agent_status"]; st != nil && !slices.Contains(agentStatuses, *st) {
+		return errorf(http.StatusBadRequest, "Agent status is invalid. Valid states are %s.", strings.Join(agentStatuses, ","))
 	}
 	if !agenttoken.Valid(n.DriverInternalInfo, *token) {
 		// The node and the client only: never the token presented.
 		s.Logger.WarnContext(r.Context(), "agent heartbeat refused: invalid agent token", slog.String("node", n.UUID), slog.String("client", clientIP(r, &s.Links)))
 		return errorf(http.StatusBadRequest, "Invalid or missing agent token received.")
 	}
-	if err := s.Conductor.Heartbeat(r.Context(), n, *cb, "", agenttoken.Digest(*token)); err != nil {
+	str := func(f string) string {
+		if p := fields[f]; p != nil {
+			return *p
+		}
+		return ""
+	}
+	extra := rpc.HeartbeatExtra{VerifyCA: str("agent_verify_ca"), Status: str("agent_status"), StatusMessage: str("agent_status_message")}
+	if err := s.Conductor.Heartbeat(r.Context(), n, *cb, str("agent_version"), agenttoken.Digest(*token), extra); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusAccepted)

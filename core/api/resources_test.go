@@ -155,7 +155,7 @@ func TestV1_22Ramdisk(t *testing.T) {
 	}
 	token, _ := got["config"].(map[string]any)["agent_token"].(string)
 	e.must(http.StatusAccepted, "POST", "/v1/heartbeat/"+id, "1.22", map[string]any{"callback_url": "http://agent:9999", "agent_token": token})
-	e.must(http.StatusNotAcceptable, "POST", "/v1/heartbeat/"+id, "1.26", map[string]any{"callback_url": "http://agent:9999", "agent_version": "9", "agent_token": token})
+	e.must(http.StatusBadRequest, "POST", "/v1/heartbeat/"+id, "1.26", map[string]any{"callback_url": "http://agent:9999", "agent_version": "9", "agent_token": token})
 }
 
 func TestChassis(t *testing.T) {

@@ -130,12 +130,12 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	for _, a := range laterProvisionArgs {
-		if _, ok := body[a]; ok {
+	for a := range body {
+		if laterProvisionArg(a, v) {
 			return errNotAcceptable()
 		}
 	}
-	if err := body.only("target", "target", "configdrive", "clean_steps", "rescue_password"); err != nil {
+	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password"); err != nil {
 		return err
 	}
 	target, _, err := body.str("target", false)
@@ -157,7 +157,11 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if !known {
 		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}
 	}
-	configdrive, err := provisionConfigdrive(body, verb)
+	configdrive, err := provisionConfigdrive(body, verb, v)
+	if err != nil {
+		return err
+	}
+	deploySteps, err := provisionDeploySteps(body, verb)
 	if err != nil {
 		return err
 	}
@@ -185,9 +189,9 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	ctx := r.Context()
 	switch verb {
 	case "active", "deploy":
-		err = s.Conductor.DoNodeDeploy(ctx, n, false, configdrive)
+		err = s.Conductor.DoNodeDeploy(ctx, n, false, configdrive, deploySteps)
 	case "rebuild":
-		err = s.Conductor.DoNodeDeploy(ctx, n, true, nil)
+		err = s.Conductor.DoNodeDeploy(ctx, n, true, configdrive, deploySteps)
 	case "deleted", "undeploy":
 		err = s.Conductor.DoNodeTearDown(ctx, n)
 	case "rescue":
@@ -225,19 +229,6 @@ func rescuePassword(body object, verb string) (string, error) {
 		return "", errorf(http.StatusBadRequest, "A non-empty \"rescue_password\" is required when setting target provision state to rescue")
 	}
 	return *pw, nil
-}
-
-// provisionConfigdrive returns the configdrive (a string up to 1.26), only
-// allowed with "active" (and its 1.73 alias "deploy").
-func provisionConfigdrive(body object, verb string) (any, error) {
-	cd, present, err := body.str("configdrive", true)
-	if err != nil || !present || cd == nil {
-		return nil, err
-	}
-	if verb != "active" && verb != "deploy" {
-		return nil, errorf(http.StatusBadRequest, "Adding a config drive is only supported when setting provision state to active")
-	}
-	return *cd, nil
 }
 
 // cleanSteps returns the clean_steps, required with "clean" and only valid

@@ -36,6 +36,10 @@ const (
 	// Ramdisk is the deploy interface of Rivet's real drivers: boot a
 	// ramdisk or ISO and consider the node active (Ironic's "ramdisk").
 	Ramdisk = "ramdisk"
+	// Direct is the conductor's deploy interface that boots the
+	// ironic-python-agent through the driver's ramdisk boot and has it write
+	// the image to disk (Ironic's "direct"); offered with every plugin deploy.
+	Direct = "direct"
 	// Fake is every interface of the fake-hardware type.
 	Fake = "fake"
 	// AgentInspect is the in-band inspect interface: the conductor boots
@@ -122,6 +126,7 @@ func ForConductor(served []Served, o Options) *Catalog {
 		}
 		if has(Deploy) {
 			add(hw, Boot, bootImpl(hw, o), true)
+			add(hw, Deploy, Direct, false)
 		}
 		if has(Inspect) {
 			add(hw, Inspect, pluginImpl(hw, Inspect), true)

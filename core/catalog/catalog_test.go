@@ -20,14 +20,14 @@ func TestForConductor(t *testing.T) {
 	}{
 		"fake-hardware": {served: fakeHW, want: map[string]Impls{
 			Boot: {[]string{"fake"}, "fake"}, Console: {[]string{"no-console"}, "no-console"},
-			Deploy: {[]string{"fake"}, "fake"}, Inspect: {[]string{"agent", "fake", "no-inspect"}, "fake"},
+			Deploy: {[]string{"direct", "fake"}, "fake"}, Inspect: {[]string{"agent", "fake", "no-inspect"}, "fake"},
 			Management: {[]string{"fake"}, "fake"}, Network: {[]string{"noop"}, "noop"}, Power: {[]string{"fake"}, "fake"},
 			RAID: {[]string{"no-raid"}, "no-raid"}, Vendor: {[]string{"no-vendor"}, "no-vendor"}}},
 		"ipmi with a boot server, no inspection": {
 			served: Served{HardwareType: "ipmi", Interfaces: []string{Power, Management, Deploy}}, opts: Options{BootServer: true},
 			want: map[string]Impls{
 				Boot: {[]string{"ipxe"}, "ipxe"}, Console: {[]string{"no-console"}, "no-console"},
-				Deploy: {[]string{"ramdisk"}, "ramdisk"}, Inspect: {[]string{"agent", "no-inspect"}, "no-inspect"},
+				Deploy: {[]string{"direct", "ramdisk"}, "ramdisk"}, Inspect: {[]string{"agent", "no-inspect"}, "no-inspect"},
 				Management: {[]string{"ipmitool"}, "ipmitool"}, Network: {[]string{"noop"}, "noop"},
 				Power: {[]string{"ipmitool"}, "ipmitool"}, RAID: {[]string{"no-raid"}, "no-raid"}, Vendor: {[]string{"no-vendor"}, "no-vendor"}}},
 		"a third-party plugin without deploy": {
@@ -106,9 +106,9 @@ func TestCheckAndResolve(t *testing.T) {
 	}
 
 	var nf *NotFoundError
-	bad := &objects.Node{Driver: "fake-hardware", DeployInterface: ptr("direct"), PowerInterface: ptr("fake")}
+	bad := &objects.Node{Driver: "fake-hardware", DeployInterface: ptr("iscsi"), PowerInterface: ptr("fake")}
 	if _, err := c.Check(bad); !errors.As(err, &nf) ||
-		err.Error() != "Could not find the following interface in the 'ironic.hardware.interfaces.deploy' entrypoint: direct. Valid interfaces are ['fake', 'ramdisk']." {
+		err.Error() != "Could not find the following interface in the 'ironic.hardware.interfaces.deploy' entrypoint: iscsi. Valid interfaces are ['direct', 'fake', 'ramdisk']." {
 		t.Errorf("unknown implementation: %v", err)
 	}
 	if bad.BootInterface != nil {

@@ -10,6 +10,12 @@ import (
 	"github.com/rivetmetal/rivet/core/states"
 )
 
+// agentVerifyCAKey is the driver_internal_info key holding the PEM
+// certificate the agent sent as agent_verify_ca (Ironic keeps a path to a
+// file there; Rivet keeps the certificate, which any conductor can then
+// use).
+const agentVerifyCAKey = "agent_verify_ca"
+
 // errInvalidAgentToken is Ironic's answer to a heartbeat whose token is
 // missing or wrong (InvalidParameterValue, 400).
 func errInvalidAgentToken() *Error {
@@ -36,24 +42,47 @@ func (s *Service) agentHeartbeat(ctx context.Context, p rpc.Params) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	var extra rpc.HeartbeatExtra
+	for k, dst := range map[string]*string{"agent_verify_ca": &extra.VerifyCA, "agent_status": &extra.Status, "agent_status_message": &extra.StatusMessage} {
+		if *dst, err = p.String(k); err != nil {
+			return nil, err
+		}
+	}
 	t, err := s.acquireParam(ctx, p, "heartbeat")
 	if err != nil {
 		return nil, err
 	}
+	n := t.Node
+	if !agenttoken.ValidDigest(n.DriverInternalInfo, digest) {
+		t.Release(ctx)
+		// The node's UUID and state only: never a token or digest.
+		s.nodeLog(ctx, n).Warn("agent heartbeat refused: invalid or missing agent token", "provision_state", n.ProvisionState)
+		return nil, errInvalidAgentToken()
+	}
+	dii := cloneMap(n.DriverInternalInfo)
+	dii["agent_url"] = url
+	dii["agent_last_heartbeat"] = clock.Now().Format(time.RFC3339)
+	if agentVersion != "" {
+		dii["agent_version"] = agentVersion
+	}
+	if extra.VerifyCA != "" {
+		// The agent's self-signed certificate (public): the agent
+		// client verifies the agent's HTTPS with it.
+		dii[agentVerifyCAKey] = extra.VerifyCA
+	}
+	if extra.Status != "" {
+		s.nodeLog(ctx, n).Info("agent status", "agent_status", extra.Status, "agent_status_message", extra.StatusMessage)
+	}
+	n.DriverInternalInfo = dii
+	if n.ProvisionState == string(states.DeployWait) && !n.Maintenance && s.isDirect(n) {
+		// The direct deploy continues in the background, under the
+		// lease this heartbeat took: the agent is not kept waiting.
+		return nil, s.startWork(ctx, t, func() error { return t.Save(ctx) }, s.continueDeploy)
+	}
+	if n.ProvisionState == string(states.CleanWait) && !n.Maintenance && s.isDirect(n) {
+		return nil, s.startWork(ctx, t, func() error { return t.Save(ctx) }, s.continueClean)
+	}
 	return withLease(ctx, t, func() (any, error) {
-		n := t.Node
-		if !agenttoken.ValidDigest(n.DriverInternalInfo, digest) {
-			// The node's UUID and state only: never a token or digest.
-			s.nodeLog(ctx, n).Warn("agent heartbeat refused: invalid or missing agent token", "provision_state", n.ProvisionState)
-			return nil, errInvalidAgentToken()
-		}
-		dii := cloneMap(n.DriverInternalInfo)
-		dii["agent_url"] = url
-		dii["agent_last_heartbeat"] = clock.Now().Format(time.RFC3339)
-		if agentVersion != "" {
-			dii["agent_version"] = agentVersion
-		}
-		n.DriverInternalInfo = dii
 		resumed := false
 		if n.ProvisionState == string(states.DeployWait) && !n.Maintenance {
 			if err := fire(n, states.Resume, "resume"); err != nil {

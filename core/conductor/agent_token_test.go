@@ -6,6 +6,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/agenttoken"
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/rpc"
 )
 
 // lookupToken has the conductor issue n's agent token, as the REST API's
@@ -141,5 +142,27 @@ func TestAgentTokenWiped(t *testing.T) {
 				t.Fatal("the old token still heartbeats")
 			}
 		})
+	}
+}
+
+// A heartbeat's agent_verify_ca (RPC 1.5) is kept in driver_internal_info
+// for the agent client, agent_version as before (a node in clean wait: it
+// stays waiting).
+func TestHeartbeatKeepsAgentVerifyCA(t *testing.T) {
+	h := newHarness(t, nil, "cond-a", nil)
+	n := h.available("node-1")
+	n.ProvisionState = "clean wait"
+	if err := h.store.Save(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+	token := h.lookupToken(n)
+	const ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+	if err := h.api.Heartbeat(context.Background(), n, "https://10.0.0.5:9999", "9.14.1", agenttoken.Digest(token),
+		rpc.HeartbeatExtra{VerifyCA: ca, Status: "start"}); err != nil {
+		t.Fatal(err)
+	}
+	dii := h.node(n.UUID).DriverInternalInfo
+	if dii[agentVerifyCAKey] != ca || dii["agent_version"] != "9.14.1" || dii["agent_url"] != "https://10.0.0.5:9999" {
+		t.Fatalf("driver_internal_info: %v", dii)
 	}
 }

@@ -74,6 +74,13 @@ type Config struct {
 	InspectWaitTimeout time.Duration
 	// Inspector is the [inspector] section: in-band inspection.
 	Inspector config.InspectorOpts
+	// Agent configures the client of the ironic-python-agent ([agent]);
+	// zero values take agentclient's defaults.
+	Agent AgentConfig
+	// EraseDevicesPriority and EraseDevicesMetadataPriority are [deploy]
+	// erase_devices_priority and erase_devices_metadata_priority: the
+	// agent's erase steps in automated cleaning (0: skipped).
+	EraseDevicesPriority, EraseDevicesMetadataPriority int
 }
 
 // RegisteredName is the name a conductor registers as: [DEFAULT] host, or
@@ -124,6 +131,10 @@ func ConfigFrom(c *config.Config) Config {
 			CleanupInterval: c.Conductor.NodeHistoryCleanupInterval, CleanupBatch: c.Conductor.NodeHistoryCleanupBatchCount},
 		InspectWaitTimeout: c.Conductor.InspectWaitTimeout,
 		Inspector:          c.Inspector,
+		Agent: AgentConfig{CommandTimeout: c.Agent.CommandTimeout, MaxAttempts: c.Agent.MaxCommandAttempts,
+			PollInterval: c.Agent.CommandWaitInterval, PollAttempts: c.Agent.CommandWaitAttempts},
+		EraseDevicesPriority:         c.Deploy.EraseDevicesPriority,
+		EraseDevicesMetadataPriority: c.Deploy.EraseDevicesMetadataPriority,
 	}
 }
 

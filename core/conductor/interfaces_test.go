@@ -54,9 +54,9 @@ func TestCreateNodeInterfaces(t *testing.T) {
 		msg   string
 	}{
 		"unknown implementation": {
-			node:  &objects.Node{Driver: fake.HardwareType, DeployInterface: ptr("direct")},
+			node:  &objects.Node{Driver: fake.HardwareType, DeployInterface: ptr("iscsi")},
 			class: "InterfaceNotFoundInEntrypoint",
-			msg:   "Could not find the following interface in the 'ironic.hardware.interfaces.deploy' entrypoint: direct. Valid interfaces are ['fake', 'ramdisk'].",
+			msg:   "Could not find the following interface in the 'ironic.hardware.interfaces.deploy' entrypoint: iscsi. Valid interfaces are ['direct', 'fake', 'ramdisk'].",
 		},
 		"another hardware type's": {
 			node:  &objects.Node{Driver: fake.HardwareType, PowerInterface: ptr("ipmitool")},

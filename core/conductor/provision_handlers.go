@@ -22,6 +22,14 @@ func (s *Service) doNodeDeploy(ctx context.Context, p rpc.Params) (any, error) {
 	if err := p.Decode("configdrive", &configdrive); err != nil {
 		return nil, err
 	}
+	var rawSteps []map[string]any
+	if err := p.Decode("deploy_steps", &rawSteps); err != nil {
+		return nil, err
+	}
+	userSteps, err := parseDeploySteps(rawSteps)
+	if err != nil {
+		return nil, err
+	}
 	t, err := s.acquireParam(ctx, p, "node deployment")
 	if err != nil {
 		return nil, err
@@ -50,6 +58,9 @@ func (s *Service) doNodeDeploy(ctx context.Context, p rpc.Params) (any, error) {
 				return classed("InstanceDeployFailure", http.StatusBadRequest, nil,
 					"Failed to validate deploy or power info for node %s. Error: %s", n.UUID, deref(v.Reason))
 			}
+		}
+		if err := s.prepareDeploySteps(ctx, n, rawSteps, userSteps); err != nil {
+			return err
 		}
 		if err := fire(n, ev, action); err != nil {
 			return err

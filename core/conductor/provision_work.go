@@ -82,6 +82,10 @@ func (s *Service) finish(ctx context.Context, t *Task, ev states.Event, extra fu
 // deployWork prepares and deploys through the driver, then the node is
 // active (or waits for its agent).
 func (s *Service) deployWork(ctx context.Context, t *Task) {
+	if s.isDirect(t.Node) {
+		s.directDeployWork(ctx, t)
+		return
+	}
 	if !s.step(ctx, t, "prepare deploy", func(ctx context.Context, hw Hardware, pn plugins.Node) error { return hw.PrepareDeploy(ctx, pn) }) ||
 		!s.step(ctx, t, "deploy", func(ctx context.Context, hw Hardware, pn plugins.Node) error { return hw.Deploy(ctx, pn) }) {
 		return
@@ -132,6 +136,10 @@ func (s *Service) tearDownWork(ctx context.Context, t *Task) {
 // (automated cleaning, on to available). A driver without clean steps has
 // nothing to run.
 func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanStep, manual bool) {
+	if s.isDirect(t.Node) {
+		s.agentCleanWork(ctx, t, steps, manual)
+		return
+	}
 	hw, err := s.hardware(t.Node)
 	if err != nil {
 		s.fail(ctx, t, err)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rivetmetal/rivet/core/conductor/agentclient"
 	"github.com/rivetmetal/rivet/core/conductor/bootserver"
 	"github.com/rivetmetal/rivet/core/conductor/powersync"
 	"github.com/rivetmetal/rivet/core/conductor/workers"
@@ -70,7 +71,8 @@ type Service struct {
 	router  *rpc.Router
 	psync   *powersync.Scheduler
 	http    *jsonRPCListener
-	boot    *bootserver.Server // iPXE scripts, when BootHTTPAddress is set
+	boot    *bootserver.Server  // iPXE scripts, when BootHTTPAddress is set
+	agent   *agentclient.Client // the ironic-python-agent's command API
 
 	// validations caches drivers' Validate answers briefly
 	// (validate_driver.go).
@@ -135,6 +137,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 		tasks:     NewTaskManager(d.Store, cfg.Hostname, cfg.LeaseDuration, cfg.LockRetryAttempts, cfg.LockRetryInterval, log),
 		creates:   &groupCreator{store: d.Store, maxWriters: maxCreateWriters},
 		pool:      pool,
+		agent:     newAgentClient(cfg.Agent),
 		abortWork: make(chan struct{}),
 		stopBg:    make(chan struct{}),
 		stopBeat:  make(chan struct{}),

@@ -96,9 +96,10 @@ func stuckStates() []string {
 	return out
 }
 
-// callbackTimedOut lists nodes waiting in "wait call-back" longer than
-// deploy_callback_timeout, and in "inspect wait" whose inspection started
-// longer than inspect_wait_timeout ago.
+// callbackTimedOut lists nodes waiting in "wait call-back" or, for their
+// cleaning agent, in "clean wait" longer than deploy_callback_timeout, and
+// in "inspect wait" whose inspection started longer than
+// inspect_wait_timeout ago.
 func (s *Service) callbackTimedOut(ctx context.Context, q db.OrphanQuery) ([]db.Node, error) {
 	if s.cfg.DeployCallbackTimeout <= 0 && s.cfg.InspectWaitTimeout <= 0 {
 		return nil, nil
@@ -107,12 +108,24 @@ func (s *Service) callbackTimedOut(ctx context.Context, q db.OrphanQuery) ([]db.
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.db.WaitingSince(ctx, q.Group, q.Drivers, string(states.DeployWait), now.Add(-s.cfg.DeployCallbackTimeout))
-	if err != nil || s.cfg.InspectWaitTimeout <= 0 {
-		return out, err
+	var out []db.Node
+	if d := s.cfg.DeployCallbackTimeout; d > 0 {
+		for _, st := range []string{string(states.DeployWait), string(states.CleanWait)} {
+			waiting, err := s.db.WaitingSince(ctx, q.Group, q.Drivers, st, now.Add(-d))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, waiting...)
+		}
 	}
-	inspecting, err := s.db.InspectingSince(ctx, q.Group, q.Drivers, string(states.InspectWait), now.Add(-s.cfg.InspectWaitTimeout))
-	return append(out, inspecting...), err
+	if d := s.cfg.InspectWaitTimeout; d > 0 {
+		inspecting, err := s.db.InspectingSince(ctx, q.Group, q.Drivers, string(states.InspectWait), now.Add(-d))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, inspecting...)
+	}
+	return out, nil
 }
 
 // recover takes the node's lease (over from a dead holder when needed) and
@@ -182,6 +195,10 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 		}
 		_ = fire(n, states.Fail, "")
 		n.LastError = ptr("timeout reached while inspecting the node")
+		changed = true
+	case st == states.CleanWait && s.callbackOverdue(ctx, n.ProvisionUpdatedAt):
+		_ = fire(n, states.Fail, "")
+		n.LastError = ptr(fmt.Sprintf("Timeout reached while cleaning the node %s. Please check if the ramdisk responsible for the cleaning is running on the node.", n.UUID))
 		changed = true
 	case st == states.Active && (n.ConductorAffinity == nil || *n.ConductorAffinity != s.conductorID.Load()):
 		n.ConductorAffinity = ptr(s.conductorID.Load())

@@ -98,6 +98,14 @@ func (s *Service) validateInterface(ctx context.Context, n *objects.Node, hw Har
 				return v
 			}
 		}
+		if s.isDirect(n) {
+			// The conductor's own deploy: it checks how to boot the agent
+			// and the image to write (direct_deploy.go).
+			if err := validateDirect(n); err != nil {
+				return notOK("%s", err.Error())
+			}
+			return ok()
+		}
 		if v, handled := s.driverValidate(ctx, n, hw, plugins.InterfaceDeploy); handled {
 			if !v.Result || n.Driver == "fake-hardware" {
 				return v

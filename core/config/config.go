@@ -14,6 +14,8 @@ type Config struct {
 	Redfish   RedfishOpts
 	IPMI      IPMIOpts
 	Inspector InspectorOpts
+	Agent     AgentOpts
+	Deploy    DeployOpts
 }
 
 // section groups the declarations of one INI section.
@@ -35,7 +37,7 @@ type registry struct {
 // declarations; a duplicate is a programming error caught by any test.
 var declared = newRegistry(
 	defaultSection(), apiSection(), conductorSection(), databaseSection(),
-	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(),
+	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), agentSection(), deploySection(),
 )
 
 func newRegistry(secs ...section) *registry {

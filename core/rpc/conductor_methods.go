@@ -36,7 +36,8 @@ func ConductorMethods() *Methods {
 		Method{Name: "get_boot_device", Since: v1_0, Args: []Arg{nodeID}},
 		Method{Name: "set_boot_device", Since: v1_0, Args: []Arg{nodeID, req("device", TypeString), opt("persistent", TypeBoolean)}},
 		Method{Name: "get_supported_boot_devices", Since: v1_0, Args: []Arg{nodeID}},
-		Method{Name: "do_node_deploy", Since: v1_0, Args: []Arg{nodeID, opt("rebuild", TypeBoolean), opt("configdrive", TypeAny)}},
+		Method{Name: "do_node_deploy", Since: v1_0, Args: []Arg{nodeID, opt("rebuild", TypeBoolean), opt("configdrive", TypeAny),
+			{Name: "deploy_steps", Since: v1_5, Type: TypeArray, Policy: RefuseAboveCap}}},
 		Method{Name: "do_node_tear_down", Since: v1_0, Args: []Arg{nodeID}},
 		Method{Name: "do_node_clean", Since: v1_0, Args: []Arg{nodeID, req("clean_steps", TypeArray)}},
 		Method{Name: "do_provisioning_action", Since: v1_0, Args: []Arg{nodeID, req("action", TypeString)}},
@@ -54,7 +55,9 @@ func ConductorMethods() *Methods {
 		// checks the token itself too, so an older conductor that cannot
 		// check it is sent the heartbeat without (OmitAboveCap).
 		Method{Name: "heartbeat", Since: v1_0, Args: []Arg{nodeID, req("callback_url", TypeString), opt("agent_version", TypeString),
-			{Name: "agent_token_sha256", Since: v1_4, Type: TypeString}}},
+			{Name: "agent_token_sha256", Since: v1_4, Type: TypeString},
+			{Name: "agent_verify_ca", Since: v1_5, Type: TypeString}, {Name: "agent_status", Since: v1_5, Type: TypeString},
+			{Name: "agent_status_message", Since: v1_5, Type: TypeString}}},
 		Method{Name: "vif_list", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id", TypeString)}},
 		Method{Name: "vif_attach", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id", TypeString), reqAt(v1_2, "vif_info", TypeObject)}},
 		Method{Name: "vif_detach", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id", TypeString), reqAt(v1_2, "vif_id", TypeString)}},

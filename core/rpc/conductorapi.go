@@ -110,9 +110,15 @@ func (c ConductorAPI) GetSupportedBootDevices(ctx context.Context, n *objects.No
 }
 
 // DoNodeDeploy starts a deploy (or a rebuild) from available, deploy
-// failed, active or error.
-func (c ConductorAPI) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any) error {
-	_, err := c.call(ctx, n, "do_node_deploy", map[string]any{"node_id": n.UUID, "rebuild": rebuild, "configdrive": configdrive})
+// failed, active or error. deploySteps (at most one list; REST API 1.69)
+// are the user's deploy steps, sent as RPC 1.5's deploy_steps: capped
+// below, the call fails with *CapError before anything is sent.
+func (c ConductorAPI) DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any, deploySteps ...[]map[string]any) error {
+	args := map[string]any{"node_id": n.UUID, "rebuild": rebuild, "configdrive": configdrive}
+	if len(deploySteps) > 0 && deploySteps[0] != nil {
+		args["deploy_steps"] = deploySteps[0]
+	}
+	_, err := c.call(ctx, n, "do_node_deploy", args)
 	return err
 }
 
@@ -195,15 +201,37 @@ func (c ConductorAPI) DestroyPortgroup(ctx context.Context, n *objects.Node, pg 
 	return err
 }
 
+// HeartbeatExtra holds a heartbeat's fields newer than RPC 1.4 (all RPC
+// 1.5, REST API 1.68 and 1.72); "" means not sent.
+type HeartbeatExtra struct {
+	// VerifyCA is the PEM certificate the agent serves TLS with
+	// (agent_verify_ca, REST API 1.68): the conductor verifies the agent
+	// with it.
+	VerifyCA string
+	// Status and StatusMessage are agent_status ("start", "end",
+	// "error") and agent_status_message (REST API 1.72).
+	Status, StatusMessage string
+}
+
 // Heartbeat passes a ramdisk agent's heartbeat to the node's conductor
 // with the digest of the token the agent presented (agenttoken.Digest; RPC
 // 1.4, omitted below): the token itself does not travel. A conductor at
 // 1.4 refuses, with InvalidParameterValue (400) and no change, a digest
 // that is not its node's token's; the caller checks the token as well, for
-// conductors capped below.
-func (c ConductorAPI) Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion, tokenDigest string) error {
-	_, err := c.call(ctx, n, "heartbeat", map[string]any{"node_id": n.UUID, "callback_url": callbackURL,
-		"agent_version": agentVersion, "agent_token_sha256": tokenDigest})
+// conductors capped below. extra (at most one) carries the RPC 1.5 fields,
+// omitted while capped below (the REST API serves the versions that send
+// them only when the cap allows).
+func (c ConductorAPI) Heartbeat(ctx context.Context, n *objects.Node, callbackURL, agentVersion, tokenDigest string, extra ...HeartbeatExtra) error {
+	args := map[string]any{"node_id": n.UUID, "callback_url": callbackURL,
+		"agent_version": agentVersion, "agent_token_sha256": tokenDigest}
+	for _, x := range extra {
+		for k, v := range map[string]string{"agent_verify_ca": x.VerifyCA, "agent_status": x.Status, "agent_status_message": x.StatusMessage} {
+			if v != "" {
+				args[k] = v
+			}
+		}
+	}
+	_, err := c.call(ctx, n, "heartbeat", args)
 	return err
 }
 

@@ -82,3 +82,47 @@ func RequireRedfishMockups(t testing.TB) string {
 	}
 	return dir
 }
+
+// IPAVersion is the ironic-python-agent release the real-agent tests run.
+const IPAVersion = "9.14.1"
+
+// RequireIPA prepares the unmodified ironic-python-agent for a test and
+// returns its source tree: the tarball shared/peers/ipa/ipa-9.14.1-min.tar.gz
+// (or $RIVET_IPA_TARBALL) unpacked into a temporary directory. The agent
+// runs as root in its own network and PID namespaces on a loop device, so
+// the test needs root, ip, losetup, unshare, the tools the agent shells out
+// to, and Debian's Python packages it imports (test/ipa/install-debs.sh).
+func RequireIPA(t testing.TB) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		Unavailable(t, "the real-agent test needs root (network and PID namespaces, loop devices)")
+	}
+	for _, tool := range []string{"ip", "losetup", "unshare", "qemu-img", "sgdisk", "parted", "mkfs.ext4", "partprobe", "wipefs", "lsblk", "tar"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			Unavailable(t, tool+" not on PATH (bash test/ipa/install-debs.sh)")
+		}
+	}
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import ironic_lib, pint, pyudev, oslo_service.wsgi, eventlet, stevedore, tenacity").CombinedOutput(); err != nil {
+		Unavailable(t, "Debian's Python packages for the agent are missing (bash test/ipa/install-debs.sh): "+string(out))
+	}
+	tarball := os.Getenv("RIVET_IPA_TARBALL")
+	if tarball == "" {
+		dir := os.Getenv("RIVET_SHARED_DIR")
+		if dir == "" {
+			dir = filepath.Join(RepoRoot(), "..", "shared")
+		}
+		tarball = filepath.Join(dir, "peers", "ipa", "ipa-"+IPAVersion+"-min.tar.gz")
+	}
+	if _, err := os.Stat(tarball); err != nil {
+		Unavailable(t, "the agent's source tarball is not at "+tarball+" (set RIVET_IPA_TARBALL or RIVET_SHARED_DIR)")
+	}
+	dest := t.TempDir()
+	if out, err := exec.Command("tar", "-xzf", tarball, "-C", dest).CombinedOutput(); err != nil {
+		t.Fatalf("unpacking %s: %v: %s", tarball, err, out)
+	}
+	src := filepath.Join(dest, "ironic-python-agent-"+IPAVersion)
+	if _, err := os.Stat(filepath.Join(src, "ironic_python_agent")); err != nil {
+		t.Fatalf("%s holds no ironic_python_agent tree", tarball)
+	}
+	return src
+}

@@ -204,3 +204,34 @@ func TestBootHTTPAddressOption(t *testing.T) {
 		t.Errorf("conductor.Config.Validate = %v, want a boot_http_address problem", err)
 	}
 }
+
+// A direct-deploy node boots the agent's kernel and ramdisk from
+// driver_info while the agent works on it (deploying, cleaning), and its
+// disk otherwise.
+func TestStoreSourceDirectDeploy(t *testing.T) {
+	store, n := activeNode(t)
+	n.DeployInterface = ptr("direct")
+	n.DriverInfo = map[string]any{"deploy_kernel": "http://images.example/ipa.kernel", "deploy_ramdisk": "http://images.example/ipa.initramfs",
+		"kernel_append_params": "ipa-api-url=http://10.0.0.1:6385"}
+	src := bootserver.StoreSource{Store: store}
+	for st, agent := range map[string]bool{"wait call-back": true, "clean wait": true, "active": false, "available": false} {
+		n.ProvisionState = st
+		if err := store.Save(context.Background(), n); err != nil {
+			t.Fatal(err)
+		}
+		got, err := src.NodeByMAC(context.Background(), mac)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script, err := bootserver.Render(got)
+		if err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+		booted := strings.Contains(script.Body, "kernel http://images.example/ipa.kernel initrd=ramdisk ipa-api-url=http://10.0.0.1:6385")
+		if booted != agent || strings.Contains(script.Body, "images.example/k ") {
+			t.Errorf("%s: script\n%s", st, script.Body)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -44,11 +44,37 @@ func (s StoreSource) node(ctx context.Context, col string, v any) (Node, error) 
 		return Node{}, notFound(fmt.Sprintf("node %s %v", col, v), err)
 	}
 	n := obj.(*objects.Node)
-	ii := n.InstanceInfo
-	if agentStates[n.ProvisionState] {
-		ii = AgentRamdisk(n.DriverInfo, s.InspectionCallback)
+	if agentStates[n.ProvisionState] { // inspecting: the agent ramdisk
+		return Node{UUID: n.UUID, ProvisionState: n.ProvisionState,
+			InstanceInfo: AgentRamdisk(n.DriverInfo, s.InspectionCallback)}, nil
 	}
-	return Node{UUID: n.UUID, ProvisionState: n.ProvisionState, InstanceInfo: ii}, nil
+	if n.DeployInterface != nil && *n.DeployInterface == "direct" {
+		return agentNode(n), nil
+	}
+	return Node{UUID: n.UUID, ProvisionState: n.ProvisionState, InstanceInfo: n.InstanceInfo}, nil
+}
+
+// deployAgentStates are the provision states in which a direct-deploy
+// node boots the ironic-python-agent; in any other it boots its disk.
+var deployAgentStates = map[string]bool{"deploying": true, "wait call-back": true, "cleaning": true, "clean wait": true}
+
+// agentNode is a direct-deploy node as scripts see it: while the agent
+// runs on it, the agent's kernel and ramdisk (driver_info deploy_kernel,
+// deploy_ramdisk and kernel_append_params, as Ironic names them) under a
+// state that boots; otherwise a state that boots the local disk (its
+// instance is on the disk).
+func agentNode(n *objects.Node) Node {
+	if !deployAgentStates[n.ProvisionState] {
+		return Node{UUID: n.UUID, ProvisionState: "available", InstanceInfo: map[string]any{}}
+	}
+	ii := map[string]any{KeyKernel: n.DriverInfo["deploy_kernel"], KeyRamdisk: n.DriverInfo["deploy_ramdisk"]}
+	if p, ok := n.DriverInfo["kernel_append_params"]; ok {
+		ii[KeyKernelAppendParams] = p
+	}
+	if m, ok := n.InstanceInfo[KeyBootMode]; ok {
+		ii[KeyBootMode] = m
+	}
+	return Node{UUID: n.UUID, ProvisionState: "deploying", InstanceInfo: ii}
 }
 
 func notFound(what string, err error) error {
