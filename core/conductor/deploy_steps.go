@@ -10,13 +10,14 @@ import (
 	"github.com/rivetmetal/rivet/core/conductor/agentclient"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/core/steps"
 )
 
 // The deploy-steps engine of the direct deploy, as Ironic's
 // conductor/deployments.py runs deploy steps: the steps of a deploy are
 // the deploy interface's standard steps, the user's steps (API 1.69
 // deploy_steps) and those of deploy templates matching the instance's
-// traits (DeployTemplateSteps, a hook), merged and ordered by priority,
+// traits (core/steps), merged and ordered by priority,
 // highest first; a step of priority 0 runs only when a user or template
 // asks for it. The list and the index of the step running are kept in
 // driver_internal_info (deploy_steps, deploy_step_index), so any conductor
@@ -54,10 +55,23 @@ func (d DeployStep) asMap() map[string]any {
 	return map[string]any{"interface": d.Interface, "step": d.Step, "priority": d.Priority, "args": args}
 }
 
-// DeployTemplateSteps returns the steps of the deploy templates matching
-// a node's instance traits (API 1.55). Deploy templates are another
-// change's; until it sets this hook there are none.
-var DeployTemplateSteps = func(ctx context.Context, n *objects.Node) ([]DeployStep, error) { return nil, nil }
+// deployTemplateSteps returns the steps of the deploy templates matching
+// a node's instance traits (API 1.55; core/steps), in template order.
+func (s *Service) deployTemplateSteps(ctx context.Context, n *objects.Node) ([]DeployStep, error) {
+	m, err := steps.TemplateSteps(ctx, s.store, n)
+	if err != nil {
+		var invalid *steps.InvalidError
+		if errors.As(err, &invalid) {
+			return nil, errInvalidParameter("%s", invalid.Error())
+		}
+		return nil, err
+	}
+	out := make([]DeployStep, 0, len(m.Steps))
+	for _, st := range m.Steps {
+		out = append(out, DeployStep{Interface: st.Interface, Step: st.Step, Priority: st.Priority, Args: st.Args})
+	}
+	return out, nil
+}
 
 // stepResult is what running a step says.
 type stepResult int
@@ -120,7 +134,7 @@ func (s *Service) planDeploy(ctx context.Context, n *objects.Node, user []Deploy
 	for name, d := range std {
 		plan = append(plan, DeployStep{Interface: "deploy", Step: name, Priority: d.priority})
 	}
-	tmpl, err := DeployTemplateSteps(ctx, n)
+	tmpl, err := s.deployTemplateSteps(ctx, n)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package conductor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -238,5 +239,46 @@ func TestDirectDeployAgentDiesMidDeploy(t *testing.T) {
 	got = h.waitState(n.UUID, "clean failed")
 	if !strings.Contains(deref(got.LastError), "Timeout reached while cleaning") || got.Reservation != nil {
 		t.Fatalf("last_error %q, reservation %v", deref(got.LastError), got.Reservation)
+	}
+}
+
+// A deploy template matching the instance's traits (API 1.55) adds its
+// steps to the plan and can disable a standard one (priority 0); traits
+// the node lacks refuse the deploy before it starts.
+func TestPlanDeployWithTemplate(t *testing.T) {
+	h := newHarness(t, nil, "cond-a", nil)
+	ctx := context.Background()
+	n := h.directNode("node-1", nil)
+	if err := h.store.SetNodeTraits(ctx, n.ID, []string{"CUSTOM_WIPE"}); err != nil {
+		t.Fatal(err)
+	}
+	obj, err := h.store.Registry().New("DeployTemplate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt := obj.(*objects.DeployTemplate)
+	dt.UUID, dt.Name = "bbb45f41-d4bc-4307-8d1d-32f95ce1e920", "CUSTOM_WIPE"
+	dt.Steps = []map[string]any{
+		{"interface": "deploy", "step": "erase_devices_metadata", "priority": json.Number("95"), "args": map[string]any{}},
+		{"interface": "deploy", "step": "tear_down_agent", "priority": json.Number("0"), "args": map[string]any{}},
+	}
+	if err := h.store.Create(ctx, dt); err != nil {
+		t.Fatal(err)
+	}
+	n.InstanceInfo["traits"] = []any{"CUSTOM_WIPE"}
+	plan, err := h.svc.planDeploy(ctx, n, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, st := range plan {
+		names = append(names, st.Step)
+	}
+	if want := []string{"deploy", "erase_devices_metadata", "write_image", "prepare_instance_boot", "boot_instance"}; !slices.Equal(names, want) {
+		t.Errorf("plan %v, want %v", names, want)
+	}
+	n.InstanceInfo["traits"] = []any{"CUSTOM_OTHER"}
+	if _, err := h.svc.planDeploy(ctx, n, nil); err == nil {
+		t.Error("a trait the node lacks was accepted")
 	}
 }
