@@ -82,6 +82,7 @@ var versionTests = map[string]string{
 	"1.62":  "TestV1_62AgentToken",
 	"1.64":  "TestV1_64LocalLinkNetworkType",
 	"1.65":  "TestV1_65NodeLessee",
+	"1.67":  "TestV1_67VIFPortSelection",
 	"1.68":  "TestV1_68HeartbeatVerifyCA",
 	"1.69":  "TestV1_69DeploySteps",
 	"1.71":  "TestV1_71ScopedRoles",
