@@ -56,7 +56,14 @@ func TestModelsMatchSchema(t *testing.T) {
 			PXEEnabled: true, LocalLinkConnection: db.JSONObject{"switch_id": "s1"}, Version: v}
 		cond := &db.Conductor{Hostname: "cond-1", ConductorGroup: "rack1", Online: true,
 			Drivers: db.JSONStrings{"ipmi", "redfish"}, Version: v}
-		steps := []struct {
+		trait := &db.Trait{Trait: "CUSTOM_GPU", Version: v}
+		steps := db.JSONList{{"interface": "bios", "step": "apply_configuration", "priority": json.Number("150"),
+			"args": map[string]any{"settings": []any{map[string]any{"name": "x", "value": "y"}}}}}
+		tmpl := &db.DeployTemplate{UUID: "40000000-0000-0000-0000-000000000001", Name: "CUSTOM_HT_ON", Steps: steps,
+			Extra: db.JSONObject{"k": "v"}, Version: v}
+		rb := &db.Runbook{UUID: "50000000-0000-0000-0000-000000000001", Name: "CUSTOM_RB", Steps: steps,
+			DisableRamdisk: ptr(true), Extra: db.JSONObject{"k": "v"}, Public: ptr(false), Owner: ptr("proj"), Version: v}
+		rows := []struct {
 			name  string
 			model any
 			pre   func()
@@ -65,8 +72,11 @@ func TestModelsMatchSchema(t *testing.T) {
 			{"portgroup", pg, func() { pg.NodeID = node.ID }},
 			{"port", port, func() { port.NodeID = node.ID; port.PortgroupID = &pg.ID }},
 			{"conductor", cond, nil},
+			{"trait", trait, func() { trait.NodeID = node.ID }},
+			{"deploy template", tmpl, nil},
+			{"runbook", rb, nil},
 		}
-		for _, s := range steps {
+		for _, s := range rows {
 			if s.pre != nil {
 				s.pre()
 			}
@@ -96,6 +106,9 @@ func TestModelsMatchSchema(t *testing.T) {
 		check("port", port, new(db.Port), port.ID)
 		check("conductor", cond, new(db.Conductor), cond.ID)
 		check("hardware interface", hw, new(db.ConductorHardwareInterface), hw.ID)
+		check("trait", trait, new(db.Trait), trait.ID)
+		check("deploy template", tmpl, new(db.DeployTemplate), tmpl.ID)
+		check("runbook", rb, new(db.Runbook), rb.ID)
 	})
 }
 

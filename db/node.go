@@ -62,6 +62,26 @@ type Node struct {
 	RAIDInterface       *string `bun:"raid_interface"`
 	VendorInterface     *string `bun:"vendor_interface"`
 
+	// The fields of Node 1.2 (release 0.3, API 1.33-1.109). Every column
+	// is nullable (the DB change policy); NULL reads as the field's
+	// default (false for the booleans, {} for deploy_step).
+	StorageInterface  *string    `bun:"storage_interface"`
+	RescueInterface   *string    `bun:"rescue_interface"`
+	BIOSInterface     *string    `bun:"bios_interface"`
+	FirmwareInterface *string    `bun:"firmware_interface"`
+	Fault             *string    `bun:"fault"`
+	DeployStep        JSONObject `bun:"deploy_step"`
+	AutomatedClean    *bool      `bun:"automated_clean"`
+	Protected         *bool      `bun:"protected"`
+	ProtectedReason   *string    `bun:"protected_reason"`
+	Description       *string    `bun:"description"`
+	Retired           *bool      `bun:"retired"`
+	RetiredReason     *string    `bun:"retired_reason"`
+	Shard             *string    `bun:"shard"`
+	ParentNode        *string    `bun:"parent_node"`
+	DisablePowerOff   *bool      `bun:"disable_power_off"`
+	InstanceName      *string    `bun:"instance_name"`
+	Health            *string    `bun:"health"`
 	// The projects owning and leasing the node (Node 1.2); NULL for none.
 	Owner  *string `bun:"owner"`
 	Lessee *string `bun:"lessee"`

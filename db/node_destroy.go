@@ -7,8 +7,9 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// DestroyNodeFenced deletes a node with its ports, portgroups and history in one
-// transaction, if holder still holds the node's lease at epoch; otherwise
+// DestroyNodeFenced deletes a node with its ports, portgroups, volume
+// connectors and targets, traits and history in one transaction, if holder still
+// holds the node's lease at epoch; otherwise
 // nothing is deleted and the error wraps ErrLeaseLost. Deleting the row
 // ends the lease with it, so there is nothing to release afterwards
 // (prior-art item 27: no NodeLocked after a delete that succeeded).
@@ -28,7 +29,7 @@ func (d *DB) DestroyNodeFenced(ctx context.Context, nodeID int64, holder string,
 			lost = err == nil
 			return err
 		}
-		for _, table := range []string{TablePorts, TablePortgroups, TableNodeHistory} {
+		for _, table := range []string{TablePorts, TablePortgroups, TableVolumeConnectors, TableVolumeTargets, TableNodeTraits, TableNodeHistory} {
 			if _, err := tx.NewDelete().Table(table).Where("node_id = ?", nodeID).Exec(ctx); err != nil {
 				return err
 			}

@@ -21,6 +21,9 @@ var nodeRowFields = []string{
 	"network_interface", "resource_class", "console_enabled", "conductor_affinity", "conductor_group",
 	"reservation", "created_at", "updated_at", "boot_interface", "console_interface", "deploy_interface",
 	"inspect_interface", "management_interface", "power_interface", "raid_interface", "vendor_interface",
+	"storage_interface", "rescue_interface", "bios_interface", "firmware_interface", "fault", "deploy_step",
+	"automated_clean", "protected", "protected_reason", "description", "retired", "retired_reason", "shard",
+	"parent_node", "disable_power_off", "instance_name", "health",
 	"owner", "lessee",
 }
 
@@ -99,6 +102,23 @@ func (s *Store) nodeFromRow(row *Node) (objects.Object, error) {
 	n.PowerInterface = copyPtr(row.PowerInterface)
 	n.RAIDInterface = copyPtr(row.RAIDInterface)
 	n.VendorInterface = copyPtr(row.VendorInterface)
+	n.StorageInterface = copyPtr(row.StorageInterface)
+	n.RescueInterface = copyPtr(row.RescueInterface)
+	n.BIOSInterface = copyPtr(row.BIOSInterface)
+	n.FirmwareInterface = copyPtr(row.FirmwareInterface)
+	n.Fault = copyPtr(row.Fault)
+	n.DeployStep = orDefault(row.DeployStep, n.DeployStep)
+	n.AutomatedClean = copyPtr(row.AutomatedClean)
+	n.Protected = orFalse(row.Protected)
+	n.ProtectedReason = copyPtr(row.ProtectedReason)
+	n.Description = copyPtr(row.Description)
+	n.Retired = orFalse(row.Retired)
+	n.RetiredReason = copyPtr(row.RetiredReason)
+	n.Shard = copyPtr(row.Shard)
+	n.ParentNode = copyPtr(row.ParentNode)
+	n.DisablePowerOff = orFalse(row.DisablePowerOff)
+	n.InstanceName = copyPtr(row.InstanceName)
+	n.Health = copyPtr(row.Health)
 	n.Owner = copyPtr(row.Owner)
 	n.Lessee = copyPtr(row.Lessee)
 	if row.Version == nil {
@@ -122,6 +142,10 @@ func copyPtr[T any](p *T) *T {
 	v := *p
 	return &v
 }
+
+// orFalse is a nullable boolean column's value, NULL read as false (the
+// field's default, as the generic path keeps it).
+func orFalse(b *bool) bool { return b != nil && *b }
 
 // orDefault returns m, or def (the new object's default) when m is nil.
 func orDefault[M ~map[string]any](m M, def map[string]any) map[string]any {

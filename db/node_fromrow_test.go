@@ -41,6 +41,11 @@ func variedNodeRow(seed int, version string) *db.Node {
 			}
 		case *bool:
 			*f = k == 1
+		case **bool:
+			if k != 0 {
+				b := k == 1
+				*f = &b
+			}
 		case *db.JSONObject:
 			switch k {
 			case 1:

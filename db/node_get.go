@@ -113,6 +113,40 @@ func (r *Node) nodeDest(col string) any {
 		return nullString{&r.RAIDInterface}
 	case "vendor_interface":
 		return nullString{&r.VendorInterface}
+	case "storage_interface":
+		return nullString{&r.StorageInterface}
+	case "rescue_interface":
+		return nullString{&r.RescueInterface}
+	case "bios_interface":
+		return nullString{&r.BIOSInterface}
+	case "firmware_interface":
+		return nullString{&r.FirmwareInterface}
+	case "fault":
+		return nullString{&r.Fault}
+	case "deploy_step":
+		return &r.DeployStep
+	case "automated_clean":
+		return nullBool{&r.AutomatedClean}
+	case "protected":
+		return nullBool{&r.Protected}
+	case "protected_reason":
+		return nullString{&r.ProtectedReason}
+	case "description":
+		return nullString{&r.Description}
+	case "retired":
+		return nullBool{&r.Retired}
+	case "retired_reason":
+		return nullString{&r.RetiredReason}
+	case "shard":
+		return nullString{&r.Shard}
+	case "parent_node":
+		return nullString{&r.ParentNode}
+	case "disable_power_off":
+		return nullBool{&r.DisablePowerOff}
+	case "instance_name":
+		return nullString{&r.InstanceName}
+	case "health":
+		return nullString{&r.Health}
 	case "owner":
 		return nullString{&r.Owner}
 	case "lessee":
@@ -143,6 +177,23 @@ func (d nullString) Scan(src any) error {
 	default:
 		return fmt.Errorf("db: cannot read %T as text", src)
 	}
+	return nil
+}
+
+// nullBool scans a nullable boolean column into a *bool (SQLite and
+// MySQL hold booleans as integers).
+type nullBool struct{ p **bool }
+
+func (d nullBool) Scan(src any) error {
+	if src == nil {
+		*d.p = nil
+		return nil
+	}
+	var b sql.NullBool
+	if err := b.Scan(src); err != nil {
+		return err
+	}
+	*d.p = &b.Bool
 	return nil
 }
 
@@ -344,6 +395,13 @@ func rawScan(fds []pgconn.FieldDescription, vals [][]byte, dests []any) bool {
 			}
 		case *bool:
 			*d = v[0] != 0
+		case nullBool:
+			if v == nil {
+				*d.p = nil
+			} else {
+				b := v[0] != 0
+				*d.p = &b
+			}
 		case *JSONObject:
 			var src any
 			if v != nil {
@@ -382,6 +440,8 @@ func rawScannable(d any, fd pgconn.FieldDescription, v []byte) bool {
 		return text
 	case *bool:
 		return binaryOf(oidBool, 1)
+	case nullBool:
+		return v == nil && fd.DataTypeOID == oidBool || binaryOf(oidBool, 1)
 	case *bun.NullTime:
 		return v == nil && fd.DataTypeOID == oidTimestamptz || binaryOf(oidTimestamptz, 8) && finiteTimestamp(v)
 	case notNullTime:

@@ -140,6 +140,11 @@ func insertArg(d any) (any, error) {
 		return **d.p, nil
 	case *bool:
 		return *d, nil
+	case nullBool:
+		if *d.p == nil {
+			return nil, nil
+		}
+		return **d.p, nil
 	case *JSONObject:
 		return d.Value()
 	case *bun.NullTime:

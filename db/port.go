@@ -18,6 +18,13 @@ type Port struct {
 	Timestamps
 	// Version is the Port object version the row was written at.
 	Version *string `bun:"version"`
+	// Port 1.1 (release 0.3).
+	PhysicalNetwork *string `bun:"physical_network"`
+	IsSmartNIC      *bool   `bun:"is_smartnic"`
+	Name            *string `bun:"name"`
+	Description     *string `bun:"description"`
+	Vendor          *string `bun:"vendor"`
+	Category        *string `bun:"category"`
 }
 
 // Portgroup is a row of the portgroups table: a bond of a node's ports.
@@ -37,6 +44,9 @@ type Portgroup struct {
 	Timestamps
 	// Version is the Portgroup object version the row was written at.
 	Version *string `bun:"version"`
+	// Portgroup 1.1 (release 0.3).
+	PhysicalNetwork *string `bun:"physical_network"`
+	Category        *string `bun:"category"`
 }
 
 // Chassis is a row of the chassis table: an optional grouping of nodes.

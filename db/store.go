@@ -54,6 +54,16 @@ func rowFor(kind string) (any, error) {
 		return new(Chassis), nil
 	case "Conductor":
 		return new(Conductor), nil
+	case "VolumeConnector":
+		return new(VolumeConnector), nil
+	case "VolumeTarget":
+		return new(VolumeTarget), nil
+	case "Trait":
+		return new(Trait), nil
+	case "DeployTemplate":
+		return new(DeployTemplate), nil
+	case "Runbook":
+		return new(Runbook), nil
 	case "NodeHistory":
 		return new(NodeHistory), nil
 	}

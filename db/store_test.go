@@ -76,7 +76,7 @@ func TestStoreRoundTripAndPinnedWrites(t *testing.T) {
 			t.Fatalf("GetNode by uuid: %v", err)
 		}
 
-		// Unpin (as SIGHUP would): the next save writes 1.1.
+		// Unpin (as SIGHUP would): the next save writes the latest, 1.2.
 		got.Extra = map[string]any{"owner": "ops"}
 		pinner.Set(release.Pin{Mode: release.PinLatest}, nil)
 		if err := s.Save(ctx, got); err != nil {

@@ -14,6 +14,7 @@ var (
 	nullTimeType    = reflect.TypeFor[bun.NullTime]()
 	jsonObjectType  = reflect.TypeFor[JSONObject]()
 	jsonStringsType = reflect.TypeFor[JSONStrings]()
+	jsonListType    = reflect.TypeFor[JSONList]()
 )
 
 // objectValue converts a row column's value to what the object field takes.
@@ -30,6 +31,8 @@ func objectValue(v reflect.Value) (val any, set bool) {
 		return map[string]any(v.Interface().(JSONObject)), true
 	case jsonStringsType:
 		return []string(v.Interface().(JSONStrings)), true
+	case jsonListType:
+		return []map[string]any(v.Interface().(JSONList)), true
 	}
 	if v.Kind() == reflect.Pointer {
 		if v.IsNil() {
@@ -73,6 +76,13 @@ func setRowValue(dst reflect.Value, val any) error {
 			return fmt.Errorf("cannot store %T in a JSON list column", val)
 		}
 		dst.Set(reflect.ValueOf(JSONStrings(l)))
+		return nil
+	case jsonListType:
+		l, ok := val.([]map[string]any)
+		if !ok {
+			return fmt.Errorf("cannot store %T in a JSON list column", val)
+		}
+		dst.Set(reflect.ValueOf(JSONList(l)))
 		return nil
 	}
 	v := reflect.ValueOf(val)

@@ -15,18 +15,29 @@ const (
 	TableConductors                  = "conductors"
 	TableConductorHardwareInterfaces = "conductor_hardware_interfaces"
 	TableServices                    = "services"
+	TableVolumeConnectors            = "volume_connectors"
+	TableVolumeTargets               = "volume_targets"
+	TableNodeTraits                  = "node_traits"
+	TableDeployTemplates             = "deploy_templates"
+	TableRunbooks                    = "runbooks"
 	TableNodeHistory                 = "node_history"
 )
 
 // objectTables maps each object kind of core/release to the table holding
 // its rows. Every table listed has a version column.
 var objectTables = map[string]string{
-	"Chassis":     TableChassis,
-	"Conductor":   TableConductors,
-	"Node":        TableNodes,
-	"NodeHistory": TableNodeHistory,
-	"Port":        TablePorts,
-	"Portgroup":   TablePortgroups,
+	"Chassis":   TableChassis,
+	"Conductor": TableConductors,
+	"Node":      TableNodes,
+	"Port":      TablePorts,
+	"Portgroup": TablePortgroups,
+	// 0.3 (REST API 1.32)
+	"VolumeConnector": TableVolumeConnectors,
+	"VolumeTarget":    TableVolumeTargets,
+	"DeployTemplate":  TableDeployTemplates,
+	"Runbook":         TableRunbooks,
+	"Trait":           TableNodeTraits,
+	"NodeHistory":     TableNodeHistory,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

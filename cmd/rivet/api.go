@@ -164,6 +164,7 @@ func buildAPIWith(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *obje
 		Store:        store,
 		Conductor:    rpc.ConductorAPI{Client: client, Router: router},
 		Conductors:   lister,
+		Ring:         router,
 		CatalogTTL:   cfg.Default.HashRingResetInterval,
 		Pinner:       pinner,
 		Logger:       log,

@@ -101,17 +101,17 @@ func TestServicesRefuseToStartBelowTheFinalizedRelease(t *testing.T) {
 // A new binary started unpinned beside a live service of the previous
 // release is refused and told which pin to set.
 func TestAPIRefusesAnUnpinnedStartBesideAnOlderService(t *testing.T) {
-	tb := dbtest.Releases(t) // 0.1 "anvil" at service version 1, HEAD above
+	tb := dbtest.Releases(t) // 0.2 "bellows" at service version 2, HEAD above
 	releaseTable = func() *release.Table { return tb }
 	t.Cleanup(func() { releaseTable = release.Default })
 	conf, dbh := finalizeEnv(t)
 	if _, err := dbh.RegisterService(t.Context(), db.ServiceRegistration{Hostname: "node-b", Binary: db.BinaryConductor,
-		Release: "0.1.0", ServiceVersion: 1}); err != nil {
+		Release: "0.2.0", ServiceVersion: 2}); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errOut := runCLI(t, "--config-file", conf, "api")
-	want := "api: this rivet-api would use release " + release.Current + " (service version " + strconv.Itoa(tb.Head().ServiceVersion) + ") but rivet-conductor on node-b runs release 0.1.0 " +
-		"(service version 1), which cannot read what " + release.Current + " writes: set [DEFAULT] pin_release_version = 0.1 (or auto)"
+	want := "api: this rivet-api would use release " + release.Current + " (service version " + strconv.Itoa(tb.Head().ServiceVersion) + ") but rivet-conductor on node-b runs release 0.2.0 " +
+		"(service version 2), which cannot read what " + release.Current + " writes: set [DEFAULT] pin_release_version = 0.2 (or auto)"
 	if code != 1 || !strings.Contains(errOut, want) {
 		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and %q", code, errOut, want)
 	}

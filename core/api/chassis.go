@@ -33,10 +33,11 @@ func (s *server) unmaskedChassisView(r *http.Request, c *objects.Chassis) map[st
 // listChassis serves GET /v1/chassis and /v1/chassis/detail.
 func (s *server) listChassis(detail bool) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		detail := detail // ?detail=True (1.43) makes a list a detailed one
 		var fields []string
 		if !detail {
 			var err error
-			if fields, err = parseFields(r, chassisFields, nil); err != nil {
+			if fields, detail, err = parseListFields(r, chassisFields, nil); err != nil {
 				return err
 			}
 		}

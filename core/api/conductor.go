@@ -38,6 +38,14 @@ type Conductor interface {
 	VIFAttach(ctx context.Context, n *objects.Node, info map[string]any) error
 	VIFDetach(ctx context.Context, n *objects.Node, vifID string) error
 	InjectNMI(ctx context.Context, n *objects.Node) error
+	UpdateVolumeConnector(ctx context.Context, n *objects.Node, vc *objects.VolumeConnector) (*objects.VolumeConnector, error)
+	DestroyVolumeConnector(ctx context.Context, n *objects.Node, vc *objects.VolumeConnector) error
+	UpdateVolumeTarget(ctx context.Context, n *objects.Node, vt *objects.VolumeTarget) (*objects.VolumeTarget, error)
+	DestroyVolumeTarget(ctx context.Context, n *objects.Node, vt *objects.VolumeTarget) error
+	DoNodeRescue(ctx context.Context, n *objects.Node, password string) error
+	DoNodeUnrescue(ctx context.Context, n *objects.Node) error
+	AddNodeTraits(ctx context.Context, n *objects.Node, traits []string, replace bool) error
+	RemoveNodeTraits(ctx context.Context, n *objects.Node, traits []string) error
 }
 
 var _ Conductor = rpc.ConductorAPI{}

@@ -96,8 +96,9 @@ func newStackPinned(t *testing.T, pinner *release.Pinner) http.Handler {
 	return newStackWith(t, pinner, conductor.StaticDrivers{fake.HardwareType: fake.New(nil)})
 }
 
-// newStackWith is newStackPinned with the conductor's drivers.
-func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet) http.Handler {
+// newStackWith is newStackPinned with the conductor's drivers; mods
+// change the API's Deps before it is built.
+func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, mods ...func(*api.Deps)) http.Handler {
 	t.Helper()
 	dbh := dbtest.Open(t, db.SQLite)
 	reg := objects.NewRegistry()
@@ -130,8 +131,12 @@ func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.Driver
 	}
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
 		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
-	h, err := api.New(api.Deps{Store: store, Pinner: pinner, Conductors: lister,
-		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}})
+	deps := api.Deps{Store: store, Pinner: pinner, Conductors: lister,
+		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}}
+	for _, m := range mods {
+		m(&deps)
+	}
+	h, err := api.New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,6 +65,9 @@ func driverView(r *http.Request, name string, hosts []string, cat *catalog.Catal
 		return view
 	}
 	for _, iface := range catalog.Types() {
+		if since, ok := driverInterfaceSince[iface]; ok && v.Less(since) {
+			continue
+		}
 		im := cat.Impls(name, iface)
 		var def any
 		if im.Default != "" {

@@ -132,7 +132,7 @@ func (f *fakeConductor) DestroyNode(ctx context.Context, n *objects.Node) error 
 		return &rpc.RemoteError{Class: "InvalidState", Code: http.StatusConflict,
 			Message: fmt.Sprintf("Can not delete node \"%s\" while it is in provision state \"%s\".", n.UUID, n.ProvisionState)}
 	}
-	for _, table := range []string{"ports", "portgroups"} {
+	for _, table := range []string{"ports", "portgroups", "volume_connectors", "volume_targets"} {
 		if _, err := f.store.DB().Bun().NewDelete().Table(table).Where("node_id = ?", n.ID).Exec(ctx); err != nil {
 			return err
 		}
@@ -390,4 +390,40 @@ func (f *fakeConductor) InjectNMI(_ context.Context, n *objects.Node) error {
 			Message: fmt.Sprintf("Driver %s does not support inject_nmi (disabled or not implemented).", n.Driver)}
 	}
 	return nil
+}
+
+// DoNodeRescue refuses as a conductor whose nodes' rescue interface is
+// no-rescue (every hardware type's only one): InstanceRescueFailure.
+func (f *fakeConductor) DoNodeRescue(_ context.Context, n *objects.Node, _ string) error {
+	f.record("rescue " + n.UUID)
+	return &rpc.RemoteError{Class: "InstanceRescueFailure", Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("Failed to rescue instance None for node %s: Validation failed: Driver %s does not support rescue (disabled or not implemented).", n.UUID, n.Driver)}
+}
+
+// DoNodeUnrescue refuses as DoNodeRescue does.
+func (f *fakeConductor) DoNodeUnrescue(_ context.Context, n *objects.Node) error {
+	f.record("unrescue " + n.UUID)
+	return &rpc.RemoteError{Class: "InstanceUnrescueFailure", Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("Failed to unrescue instance None for node %s: Validation failed: Driver %s does not support rescue (disabled or not implemented).", n.UUID, n.Driver)}
+}
+
+// AddNodeTraits and RemoveNodeTraits write the store directly; the
+// conductor's own handlers are tested through withRealConductor.
+func (f *fakeConductor) AddNodeTraits(ctx context.Context, n *objects.Node, traits []string, replace bool) error {
+	f.record("add_node_traits")
+	if err := f.locked(n); err != nil {
+		return err
+	}
+	if replace {
+		return f.store.SetNodeTraits(ctx, n.ID, traits)
+	}
+	return f.store.AddNodeTraits(ctx, n.ID, traits)
+}
+
+func (f *fakeConductor) RemoveNodeTraits(ctx context.Context, n *objects.Node, traits []string) error {
+	f.record("remove_node_traits")
+	if err := f.locked(n); err != nil {
+		return err
+	}
+	return f.store.RemoveNodeTraits(ctx, n.ID, traits)
 }

@@ -6,6 +6,37 @@ import (
 	"strings"
 )
 
+// parseListFields is parseFields for a list, which takes ?detail from
+// 1.43 (Ironic's get_request_return_fields): below, any ?detail is 400;
+// from 1.43 ?detail=True lists every field and cannot go with ?fields.
+func parseListFields(r *http.Request, all []string, since gated) (fields []string, detail bool, err error) {
+	q := r.URL.Query()
+	if !q.Has("detail") {
+		fields, err = parseFields(r, all, since)
+		return fields, false, err
+	}
+	if detail, err = parseBool("detail", q.Get("detail")); err != nil {
+		return nil, false, err
+	}
+	pyBool := "False"
+	if detail {
+		pyBool = "True"
+	}
+	if VersionFrom(r.Context()).Less(v1_43) {
+		return nil, false, errorf(http.StatusBadRequest, "Invalid query parameter ?detail=%s received.", pyBool)
+	}
+	r2 := r.Clone(r.Context())
+	q.Del("detail")
+	r2.URL.RawQuery = q.Encode()
+	if fields, err = parseFields(r2, all, since); err != nil {
+		return nil, false, err
+	}
+	if fields != nil && detail {
+		return nil, false, errorf(http.StatusBadRequest, "Can not specify ?detail=True and fields in the same request.")
+	}
+	return fields, detail, nil
+}
+
 // parseFields reads ?fields=a,b (1.8+; 406 below). A field newer than the
 // request's version is 406 (Ironic's check_allowed_fields); a name the
 // resource does not have is 400 with Ironic's message. A list's ?detail

@@ -67,6 +67,9 @@ type Deps struct {
 	// Metrics, when set, receives the request metrics and is served at
 	// /metrics.
 	Metrics *prometheus.Registry
+	// Ring maps nodes to conductors for the node's conductor field and
+	// ?conductor= (1.49); nil builds one over Conductors.
+	Ring *rpc.Router
 
 	// slowNodeList makes node lists take the general path (objects and
 	// views) even where the fast path could serve them, for the tests that
@@ -85,6 +88,10 @@ type Deps struct {
 	testMaxAPI version.Version
 }
 
+// defaultRingExponent is [DEFAULT] hash_partition_exponent's default, for
+// a ring the API builds itself.
+const defaultRingExponent = 5
+
 // server holds the dependencies of every handler.
 type server struct {
 	Deps
@@ -95,6 +102,8 @@ type server struct {
 	logins *htpasswd.Backoff
 	// unpinned caches unpinnedFields (unpinnedKey → []string).
 	unpinned sync.Map
+	// ring is Deps.Ring or one built over Conductors.
+	ring *rpc.Router
 }
 
 // New returns the REST API as one handler: request ids, metrics, body
@@ -130,6 +139,10 @@ func New(d Deps) (http.Handler, error) {
 			}
 			return e.API
 		}}}
+	s.ring = d.Ring
+	if s.ring == nil {
+		s.ring = rpc.NewRouter(d.Conductors, defaultRingExponent, d.CatalogTTL)
+	}
 	if s.Catalog == nil {
 		s.Catalog = &catalog.Cache{Load: s.liveCatalog, TTL: d.CatalogTTL}
 	}

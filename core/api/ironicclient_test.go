@@ -20,15 +20,8 @@ import (
 // --wait, power, maintenance, boot device, VIFs, NMI, validate and delete.
 // Skipped locally without the CLI; required under CI=true.
 func TestIronicClientCLI(t *testing.T) {
-	cli := baremetalCLI(t, newStack(t))
-	obj := func(out string) map[string]any {
-		t.Helper()
-		var m map[string]any
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatalf("not JSON: %v\n%s", err, out)
-		}
-		return m
-	}
+	c := startCLI(t, newStack(t))
+	cli, obj := c.cli, c.obj
 	n := obj(cli("node", "create", "--driver", "fake-hardware", "--name", "n1",
 		"--driver-info", "ipmi_password=hunter2", "--driver-info", "ipmi_address=10.0.0.1", "-f", "json"))
 	id, _ := n["uuid"].(string)
@@ -73,11 +66,17 @@ func TestIronicClientCLI(t *testing.T) {
 	}
 }
 
-// baremetalCLI serves h on a loopback port and returns a runner of
-// Debian's python3-ironicclient `baremetal` CLI against it (no auth,
-// latest version), failing the test on a non-zero exit. It skips the test
-// without the CLI (or under -short), and fails it under CI=true.
-func baremetalCLI(t *testing.T, h http.Handler) func(args ...string) string {
+// cliRunner runs Debian's `baremetal` CLI against one API handler.
+type cliRunner struct {
+	t   *testing.T
+	bin string
+	env []string
+}
+
+// startCLI serves h on a loopback port for the `baremetal` CLI, which asks
+// for the latest version it knows (OS_BAREMETAL_API_VERSION=latest). It
+// skips in -short mode, and without the CLI (a failure under CI=true).
+func startCLI(t *testing.T, h http.Handler) *cliRunner {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("slow: runs the Python CLI")
@@ -95,16 +94,42 @@ func baremetalCLI(t *testing.T, h http.Handler) func(args ...string) string {
 	t.Cleanup(func() { _ = srv.Close() })
 	env := append(os.Environ(), "OS_AUTH_TYPE=none", "OS_ENDPOINT=http://"+ln.Addr().String(),
 		"XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir(), "OS_BAREMETAL_API_VERSION=latest")
-	return func(args ...string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("baremetal %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
+	return &cliRunner{t: t, bin: bin, env: env}
+}
+
+// run runs the CLI and returns its combined output.
+func (c *cliRunner) run(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.bin, args...)
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// cli runs the CLI, failing the test when it fails.
+func (c *cliRunner) cli(args ...string) string {
+	c.t.Helper()
+	out, err := c.run(args...)
+	if err != nil {
+		c.t.Fatalf("baremetal %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
+	return out
+}
+
+// obj decodes a `-f json` output.
+func (c *cliRunner) obj(out string) map[string]any {
+	c.t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		c.t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	return m
+}
+
+// ironicCLI is startCLI's runner as a function, failing the test on a
+// non-zero exit.
+func ironicCLI(t *testing.T, h http.Handler) func(args ...string) string {
+	t.Helper()
+	return startCLI(t, h).cli
 }

@@ -78,6 +78,7 @@ func (rg Range) Middleware(next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set(HeaderVersion, v.String())
+		stripJSONSuffix(r, v)
 		next.ServeHTTP(w, r.WithContext(WithVersion(r.Context(), v)))
 	})
 }

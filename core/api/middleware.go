@@ -16,6 +16,9 @@ import (
 // Ironic's oslo request_id middleware names it.
 const HeaderRequestID = "Openstack-Request-Id"
 
+// HeaderXRequestID is the same id under oslo's own header name (API 1.107).
+const HeaderXRequestID = "X-Openstack-Request-Id"
+
 type requestInfoKey struct{}
 
 // requestInfo is filled in as a request goes down the chain and read by the
@@ -115,6 +118,9 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 		ctx = rpc.WithRequestID(ctx, ri.id)
 		r = r.WithContext(ctx)
 		w.Header().Set(HeaderRequestID, ri.id)
+		// oslo's request_id middleware sends the id under both names
+		// (the X- one is what API 1.107 documents), at every version.
+		w.Header().Set(HeaderXRequestID, ri.id)
 		rec := &recorder{ResponseWriter: w}
 		ok, wait := true, time.Duration(0)
 		if s.limiter != nil {

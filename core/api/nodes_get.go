@@ -34,7 +34,7 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 	var fields []string
 	if !detail {
 		var err error
-		if fields, err = parseFields(r, nodeFields, nodeSince); err != nil {
+		if fields, detail, err = parseListFields(r, nodeFields, nodeSince); err != nil {
 			return err
 		}
 	}
@@ -45,6 +45,9 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 		if q.Has(f.name) && v.Less(f.since) {
 			return errorf(http.StatusNotAcceptable, "Request not acceptable. The minimal required API version should be %s", f.since)
 		}
+	}
+	if err := checkNodeFilters03(r); err != nil {
+		return err
 	}
 	where, err := s.nodeWhere(r, chassisID)
 	if err != nil {
@@ -58,7 +61,8 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 	if err != nil {
 		return err
 	}
-	if !detail && !s.slowNodeList && scopeOf(r) == nil {
+	conductor, byConductor := q.Get("conductor"), q.Has("conductor")
+	if !detail && !s.slowNodeList && !byConductor && scopeOf(r) == nil {
 		if fast, ok := s.nodeFastFields(v, fields); ok {
 			if done, err := s.writeNodesFast(r.Context(), w, r, v, fast, pg, query); done || err != nil {
 				return err
@@ -69,8 +73,19 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 	if err != nil {
 		return err
 	}
+	// The next link follows the last node read, kept or not, so ?conductor=
+	// (filtered after the query, as Ironic does) pages on.
+	lastRead := ""
+	if len(objs) > 0 {
+		lastRead = objs[len(objs)-1].(*objects.Node).UUID
+	}
+	read := len(objs)
+	if byConductor {
+		objs = s.filterByConductor(r.Context(), objs, conductor)
+	}
 	cache := chassisUUIDs{}
 	items := make([]map[string]any, 0, len(objs))
+	nodes := make([]*objects.Node, 0, len(objs))
 	last := ""
 	for _, o := range objs {
 		n := o.(*objects.Node)
@@ -84,10 +99,18 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 		case !detail:
 			view = selectFields(view, nodeListFields)
 		}
-		items = append(items, view)
+		items, nodes = append(items, view), append(nodes, n)
 		last = n.UUID
 	}
-	writeCollection(w, "nodes", items, nextURL(r, pg, len(objs), last))
+	if byConductor {
+		last = lastRead
+	}
+	if (detail || fields != nil) && nodeTraitsWanted(r, fields) {
+		if err := s.addNodeTraits(r.Context(), items, nodes); err != nil {
+			return err
+		}
+	}
+	writeCollection(w, "nodes", items, nextURL(r, pg, read, last))
 	return nil
 }
 
@@ -139,6 +162,9 @@ func (s *server) nodeWhere(r *http.Request, chassisID *int64) (func(*bun.SelectQ
 		}
 		add(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.chassis_id = ?", ch.ID) })
 	}
+	if err := s.nodeWhere03(r, add); err != nil {
+		return nil, err
+	}
 	return func(q *bun.SelectQuery) *bun.SelectQuery {
 		for _, c := range conds {
 			q = c(q)
@@ -184,6 +210,12 @@ func (s *server) getNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeView(w, http.StatusOK, selectFields(view, fields))
+	view = selectFields(view, fields)
+	if nodeTraitsWanted(r, fields) {
+		if err := s.addNodeTraits(r.Context(), []map[string]any{view}, []*objects.Node{n}); err != nil {
+			return err
+		}
+	}
+	writeView(w, http.StatusOK, view)
 	return nil
 }

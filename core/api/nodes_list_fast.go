@@ -106,6 +106,7 @@ var nodeScalarFields = map[string]scalarField{
 	"ports":                  {links: "/ports"},
 	"states":                 {links: "/states"},
 	"portgroups":             {links: "/portgroups"},
+	"volume":                 {links: "/volume"},
 }
 
 // nodeFastVersions are the stored Node versions whose rows the fast path

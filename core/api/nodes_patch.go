@@ -7,13 +7,16 @@ import (
 	"github.com/rivetmetal/rivet/core/states"
 )
 
-// nodePatch are the node fields PATCH may change (gated ones from their version), in the order
-// of Ironic's "Only the following can be updated" message.
+// nodePatch are the node fields PATCH may change, in the order of Ironic's
+// "Only the following can be updated" message (its PATCH_ALLOWED_FIELDS,
+// less the fields Rivet does not have yet); nodeSince gates them.
 var nodePatch = patchRules{
-	allowed: []string{"boot_interface", "chassis_uuid", "console_interface", "deploy_interface", "driver",
-		"driver_info", "extra", "inspect_interface", "instance_info", "instance_uuid", "lessee", "maintenance",
-		"management_interface", "name", "network_interface", "owner", "power_interface", "properties",
-		"raid_interface", "resource_class", "vendor_interface"},
+	allowed: []string{"automated_clean", "bios_interface", "boot_interface", "chassis_uuid", "conductor_group",
+		"console_interface", "deploy_interface", "description", "disable_power_off", "driver", "driver_info",
+		"extra", "inspect_interface", "instance_info", "instance_name", "instance_uuid", "lessee", "maintenance",
+		"management_interface", "name", "network_interface", "owner", "power_interface", "properties", "protected",
+		"protected_reason", "raid_interface", "rescue_interface", "resource_class", "retired", "retired_reason",
+		"shard", "storage_interface", "vendor_interface", "parent_node", "firmware_interface"},
 	since: nodeSince,
 }
 
@@ -27,6 +30,10 @@ func (s *server) nodeDoc(r *http.Request, n *objects.Node) (map[string]any, erro
 // saved by the conductor under the node's lease; 200 with the node.
 func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	v := VersionFrom(r.Context())
+	resetInterfaces, err := resetInterfacesParam(r)
+	if err != nil {
+		return err
+	}
 	n, err := s.getNodeByIdent(r, r.PathValue("node"))
 	if err != nil {
 		return err
@@ -53,6 +60,9 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if err := nodePatch.check(ops, doc, v); err != nil {
 		return err
 	}
+	if resetInterfaces != nil && !patchSets(ops, "/driver") {
+		return errorf(http.StatusBadRequest, "The reset_interfaces parameter can only be used when changing the node's driver.")
+	}
 	if n.TargetProvisionState != nil && !states.UpdateAllowed[states.State(n.ProvisionState)] {
 		return errorf(http.StatusConflict, "Node %s can not be updated while a state transition is in progress.", r.PathValue("node"))
 	}
@@ -65,12 +75,7 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(changed) == 0 {
-		view, err := s.nodeView(r, n, chassisUUIDs{})
-		if err != nil {
-			return err
-		}
-		writeView(w, http.StatusOK, view)
-		return nil
+		return s.writePatchedNode(w, r, n)
 	}
 	if raw, ok := changed["name"]; ok && !isNull(raw) {
 		name, _, err := changed.str("name", true)
@@ -93,6 +98,9 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if err := s.applyNodeAttrs(r, n, changed); err != nil {
 		return err
 	}
+	if resetInterfaces != nil && *resetInterfaces {
+		resetUnpatchedInterfaces(n, changed)
+	}
 	if hadChassis && n.ChassisID == nil && v.Less(v1_25) {
 		return errNotAcceptable() // unsetting chassis_uuid is 1.25
 	}
@@ -109,9 +117,19 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	view, err := s.nodeView(r, stored, chassisUUIDs{})
+	return s.writePatchedNode(w, r, stored)
+}
+
+// writePatchedNode answers a PATCH with the node as GET shows it.
+func (s *server) writePatchedNode(w http.ResponseWriter, r *http.Request, n *objects.Node) error {
+	view, err := s.nodeView(r, n, chassisUUIDs{})
 	if err != nil {
 		return err
+	}
+	if nodeTraitsWanted(r, nil) {
+		if err := s.addNodeTraits(r.Context(), []map[string]any{view}, []*objects.Node{n}); err != nil {
+			return err
+		}
 	}
 	writeView(w, http.StatusOK, view)
 	return nil

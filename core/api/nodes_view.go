@@ -12,8 +12,9 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// nodeFields are the node's API fields (1.31, then owner 1.50, lessee 1.65) (reference §11.1), in
-// Ironic's order.
+// nodeFields are the node's API fields (reference §11.1), in Ironic's
+// order. traits (1.37) is not a Node object field: views get it from
+// addNodeTraits, for every node of a list in one query.
 var nodeFields = []string{
 	"uuid", "created_at", "updated_at", "chassis_uuid", "console_enabled", "driver", "driver_info", "extra",
 	"instance_info", "instance_uuid", "last_error", "maintenance", "maintenance_reason", "power_state",
@@ -23,6 +24,8 @@ var nodeFields = []string{
 	"raid_config", "target_raid_config", "states", "network_interface", "resource_class", "portgroups",
 	"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
 	"power_interface", "raid_interface", "vendor_interface", "owner", "lessee",
+	"volume",
+	"traits",
 }
 
 // nodeSince is THE node gating table: the microversion each node field
@@ -35,7 +38,9 @@ var nodeSince = gated{
 	"states": v1_14, "network_interface": v1_20, "resource_class": v1_21, "portgroups": v1_24,
 	"boot_interface": v1_31, "console_interface": v1_31, "deploy_interface": v1_31, "inspect_interface": v1_31,
 	"management_interface": v1_31, "power_interface": v1_31, "raid_interface": v1_31, "vendor_interface": v1_31,
-	"owner": v1_50, "lessee": v1_65,
+	"volume": v1_32,
+	"traits": v1_37,
+	"owner":  v1_50, "lessee": v1_65,
 }
 
 // nodeInterfaceFields are the node fields naming an interface
@@ -107,11 +112,13 @@ func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassi
 		"clean_step": orEmpty(n.CleanStep), "raid_config": orEmpty(n.RAIDConfig), "target_raid_config": orEmpty(n.TargetRAIDConfig),
 		"states": resourceLinks(r, "nodes", n.UUID+"/states"), "network_interface": strOrNil(n.NetworkInterface),
 		"resource_class": strOrNil(n.ResourceClass), "portgroups": resourceLinks(r, "nodes", n.UUID+"/portgroups"),
-		"owner": strOrNil(n.Owner), "lessee": strOrNil(n.Lessee),
+		"volume": resourceLinks(r, "nodes", n.UUID+"/volume"),
+		"owner":  strOrNil(n.Owner), "lessee": strOrNil(n.Lessee),
 	}
 	for _, f := range nodeInterfaceFields {
 		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))
 	}
+	s.addNodeView03(r.Context(), view, n)
 	nodeSince.hide(view, v)
 	s.hideUnpinned(view, "Node")
 	return view, nil

@@ -26,13 +26,18 @@ func (s *server) createNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	for k := range body {
-		if since, ok := nodeSince[k]; ok && v.Less(since) {
-			return errNotAcceptable()
-		}
-	}
+	// The schema first (an attribute POST never takes is 400 at every
+	// version), then Ironic's reject_fields_in_newer_versions: a field newer than the
+	// request is 406 unless it holds its empty value (null; "" for
+	// conductor_group).
 	if err := body.only("node", nodeCreatable...); err != nil {
 		return err
+	}
+	for k, raw := range body {
+		if since, ok := nodeSince[k]; ok && v.Less(since) && !isNull(raw) &&
+			!(k == "conductor_group" && string(raw) == `""`) {
+			return errNotAcceptable()
+		}
 	}
 	obj, err := s.reg.New("Node")
 	if err != nil {
@@ -73,6 +78,9 @@ func (s *server) createNode(w http.ResponseWriter, r *http.Request) error {
 	view, err := s.nodeView(r, stored, chassisUUIDs{})
 	if err != nil {
 		return err
+	}
+	if nodeTraitsWanted(r, nil) {
+		view["traits"] = []string{} // a new node has none
 	}
 	w.Header().Set("Location", BaseURL(r)+"/v1/nodes/"+stored.UUID)
 	writeView(w, http.StatusCreated, view)
@@ -154,6 +162,9 @@ func (s *server) applyNodeAttrs(r *http.Request, n *objects.Node, body object) e
 		if present {
 			*dst = m
 		}
+	}
+	if err := s.applyNodeAttrs03(r, n, body); err != nil {
+		return err
 	}
 	if cu, present, err := body.str("chassis_uuid", true); err != nil {
 		return err

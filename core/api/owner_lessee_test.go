@@ -9,7 +9,7 @@ import (
 )
 
 // listUUIDs returns the uuids of a node list response.
-func listUUIDs(t *testing.T, r resp) []string {
+func respUUIDs(t *testing.T, r resp) []string {
 	t.Helper()
 	got := []string{}
 	for _, n := range r.JSON(t)["nodes"].([]any) {
@@ -43,7 +43,7 @@ func TestV1_50NodeOwner(t *testing.T) {
 	if got := e.must(200, "GET", "/v1/nodes/"+a+"?fields=owner", "1.50", nil).JSON(t)["owner"]; got != "p2" {
 		t.Fatalf("owner after PATCH = %v", got)
 	}
-	if d := cmp.Diff([]string{b}, listUUIDs(t, e.must(200, "GET", "/v1/nodes?owner=p1", "1.50", nil))); d != "" {
+	if d := cmp.Diff([]string{b}, respUUIDs(t, e.must(200, "GET", "/v1/nodes?owner=p1", "1.50", nil))); d != "" {
 		t.Errorf("?owner=p1 (-want +got):\n%s", d)
 	}
 	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+a, "1.50", []map[string]any{{"op": "remove", "path": "/owner"}})
@@ -70,10 +70,10 @@ func TestV1_65NodeLessee(t *testing.T) {
 	e.must(http.StatusNotAcceptable, "GET", "/v1/nodes?lessee=p1", "1.64", nil)
 	e.must(http.StatusNotAcceptable, "PATCH", "/v1/nodes/"+b, "1.64", []map[string]any{{"op": "replace", "path": "/lessee", "value": "p2"}})
 	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+b, "1.65", []map[string]any{{"op": "replace", "path": "/lessee", "value": "p2"}})
-	if d := cmp.Diff([]string{b}, listUUIDs(t, e.must(200, "GET", "/v1/nodes?lessee=p2", "1.65", nil))); d != "" {
+	if d := cmp.Diff([]string{b}, respUUIDs(t, e.must(200, "GET", "/v1/nodes?lessee=p2", "1.65", nil))); d != "" {
 		t.Errorf("?lessee=p2 (-want +got):\n%s", d)
 	}
-	if got := listUUIDs(t, e.must(200, "GET", "/v1/nodes?lessee=p1", "1.65", nil)); len(got) != 0 {
+	if got := respUUIDs(t, e.must(200, "GET", "/v1/nodes?lessee=p1", "1.65", nil)); len(got) != 0 {
 		t.Errorf("?lessee=p1 after the change: %v", got)
 	}
 }

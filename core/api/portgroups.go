@@ -11,16 +11,18 @@ import (
 // portgroupFields are the portgroup's API fields up to 1.26 (portgroups
 // are 1.23).
 var portgroupFields = []string{"uuid", "name", "address", "node_uuid", "extra", "internal_info",
-	"standalone_ports_supported", "created_at", "updated_at", "links", "ports", "mode", "properties"}
+	"standalone_ports_supported", "created_at", "updated_at", "links", "ports", "mode", "properties",
+	"physical_network", "category"}
 
 // portgroupSince is the portgroup gating table.
-var portgroupSince = gated{"mode": v1_26, "properties": v1_26}
+var portgroupSince = gated{"mode": v1_26, "properties": v1_26, "physical_network": v1_102, "category": v1_103}
 
 var portgroupListFields = []string{"uuid", "address", "name", "links"}
 
 var portgroupPatch = patchRules{
-	allowed: []string{"address", "extra", "mode", "name", "node_uuid", "properties", "standalone_ports_supported"},
-	since:   portgroupSince,
+	allowed: []string{"address", "extra", "mode", "name", "node_uuid", "properties", "standalone_ports_supported",
+		"physical_network", "category"},
+	since: portgroupSince,
 }
 
 // defaultPortgroupMode is Ironic's [DEFAULT] default_portgroup_mode.
@@ -51,6 +53,7 @@ func (s *server) unmaskedPortgroupView(r *http.Request, pg *objects.Portgroup, n
 		"created_at":                 isoTime(pg.CreatedAt), "updated_at": isoTimePtr(pg.UpdatedAt),
 		"links": resourceLinks(r, "portgroups", pg.UUID), "ports": resourceLinks(r, "portgroups", pg.UUID+"/ports"),
 		"mode": strOrNil(pg.Mode), "properties": orEmpty(pg.Properties),
+		"physical_network": strOrNil(pg.PhysicalNetwork), "category": strOrNil(pg.Category),
 	}
 	portgroupSince.hide(view, VersionFrom(r.Context()))
 	s.hideUnpinned(view, "Portgroup")
@@ -110,19 +113,31 @@ func (s *server) listPortgroups(detail, underNode bool) apiFunc {
 			}
 			conds = append(conds, eq("node_id", n.ID))
 		}
-		if only := projectChildren(r); only != nil {
-			conds = append(conds, only)
-		}
-		conds, err := addressFilter(r.URL.Query().Get("address"), conds)
+		cg, err := conductorGroupsFilter(r, len(conds) > 0 || r.URL.Query().Get("address") != "",
+			"Filtering by node, address, or shard simultaneously is not supported.")
 		if err != nil {
 			return err
 		}
+		if cg != nil {
+			conds = append(conds, cg)
+		}
+		conds, err = addressFilter(r.URL.Query().Get("address"), conds)
+		if err != nil {
+			return err
+		}
+		if only := projectChildren(r); only != nil {
+			conds = append(conds, only)
+		}
+		detail := detail // ?detail=True (1.43) makes a list a detailed one
 		var fields []string
 		if !detail {
 			var err error
-			if fields, err = parseFields(r, portgroupFields, portgroupSince); err != nil {
+			if fields, detail, err = parseListFields(r, portgroupFields, portgroupSince); err != nil {
 				return err
 			}
+		}
+		if err := checkSortVersion(r, portgroupSince); err != nil {
+			return err
 		}
 		pg, err := s.parsePage(r, "Portgroup")
 		if err != nil {
@@ -174,7 +189,8 @@ func (s *server) getPortgroup(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-var portgroupCreatable = []string{"uuid", "name", "address", "node_uuid", "extra", "standalone_ports_supported", "mode", "properties"}
+var portgroupCreatable = []string{"uuid", "name", "address", "node_uuid", "extra", "standalone_ports_supported", "mode", "properties",
+	"physical_network", "category"}
 
 // createPortgroup serves POST /v1/portgroups; the API writes the DB
 // directly, as Ironic. 201 with Location.

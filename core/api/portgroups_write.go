@@ -69,7 +69,10 @@ func (s *server) applyPortgroupAttrs(r *http.Request, g *objects.Portgroup, body
 	} else if present {
 		g.Mode = mode
 	}
-	return nil
+	if err := physnetText(body, "portgroup", &g.PhysicalNetwork); err != nil {
+		return err
+	}
+	return optText(body, "portgroup", "category", 80, &g.Category)
 }
 
 // patchPortgroup serves PATCH /v1/portgroups/{pg}, saved by the node's

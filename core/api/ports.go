@@ -8,19 +8,22 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// portFields are the port's API fields up to 1.26.
+// portFields are the port's API fields.
 var portFields = []string{"uuid", "address", "node_uuid", "extra", "created_at", "updated_at", "links",
-	"internal_info", "local_link_connection", "pxe_enabled", "portgroup_uuid"}
+	"internal_info", "local_link_connection", "pxe_enabled", "portgroup_uuid",
+	"physical_network", "is_smartnic", "name", "description", "vendor", "category"}
 
 // portSince is the port gating table.
 var portSince = gated{"internal_info": v1_18, "local_link_connection": v1_19, "pxe_enabled": v1_19,
-	"portgroup_uuid": v1_24}
+	"portgroup_uuid": v1_24, "physical_network": v1_34, "is_smartnic": v1_53, "name": v1_88,
+	"description": v1_97, "vendor": v1_100, "category": v1_101}
 
 var portListFields = []string{"uuid", "address", "links"}
 
 var portPatch = patchRules{
-	allowed: []string{"address", "extra", "local_link_connection", "node_uuid", "portgroup_uuid", "pxe_enabled"},
-	since:   portSince,
+	allowed: []string{"address", "extra", "is_smartnic", "local_link_connection", "node_uuid", "physical_network",
+		"portgroup_uuid", "pxe_enabled", "name", "description", "vendor", "category"},
+	since: portSince,
 }
 
 // portParent says which collection a port list is under.
@@ -58,7 +61,10 @@ func (s *server) unmaskedPortView(r *http.Request, p *objects.Port, nodes, pgs *
 		"uuid": p.UUID, "address": p.Address, "node_uuid": nu, "extra": orEmpty(p.Extra),
 		"created_at": isoTime(p.CreatedAt), "updated_at": isoTimePtr(p.UpdatedAt),
 		"links": resourceLinks(r, "ports", p.UUID), "internal_info": orEmpty(p.InternalInfo),
-		"local_link_connection": orEmpty(p.LocalLinkConnection), "pxe_enabled": p.PXEEnabled, "portgroup_uuid": pgu,
+		"local_link_connection": localLinkView(p.LocalLinkConnection, VersionFrom(r.Context())),
+		"pxe_enabled":           p.PXEEnabled, "portgroup_uuid": pgu,
+		"physical_network": strOrNil(p.PhysicalNetwork), "is_smartnic": p.IsSmartNIC, "name": strOrNil(p.Name),
+		"description": strOrNil(p.Description), "vendor": strOrNil(p.Vendor), "category": strOrNil(p.Category),
 	}
 	portSince.hide(view, VersionFrom(r.Context()))
 	s.hideUnpinned(view, "Port")
@@ -109,19 +115,31 @@ func (s *server) listPorts(detail bool, parent portParent) apiFunc {
 			}
 			conds = append(conds, eq("portgroup_id", pg.ID))
 		}
-		if only := projectChildren(r); only != nil {
-			conds = append(conds, only)
-		}
-		conds, err := addressFilter(q.Get("address"), conds)
+		cg, err := conductorGroupsFilter(r, len(conds) > 0 || q.Get("address") != "",
+			"Filtering by conductor_groups cannot be combined with node_ident, portgroup_ident, or node address filters.")
 		if err != nil {
 			return err
 		}
+		if cg != nil {
+			conds = append(conds, cg)
+		}
+		conds, err = addressFilter(q.Get("address"), conds)
+		if err != nil {
+			return err
+		}
+		if only := projectChildren(r); only != nil {
+			conds = append(conds, only)
+		}
+		detail := detail // ?detail=True (1.43) makes a list a detailed one
 		var fields []string
 		if !detail {
 			var err error
-			if fields, err = parseFields(r, portFields, portSince); err != nil {
+			if fields, detail, err = parseListFields(r, portFields, portSince); err != nil {
 				return err
 			}
+		}
+		if err := checkSortVersion(r, portSince); err != nil {
+			return err
 		}
 		pg, err := s.parsePage(r, "Port")
 		if err != nil {
@@ -178,8 +196,23 @@ func all(conds []func(*bun.SelectQuery) *bun.SelectQuery) func(*bun.SelectQuery)
 	}
 }
 
+// portByIdent finds the path's port by UUID, or by name (names are set
+// from 1.88; Ironic looks them up at every version).
 func (s *server) portByIdent(r *http.Request) (*objects.Port, error) {
-	obj, err := s.byUUID(r.Context(), "Port", r.PathValue("port"), errPortNotFound)
+	ident := r.PathValue("port")
+	if !isUUID(ident) && validLogicalName(ident, VersionFrom(r.Context())) {
+		obj, err := s.Store.Load(r.Context(), "Port", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("?TableAlias.name = ?", ident)
+		})
+		if isNotFound(err) {
+			return nil, errPortNotFound(ident)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*objects.Port), nil
+	}
+	obj, err := s.byUUID(r.Context(), "Port", ident, errPortNotFound)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +241,8 @@ func (s *server) getPort(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-var portCreatable = []string{"uuid", "address", "node_uuid", "extra", "local_link_connection", "pxe_enabled", "portgroup_uuid"}
+var portCreatable = []string{"uuid", "address", "node_uuid", "extra", "local_link_connection", "pxe_enabled", "portgroup_uuid",
+	"physical_network", "is_smartnic", "name", "description", "vendor", "category", "node_ident"}
 
 // createPort serves POST /v1/ports: validated here, stored by the node's
 // conductor; 201 with Location.
@@ -222,6 +256,12 @@ func (s *server) createPort(w http.ResponseWriter, r *http.Request) error {
 		if since, ok := portSince[k]; ok && v.Less(since) {
 			return errNotAcceptable()
 		}
+	}
+	if _, ok := body["node_ident"]; ok && v.Less(v1_94) {
+		return errNotAcceptable()
+	}
+	if err := checkLocalLinkVersion(body, v); err != nil {
+		return err
 	}
 	if err := body.only("port", portCreatable...); err != nil {
 		return err
@@ -241,6 +281,9 @@ func (s *server) createPort(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		p.UUID = uuid.NewString()
 	}
+	if err := s.portNodeIdent(r, body); err != nil {
+		return err
+	}
 	for _, req := range []string{"address", "node_uuid"} {
 		if _, ok := body[req]; !ok {
 			return errorf(http.StatusBadRequest, "Invalid input for field/attribute %s. Value: 'None'. Mandatory field missing.", req)
@@ -248,6 +291,9 @@ func (s *server) createPort(w http.ResponseWriter, r *http.Request) error {
 	}
 	n, err := s.applyPortAttrs(r, p, body)
 	if err != nil {
+		return err
+	}
+	if err := checkSmartNIC(p); err != nil {
 		return err
 	}
 	stored, err := s.Conductor.CreatePort(r.Context(), n, p)

@@ -64,6 +64,9 @@ func (s *server) applyPortAttrs(r *http.Request, p *objects.Port, body object) (
 		}
 		p.PortgroupID = &pg.ID
 	}
+	if err := s.applyPortFields(r, p, body); err != nil {
+		return nil, err
+	}
 	return s.nodeByID(r.Context(), p.NodeID)
 }
 
@@ -92,8 +95,14 @@ func (s *server) patchPort(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := portPatch.check(ops, doc, VersionFrom(r.Context())); err != nil {
+	v := VersionFrom(r.Context())
+	if err := portPatch.check(ops, doc, v); err != nil {
 		return err
+	}
+	for _, op := range ops {
+		if op.Path == "/local_link_connection/network_type" && v.Less(v1_64) {
+			return errNotAcceptable()
+		}
 	}
 	patched, err := applyPatch(r.Context(), doc, ops)
 	if err != nil {
@@ -111,9 +120,15 @@ func (s *server) patchPort(w http.ResponseWriter, r *http.Request) error {
 	if raw, ok := changed["pxe_enabled"]; ok && isNull(raw) {
 		changed["pxe_enabled"] = []byte("true")
 	}
+	if raw, ok := changed["is_smartnic"]; ok && isNull(raw) {
+		changed["is_smartnic"] = []byte("false")
+	}
 	n, err := s.applyPortAttrs(r, p, changed)
 	if err != nil {
 		return err
+	}
+	if _, ok := changed["physical_network"]; ok && p.PortgroupID != nil && v.AtLeast(v1_102) {
+		return errorf(http.StatusBadRequest, "physical_network cannot be changed while the port belongs to a portgroup.")
 	}
 	stored := p
 	if len(changed) > 0 {

@@ -91,7 +91,8 @@ func (s *server) routes() *http.ServeMux {
 	h := func(pattern string, fn apiFunc) { mux.Handle(pattern, s.serve(fn)) }
 
 	v1 := s.rg.V1Handler(gatedCollection{"lookup", v1_22}, gatedCollection{"heartbeat", v1_22},
-		gatedCollection{"portgroups", v1_23})
+		gatedCollection{"portgroups", v1_23}, gatedCollection{"volume", v1_32},
+		gatedCollection{"deploy_templates", v1_55}, gatedCollection{"runbooks", v1_92})
 	mux.Handle("/v1/{$}", v1)
 
 	h("GET /v1/nodes", s.listNodes(false))
@@ -121,6 +122,8 @@ func (s *server) routes() *http.ServeMux {
 	h("GET /v1/nodes/{node}/vifs", s.listVIFs)
 	h("POST /v1/nodes/{node}/vifs", s.attachVIF)
 	h("DELETE /v1/nodes/{node}/vifs/{vif}", s.detachVIF)
+	h("GET /v1/nodes/{node}/children", s.listChildren)
+	h("GET /v1/shards", s.listShards)
 	h("GET /v1/nodes/{node}/history", s.listHistory)
 	h("GET /v1/nodes/{node}/history/{event}", s.getHistoryEvent)
 
@@ -153,6 +156,9 @@ func (s *server) routes() *http.ServeMux {
 	h("GET /v1/drivers/{driver}", s.getDriver)
 	h("GET /v1/drivers/{driver}/properties", s.getDriverProperties)
 	h("GET /v1/drivers/{driver}/raid/logical_disk_properties", s.getDriverRAIDProperties)
+
+	s.volumeRoutes(h)
+	s.stepRoutes(h) // node traits, deploy templates, runbooks
 
 	h("GET /v1/lookup", s.lookup)
 	h("POST /v1/heartbeat/{node}", s.heartbeat)

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
@@ -77,6 +78,11 @@ func (s *server) putPowerState(w http.ResponseWriter, r *http.Request) error {
 	if st := states.State(n.ProvisionState); st == states.Cleaning || st == states.CleanWait {
 		return &states.InvalidTransitionError{Action: *target, Node: ident, State: st}
 	}
+	if (*target == "power off" || *target == "soft power off") && n.DisablePowerOff {
+		// Ironic's PowerStateFailure (an InvalidState, 409) for a node
+		// whose disable_power_off (1.95) is set.
+		return errorf(http.StatusConflict, "Failed to set node power state to %s.", *target)
+	}
 	seconds := 0
 	if timeout != nil {
 		seconds = int(*timeout)
@@ -95,19 +101,22 @@ func powerStateName(n *objects.Node) string {
 	return *n.PowerState
 }
 
-// verbSince is the microversion of each provision verb up to 1.26; verbs
-// of later versions are 406 (deploy/undeploy 1.73, rescue 1.38, ...).
+// verbSince is the microversion of each provision verb (Ironic's
+// MIN_VERB_VERSIONS); verbs Rivet does not serve yet are 406.
 var verbSince = map[string]version.Version{
 	"active": v1_1, "deleted": v1_1, "rebuild": v1_1,
 	"manage": v1_4, "provide": v1_4, "inspect": v1_6, "abort": v1_13, "clean": v1_15, "adopt": v1_17,
+	"rescue": v1_38, "unrescue": v1_38, "deploy": v1_73, "undeploy": v1_73,
+	// unhold (1.85) is checked after the state, as Ironic does: from a
+	// state without a hold it is 400 at every version.
+	"unhold": v1_1,
 }
 
-// laterVerbs are Ironic verbs newer than anything Rivet claims.
-var laterVerbs = map[string]bool{"deploy": true, "undeploy": true, "rescue": true, "unrescue": true,
-	"unhold": true, "service": true}
+// laterVerbs are Ironic verbs Rivet does not serve yet.
+var laterVerbs = map[string]bool{"service": true}
 
-// laterProvisionArgs are provision body attributes newer than 1.26.
-var laterProvisionArgs = []string{"deploy_steps", "rescue_password", "disable_ramdisk", "service_steps", "runbook"}
+// laterProvisionArgs are provision body attributes Rivet does not take yet.
+var laterProvisionArgs = []string{"deploy_steps", "disable_ramdisk", "service_steps", "runbook"}
 
 // putProvisionState serves PUT /v1/nodes/{node}/states/provision: 202.
 func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error {
@@ -126,7 +135,7 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 			return errNotAcceptable()
 		}
 	}
-	if err := body.only("target", "target", "configdrive", "clean_steps"); err != nil {
+	if err := body.only("target", "target", "configdrive", "clean_steps", "rescue_password"); err != nil {
 		return err
 	}
 	target, _, err := body.str("target", false)
@@ -160,17 +169,28 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 		}
 		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}
 	}
-	if (verb == "active" || verb == "rebuild") && n.Maintenance {
+	if verb == "unhold" && v.Less(v1_85) {
+		return errNotAcceptable()
+	}
+	password, err := rescuePassword(body, verb)
+	if err != nil {
+		return err
+	}
+	if (verb == "active" || verb == "deploy" || verb == "rebuild") && n.Maintenance {
 		return errorf(http.StatusBadRequest, "The provisioning operation can't be performed on node %s because it's in maintenance mode.", n.UUID)
 	}
 	ctx := r.Context()
 	switch verb {
-	case "active":
+	case "active", "deploy":
 		err = s.Conductor.DoNodeDeploy(ctx, n, false, configdrive)
 	case "rebuild":
 		err = s.Conductor.DoNodeDeploy(ctx, n, true, nil)
-	case "deleted":
+	case "deleted", "undeploy":
 		err = s.Conductor.DoNodeTearDown(ctx, n)
+	case "rescue":
+		err = s.Conductor.DoNodeRescue(ctx, n, password)
+	case "unrescue":
+		err = s.Conductor.DoNodeUnrescue(ctx, n)
 	case "inspect":
 		err = s.Conductor.InspectHardware(ctx, n)
 	case "clean":
@@ -185,14 +205,33 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
+// rescuePassword returns the rescue_password, only valid with "rescue"
+// and required, non-blank, with it (Ironic's provision checks).
+func rescuePassword(body object, verb string) (string, error) {
+	pw, present, err := body.str("rescue_password", true)
+	if err != nil {
+		return "", err
+	}
+	if present && pw != nil && verb != "rescue" {
+		return "", errorf(http.StatusBadRequest, "\"rescue_password\" is only valid when setting target provision state to rescue")
+	}
+	if verb != "rescue" {
+		return "", nil
+	}
+	if pw == nil || strings.TrimSpace(*pw) == "" {
+		return "", errorf(http.StatusBadRequest, "A non-empty \"rescue_password\" is required when setting target provision state to rescue")
+	}
+	return *pw, nil
+}
+
 // provisionConfigdrive returns the configdrive (a string up to 1.26), only
-// allowed with "active".
+// allowed with "active" (and its 1.73 alias "deploy").
 func provisionConfigdrive(body object, verb string) (any, error) {
 	cd, present, err := body.str("configdrive", true)
 	if err != nil || !present || cd == nil {
 		return nil, err
 	}
-	if verb != "active" {
+	if verb != "active" && verb != "deploy" {
 		return nil, errorf(http.StatusBadRequest, "Adding a config drive is only supported when setting provision state to active")
 	}
 	return *cd, nil

@@ -68,6 +68,11 @@ func (s *server) attachVIF(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	_, port := info["port_uuid"]
+	_, group := info["portgroup_uuid"]
+	if port && group && VersionFrom(r.Context()).AtLeast(v1_67) {
+		return errorf(http.StatusBadRequest, "Cannot specify both port_uuid and portgroup_uuid")
+	}
 	if err := s.Conductor.VIFAttach(r.Context(), n, info); err != nil {
 		return err
 	}

@@ -12,6 +12,15 @@ const (
 	NoInspect = "no-inspect"
 	NoRAID    = "no-raid"
 	NoVendor  = "no-vendor"
+	// NoRescue, NoBIOS and NoFirmware are the rescue (API 1.38), bios
+	// (1.40) and firmware (1.86) interfaces of every hardware type until a
+	// driver offers a real one.
+	NoRescue   = "no-rescue"
+	NoBIOS     = "no-bios"
+	NoFirmware = "no-firmware"
+	// NoopStorage is the storage interface (API 1.33) of nodes without
+	// volume targets (Ironic's "noop").
+	NoopStorage = "noop"
 	// NoopNetwork is the network interface that leaves networking to the
 	// operator (Ironic's "noop").
 	NoopNetwork = "noop"
@@ -82,12 +91,17 @@ type Options struct {
 	// BootServer is set when the conductor serves iPXE scripts ([conductor]
 	// boot_http_address).
 	BootServer bool
+	// Rescue names rescue implementations the conductor runs itself
+	// (conductor.Deps.Rescue), offered to every hardware type beside the
+	// default no-rescue.
+	Rescue []string
 }
 
 // ForConductor builds one conductor's catalog: per hardware type served,
 // each interface its plugin serves (one implementation, the default), and
 // the conductor's own implementations: boot (when the plugin deploys),
-// network noop, console, raid and vendor no-*, and no-inspect besides the
+// network and storage noop, console, raid, vendor, rescue, bios and
+// firmware no-*, and no-inspect besides the
 // plugin's inspection, so inspection can be turned off per node.
 func ForConductor(served []Served, o Options) *Catalog {
 	var offers []Offer
@@ -112,6 +126,13 @@ func ForConductor(served []Served, o Options) *Catalog {
 		add(hw, Console, NoConsole, true)
 		add(hw, RAID, NoRAID, true)
 		add(hw, Vendor, NoVendor, true)
+		add(hw, Storage, NoopStorage, true)
+		add(hw, Rescue, NoRescue, true)
+		for _, r := range o.Rescue {
+			add(hw, Rescue, r, false)
+		}
+		add(hw, BIOS, NoBIOS, true)
+		add(hw, Firmware, NoFirmware, true)
 	}
 	return New(offers)
 }

@@ -17,14 +17,27 @@ const (
 	Power      = "power"
 	RAID       = "raid"
 	Vendor     = "vendor"
+	// The interface types of API 1.33 (storage), 1.38 (rescue), 1.40
+	// (bios) and 1.86 (firmware).
+	Storage  = "storage"
+	Rescue   = "rescue"
+	BIOS     = "bios"
+	Firmware = "firmware"
 )
 
-// types are the interface types the catalog covers, in Ironic's order
-// (its standard interfaces at API 1.30).
-var types = []string{Boot, Console, Deploy, Inspect, Management, Network, Power, RAID, Vendor}
+// types are the interface types the catalog covers: Ironic's standard
+// interfaces at API 1.30, then those of later versions.
+var types = []string{Boot, Console, Deploy, Inspect, Management, Network, Power, RAID, Vendor,
+	Storage, Rescue, BIOS, Firmware}
 
 // Types returns the interface types the catalog covers, in Ironic's order.
 func Types() []string { return slices.Clone(types) }
+
+// Types11 returns the interface types whose node fields Node 1.1 (release
+// 0.2) added: what the backfill_node_interfaces migration fills. The
+// types of later releases stay NULL in old rows, which reads as the
+// hardware type's default.
+func Types11() []string { return slices.Clone(types[:9]) }
 
 // Field is the node field naming the implementation of iface:
 // "<iface>_interface".

@@ -39,6 +39,12 @@ func TestForConductor(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
+			// Every hardware type offers the no-op storage and the no-*
+			// rescue, bios and firmware interfaces.
+			tc.want[Storage] = Impls{[]string{"noop"}, "noop"}
+			tc.want[Rescue] = Impls{[]string{"no-rescue"}, "no-rescue"}
+			tc.want[BIOS] = Impls{[]string{"no-bios"}, "no-bios"}
+			tc.want[Firmware] = Impls{[]string{"no-firmware"}, "no-firmware"}
 			c := ForConductor([]Served{tc.served}, tc.opts)
 			got := map[string]Impls{}
 			for _, iface := range Types() {
@@ -90,7 +96,8 @@ func TestCheckAndResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"boot_interface", "console_interface", "deploy_interface", "management_interface",
-		"network_interface", "power_interface", "raid_interface", "vendor_interface"}
+		"network_interface", "power_interface", "raid_interface", "vendor_interface",
+		"storage_interface", "rescue_interface", "bios_interface", "firmware_interface"}
 	if diff := cmp.Diff(want, filled); diff != "" || *n.InspectInterface != "no-inspect" || *n.DeployInterface != "fake" {
 		t.Errorf("filled (-want +got):\n%s", diff)
 	}

@@ -2,6 +2,7 @@ package conductor
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -29,7 +30,7 @@ func (s *Service) catalog() *catalog.Catalog {
 		}
 		served = append(served, sv)
 	}
-	opts := catalog.Options{BootServer: s.cfg.BootHTTPAddress != ""}
+	opts := catalog.Options{BootServer: s.cfg.BootHTTPAddress != "", Rescue: slices.Sorted(maps.Keys(s.rescuers))}
 	return s.catalogs.get(served, opts)
 }
 
@@ -45,7 +46,7 @@ type catalogCache struct {
 func (c *catalogCache) get(served []catalog.Served, opts catalog.Options) *catalog.Catalog {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	same := c.cat != nil && c.opts == opts && slices.EqualFunc(c.served, served, func(a, b catalog.Served) bool {
+	same := c.cat != nil && c.opts.BootServer == opts.BootServer && slices.Equal(c.opts.Rescue, opts.Rescue) && slices.EqualFunc(c.served, served, func(a, b catalog.Served) bool {
 		return a.HardwareType == b.HardwareType && slices.Equal(a.Interfaces, b.Interfaces)
 	})
 	if !same {

@@ -111,7 +111,11 @@ func (np *nodePorts) vifs() []rpc.VIF {
 // or one in a portgroup whose ports carry VIFs already; portgroups come
 // before ports and PXE-enabled ports before the others, each in creation
 // order. No candidate is NoFreePhysicalPorts (400).
-func (np *nodePorts) freeFor(vifID string) (portLike, error) {
+//
+// want narrows the choice as vif_info's port_uuid or portgroup_uuid do in
+// Ironic (REST API 1.67): only that port (a port outside any portgroup),
+// or only that portgroup (or, once its ports carry VIFs, none).
+func (np *nodePorts) freeFor(vifID string, want vifWant) (portLike, error) {
 	for _, p := range slices.Concat(np.ports, np.groups) {
 		if p.vif() == vifID {
 			return portLike{}, classed("VifAlreadyAttached", http.StatusConflict, nil,
@@ -122,8 +126,12 @@ func (np *nodePorts) freeFor(vifID string) (portLike, error) {
 	loose := map[int64][]portLike{} // free ports by portgroup ID
 	busyGroup := map[int64]bool{}   // portgroups with a port carrying a VIF
 	for _, p := range np.ports {
+		if want.port != "" && p.uuid != want.port {
+			continue
+		}
 		gid, grouped := np.groupOf[p.uuid]
 		switch {
+		case !grouped && want.group != "":
 		case p.vif() != "":
 			if grouped {
 				busyGroup[gid] = true
@@ -135,9 +143,13 @@ func (np *nodePorts) freeFor(vifID string) (portLike, error) {
 		}
 	}
 	for _, g := range np.groups {
+		if want.port != "" || (want.group != "" && g.uuid != want.group) {
+			continue
+		}
 		id := np.groupID[g.uuid]
 		switch {
 		case g.vif() != "":
+		case busyGroup[id] && want.group != "":
 		case busyGroup[id]:
 			free = append(free, loose[id]...) // use its ports one by one instead
 		case len(loose[id]) > 0:
@@ -162,6 +174,18 @@ func (np *nodePorts) freeFor(vifID string) (portLike, error) {
 		return rank(b) - rank(a)
 	})
 	return free[0], nil
+}
+
+// vifWant is the port or portgroup a VIF attachment asks for, by UUID.
+type vifWant struct{ port, group string }
+
+// vifWantOf reads vif_info's port_uuid, or else its portgroup_uuid.
+func vifWantOf(info map[string]any) vifWant {
+	if p, _ := info["port_uuid"].(string); p != "" {
+		return vifWant{port: p}
+	}
+	g, _ := info["portgroup_uuid"].(string)
+	return vifWant{group: g}
 }
 
 // attached returns the portgroup or port vifID is attached to, portgroups
@@ -215,7 +239,7 @@ func (s *Service) vifAttach(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, errInvalidParameter("vif_info must carry the VIF's id as a string, got %v", info["id"])
 	}
 	return s.underNetworkLease(ctx, p, "attach vif", func(t *Task, np *nodePorts) error {
-		target, err := np.freeFor(vifID)
+		target, err := np.freeFor(vifID, vifWantOf(info))
 		if err != nil {
 			return err
 		}

@@ -54,8 +54,9 @@ func TestFreePortChoice(t *testing.T) {
 	}
 	tests := map[string]struct {
 		np        *nodePorts
-		want      string // chosen uuid
-		wantClass string // or the error class
+		ask       vifWant // vif_info's port_uuid / portgroup_uuid (1.67)
+		want      string  // chosen uuid
+		wantClass string  // or the error class
 	}{
 		"no ports": {np: build(nil), wantClass: "NoFreePhysicalPorts"},
 		"PXE-enabled port first": {
@@ -75,10 +76,24 @@ func TestFreePortChoice(t *testing.T) {
 			np: build([]portLike{port("p1", true, 0, "vif-x"), port("p2", true, 0, "")}), wantClass: "VifAlreadyAttached"},
 		"already on a portgroup": {
 			np: build([]portLike{port("g1a", true, 1, "")}, group("g1", "vif-x")), wantClass: "VifAlreadyAttached"},
+		"port_uuid picks that port": {
+			np:  build([]portLike{port("p1", true, 0, ""), port("p2", false, 0, ""), port("g1a", false, 1, "")}, group("g1", "")),
+			ask: vifWant{port: "p2"}, want: "p2"},
+		"port_uuid of a busy port": {
+			np: build([]portLike{port("p1", true, 0, "vif-a"), port("p2", true, 0, "")}), ask: vifWant{port: "p1"}, wantClass: "NoFreePhysicalPorts"},
+		"port_uuid of a port in a portgroup": {
+			np: build([]portLike{port("g1a", true, 1, "")}, group("g1", "")), ask: vifWant{port: "g1a"}, wantClass: "NoFreePhysicalPorts"},
+		"portgroup_uuid picks that portgroup": {
+			np:  build([]portLike{port("p1", true, 0, ""), port("g1a", false, 1, ""), port("g2a", false, 2, "")}, group("g1", ""), group("g2", "")),
+			ask: vifWant{group: "g2"}, want: "g2"},
+		"portgroup_uuid never picks a loose port": {
+			np: build([]portLike{port("p1", true, 0, "")}, group("g1", "")), ask: vifWant{group: "g1"}, wantClass: "NoFreePhysicalPorts"},
+		"portgroup_uuid of a portgroup with busy ports": {
+			np: build([]portLike{port("g1a", true, 1, "vif-a"), port("g1b", true, 1, "")}, group("g1", "")), ask: vifWant{group: "g1"}, wantClass: "NoFreePhysicalPorts"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, err := tc.np.freeFor("vif-x")
+			got, err := tc.np.freeFor("vif-x", tc.ask)
 			if tc.wantClass != "" {
 				if class, _ := classOf(err); class != tc.wantClass {
 					t.Fatalf("err = %v (%s), want %s", err, class, tc.wantClass)

@@ -154,6 +154,9 @@ func (s *Service) updateNode(ctx context.Context, p rpc.Params) (any, error) {
 			return nil, err
 		}
 		n.ConductorGroup = strings.ToLower(n.ConductorGroup)
+		if err := checkUpdatePolicy(n, applied); err != nil {
+			return nil, err
+		}
 		if _, err := s.hardware(n); err != nil {
 			return nil, err
 		}
@@ -180,6 +183,9 @@ func (s *Service) destroyNode(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	defer t.Release(ctx)
 	n := t.Node
+	if n.Protected {
+		return nil, errProtected(n)
+	}
 	st := states.State(n.ProvisionState)
 	if !states.DeleteAllowed[st] && !n.Maintenance {
 		var valid []string

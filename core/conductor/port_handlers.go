@@ -72,6 +72,9 @@ func (s *Service) createPort(ctx context.Context, p rpc.Params) (any, error) {
 		if port.UUID == "" {
 			port.UUID = uuid.NewString()
 		}
+		if err := s.checkPortPhysnet(ctx, port, nil); err != nil {
+			return nil, err
+		}
 		if err := s.store.Create(ctx, port); err != nil {
 			if db.IsUniqueViolation(err) {
 				return nil, macExists(port.Address, err)
@@ -83,7 +86,8 @@ func (s *Service) createPort(ctx context.Context, p rpc.Params) (any, error) {
 	})
 }
 
-// loadChild returns the stored Port or Portgroup with obj's UUID.
+// loadChild returns the stored child of a node (Port, Portgroup,
+// VolumeConnector, VolumeTarget) with obj's UUID.
 func (s *Service) loadChild(ctx context.Context, kind, uuid string) (objects.Object, error) {
 	obj, err := s.store.Load(ctx, kind, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.uuid = ?", uuid) })
 	if errors.Is(err, db.ErrNotFound) {
@@ -95,6 +99,31 @@ func (s *Service) loadChild(ctx context.Context, kind, uuid string) (objects.Obj
 // updateChild applies in's changed fields to the stored Port or Portgroup
 // under the lease of the node it belongs to (after the change), and saves.
 func (s *Service) updateChild(ctx context.Context, in objects.Object, uuid string) (any, error) {
+	check := func(_ *objects.Node, cur objects.Object, changed []string) error {
+		switch c := cur.(type) {
+		case *objects.Port:
+			return s.checkPortPhysnet(ctx, c, changed)
+		case *objects.Portgroup:
+			if slices.Contains(changed, "physical_network") {
+				return s.propagatePhysnet(ctx, c)
+			}
+		}
+		return nil
+	}
+	return s.updateChildChecked(ctx, in, uuid, check, func(cur objects.Object, err error) error {
+		if port, ok := cur.(*objects.Port); ok {
+			return macExists(port.Address, err)
+		}
+		return classed("PortgroupDuplicateName", http.StatusConflict, err, "A portgroup with that name or address already exists.")
+	})
+}
+
+// updateChildChecked is updateChild for any child of a node (a port,
+// portgroup, volume connector or target): check, when set, may refuse
+// (or do more) under the lease before the save; dup words a unique
+// violation.
+func (s *Service) updateChildChecked(ctx context.Context, in objects.Object, uuid string,
+	check func(n *objects.Node, cur objects.Object, changed []string) error, dup func(cur objects.Object, err error) error) (any, error) {
 	reg := s.store.Registry()
 	changed, err := reg.Changed(in)
 	if err != nil {
@@ -134,12 +163,14 @@ func (s *Service) updateChild(ctx context.Context, in objects.Object, uuid strin
 		return nil, err
 	}
 	return withLease(ctx, t, func() (any, error) {
+		if check != nil {
+			if err := check(t.Node, cur, changed); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.store.Save(ctx, cur); err != nil {
 			if db.IsUniqueViolation(err) {
-				if port, ok := cur.(*objects.Port); ok {
-					return nil, macExists(port.Address, err)
-				}
-				return nil, classed("PortgroupDuplicateName", http.StatusConflict, err, "A portgroup with that name or address already exists.")
+				return nil, dup(cur, err)
 			}
 			return nil, err
 		}

@@ -55,6 +55,10 @@ func (s *Service) changeNodePowerState(ctx context.Context, p rpc.Params) (any, 
 		return nil, errPowerUnsupported(t.Node.Driver, target, seconds > 0, err)
 	}
 	final := target.Final()
+	if final == plugins.PowerOff && t.Node.DisablePowerOff {
+		t.Release(ctx)
+		return nil, errPowerOffDisabled(state)
+	}
 	prepare := func() error {
 		t.Node.TargetPowerState = ptr(string(final))
 		t.Node.LastError = nil

@@ -32,6 +32,9 @@ func (s *Service) doNodeDeploy(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	prepare := func() error {
 		n := t.Node
+		if rebuild && n.Protected {
+			return errProtected(n)
+		}
 		if n.Maintenance {
 			return errMaintenance(action, n.UUID)
 		}
@@ -71,6 +74,9 @@ func (s *Service) doNodeTearDown(ctx context.Context, p rpc.Params) (any, error)
 	}
 	prepare := func() error {
 		n := t.Node
+		if n.Protected {
+			return errProtected(n)
+		}
 		if _, err := s.hardware(n); err != nil {
 			return err
 		}
@@ -155,10 +161,14 @@ func (s *Service) doProvisioningAction(ctx context.Context, p rpc.Params) (any, 
 		t.Release(ctx)
 		return nil, err
 	}
+	if action == "provide" && n.ProvisionState == string(states.Manageable) && n.Retired {
+		t.Release(ctx)
+		return nil, errRetired("providing", n)
+	}
 	switch {
 	case action == "manage" && n.ProvisionState == string(states.Enroll):
 		return nil, s.startWork(ctx, t, func() error { return s.fireAndSave(ctx, t, states.Manage, action) }, s.verifyWork)
-	case action == "provide" && s.cfg.AutomatedClean:
+	case action == "provide" && s.automatedClean(n):
 		return nil, s.startWork(ctx, t, func() error { return s.fireAndSave(ctx, t, states.Provide, action) },
 			func(ctx context.Context, t *Task) { s.cleanWork(ctx, t, nil, false) })
 	case action == "adopt":

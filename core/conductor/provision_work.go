@@ -115,7 +115,7 @@ func (s *Service) tearDownWork(ctx context.Context, t *Task) {
 	if !s.save(ctx, t) {
 		return
 	}
-	if s.cfg.AutomatedClean {
+	if s.automatedClean(n) {
 		s.cleanWork(ctx, t, nil, false)
 		return
 	}
@@ -157,15 +157,30 @@ func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanS
 		if !s.step(ctx, t, "execute clean step "+st.Step, func(ctx context.Context, hw Hardware, pn plugins.Node) error {
 			return hw.ExecuteCleanStep(ctx, pn, st)
 		}) {
+			s.cleanStepFailed(ctx, t)
 			return
 		}
 	}
 	t.Node.CleanStep = map[string]any{}
-	if manual {
+	// A retired node goes back to manageable after automated cleaning
+	// rather than to available (Ironic's do_next_clean_step).
+	if manual || t.Node.Retired {
 		s.finish(ctx, t, states.Manage, nil)
 		return
 	}
 	s.finish(ctx, t, states.Done, nil)
+}
+
+// cleanStepFailed puts a node whose clean step failed in maintenance with
+// the fault "clean failure" (API 1.42), as Ironic's cleaning_error_handler
+// does when a step was running; ending maintenance clears the fault.
+func (s *Service) cleanStepFailed(ctx context.Context, t *Task) {
+	if t.Lost() {
+		return
+	}
+	t.Node.Maintenance = true
+	t.Node.Fault = ptr(objects.FaultCleanFailure)
+	s.save(context.WithoutCancel(ctx), t)
 }
 
 // verifyWork checks the BMC answers (reads the power state): enroll →

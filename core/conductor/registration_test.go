@@ -68,9 +68,10 @@ func TestRegistrationAndHeartbeat(t *testing.T) {
 			}
 			got = append(got, offer{r.InterfaceType, r.InterfaceName, r.IsDefault})
 		}
-		want := []offer{{"boot", "fake", true}, {"console", "no-console", true}, {"deploy", "fake", true},
-			{"inspect", "fake", true}, {"inspect", "no-inspect", false}, {"management", "fake", true},
-			{"network", "noop", true}, {"power", "fake", true}, {"raid", "no-raid", true}, {"vendor", "no-vendor", true}}
+		want := []offer{{"bios", "no-bios", true}, {"boot", "fake", true}, {"console", "no-console", true}, {"deploy", "fake", true},
+			{"firmware", "no-firmware", true}, {"inspect", "fake", true}, {"inspect", "no-inspect", false}, {"management", "fake", true},
+			{"network", "noop", true}, {"power", "fake", true}, {"raid", "no-raid", true}, {"rescue", "no-rescue", true},
+			{"storage", "noop", true}, {"vendor", "no-vendor", true}}
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(offer{})); diff != "" {
 			t.Fatalf("hardware interface rows (-want +got):\n%s", diff)
 		}

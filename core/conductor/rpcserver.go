@@ -44,6 +44,14 @@ func (s *Service) registerHandlers() {
 		"vif_attach":                       s.vifAttach,
 		"vif_detach":                       s.vifDetach,
 		"inject_nmi":                       s.injectNMI,
+		"update_volume_connector":          s.updateVolumeConnector,
+		"destroy_volume_connector":         s.destroyVolumeConnector,
+		"update_volume_target":             s.updateVolumeTarget,
+		"destroy_volume_target":            s.destroyVolumeTarget,
+		"do_node_rescue":                   s.doNodeRescue,
+		"do_node_unrescue":                 s.doNodeUnrescue,
+		"add_node_traits":                  s.addNodeTraits,
+		"remove_node_traits":               s.removeNodeTraits,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

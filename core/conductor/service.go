@@ -39,6 +39,10 @@ type Deps struct {
 	// finalized while the conductor ran; the process should then stop.
 	// Nil only logs.
 	TooOld func(error)
+	// Rescue are the rescue implementations this conductor runs, by the
+	// name a node's rescue_interface gives (see RescueInterface); without
+	// one, rescue is refused as for no-rescue.
+	Rescue map[string]RescueInterface
 
 	// wrapListener, in tests, wraps the JSON-RPC listener.
 	wrapListener func(net.Listener) net.Listener
@@ -47,6 +51,8 @@ type Deps struct {
 // Service is one rivet conductor. Create it with New, then Start and Stop
 // it once each.
 type Service struct {
+	// rescuers are Deps.Rescue.
+	rescuers map[string]RescueInterface
 	cfg      Config
 	store    *db.Store
 	db       *db.DB
@@ -132,6 +138,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 		abortWork: make(chan struct{}),
 		stopBg:    make(chan struct{}),
 		stopBeat:  make(chan struct{}),
+		rescuers:  d.Rescue,
 	}
 	s.tasks.history = &historyRecorder{cfg: cfg.History, store: d.Store, pinner: d.Pinner, host: cfg.Hostname, log: log}
 	s.router = rpc.NewRouter(s.listConductors, cfg.HashPartitionExponent, cfg.RingResetInterval)

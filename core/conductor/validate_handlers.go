@@ -65,6 +65,11 @@ func notOK(format string, args ...any) rpc.InterfaceValidation {
 // it uses: one it names that this conductor does not enable fails with the
 // catalog's reason; none, or a no-* implementation, is "not supported".
 func (s *Service) validateInterface(ctx context.Context, n *objects.Node, hw Hardware, name string) rpc.InterfaceValidation {
+	if name == "deploy" {
+		if v := s.validateInstanceTraits(ctx, n); !v.Result {
+			return v
+		}
+	}
 	uses := func(iface string) (bool, rpc.InterfaceValidation) {
 		impl, err := s.nodeInterface(n, iface)
 		if err != nil {

@@ -4,7 +4,8 @@ import "errors"
 
 // Builtin returns the declarations of every Rivet object kind.
 func Builtin() []Kind {
-	return []Kind{NodeKind(), PortKind(), PortgroupKind(), ChassisKind(), ConductorKind(), NodeHistoryKind()}
+	return []Kind{NodeKind(), PortKind(), PortgroupKind(), ChassisKind(), ConductorKind(),
+		VolumeConnectorKind(), VolumeTargetKind(), TraitKind(), DeployTemplateKind(), RunbookKind(), NodeHistoryKind()}
 }
 
 // Install registers every Rivet object kind in r. cmd calls it once at

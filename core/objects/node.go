@@ -63,12 +63,56 @@ type Node struct {
 	RAIDInterface       *string `rivet:"raid_interface"`
 	VendorInterface     *string `rivet:"vendor_interface"`
 
+	// Node 1.2 (release 0.3): the fields of API 1.33-1.109 that need no
+	// other object. The four interfaces are nil for the hardware type's
+	// default, as the 1.1 ones.
+	StorageInterface  *string `rivet:"storage_interface"`
+	RescueInterface   *string `rivet:"rescue_interface"`
+	BIOSInterface     *string `rivet:"bios_interface"`
+	FirmwareInterface *string `rivet:"firmware_interface"`
+	// Fault is why the conductor put the node in maintenance (API 1.42),
+	// one of the Fault* values; cleared when maintenance ends.
+	Fault *string `rivet:"fault"`
+	// DeployStep is the deploy step running (API 1.44), {} when none.
+	DeployStep map[string]any `rivet:"deploy_step"`
+	// AutomatedClean overrides [conductor] automated_clean for this node
+	// when set (API 1.47).
+	AutomatedClean *bool `rivet:"automated_clean"`
+	// Protected nodes refuse undeploy, rebuild and delete (API 1.48).
+	Protected       bool    `rivet:"protected"`
+	ProtectedReason *string `rivet:"protected_reason"`
+	Description     *string `rivet:"description"`
+	// Retired nodes go to manageable instead of available after cleaning
+	// (API 1.61).
+	Retired       bool    `rivet:"retired"`
+	RetiredReason *string `rivet:"retired_reason"`
+	Shard         *string `rivet:"shard"`
+	// ParentNode is the UUID of the node this one is a child of (API 1.83).
+	ParentNode *string `rivet:"parent_node"`
+	// DisablePowerOff refuses every power-off of the node (API 1.95).
+	DisablePowerOff bool    `rivet:"disable_power_off"`
+	InstanceName    *string `rivet:"instance_name"`
+	// Health is the hardware's health as the BMC reports it (API 1.109).
+	Health *string `rivet:"health"`
+
 	// Owner and Lessee (1.2, API 1.50 and 1.65) are the projects the node
 	// belongs to and is leased to: project-scoped users see and act on
 	// only the nodes one of them names (docs/admin/security.md).
 	Owner  *string `rivet:"owner"`
 	Lessee *string `rivet:"lessee"`
 }
+
+// Faults the conductor records in Node.Fault, as Ironic's
+// ironic.common.faults.
+const (
+	FaultPowerFailure   = "power failure"
+	FaultCleanFailure   = "clean failure"
+	FaultRescueAbort    = "rescue abort failure"
+	FaultServiceFailure = "service failure"
+)
+
+// ValidFaults are the faults ?fault= accepts, in Ironic's order.
+var ValidFaults = []string{FaultPowerFailure, FaultCleanFailure, FaultRescueAbort, FaultServiceFailure}
 
 // InterfaceField returns the field holding the node's implementation of
 // the hardware interface iface ("deploy" → DeployInterface, "network" →
@@ -94,6 +138,14 @@ func (n *Node) InterfaceField(iface string) **string {
 		return &n.RAIDInterface
 	case "vendor":
 		return &n.VendorInterface
+	case "storage":
+		return &n.StorageInterface
+	case "rescue":
+		return &n.RescueInterface
+	case "bios":
+		return &n.BIOSInterface
+	case "firmware":
+		return &n.FirmwareInterface
 	}
 	return nil
 }
@@ -107,8 +159,9 @@ func NodeKind() Kind {
 		Name: "Node",
 		New:  func() Object { return new(Node) },
 		// 1.1 (release 0.2) adds the per-node interface implementations;
-		// additive, so the field table converts both ways.
-		// 1.2 (release 0.3) adds owner and lessee; additive too.
+		// additive, so the field table converts both ways. 1.2 (release 0.3)
+		// adds the fields of API 1.33 and later (owner 1.50 and
+		// lessee 1.65 among them), additive too.
 		Versions: []Step{{Version: v("1.0")}, {Version: v("1.1")}, {Version: v("1.2")}},
 		Fields: []Field{
 			{Name: "id", Since: v("1.0")},
@@ -151,11 +204,28 @@ func NodeKind() Kind {
 			{Name: "power_interface", Since: v("1.1"), Nullable: true},
 			{Name: "raid_interface", Since: v("1.1"), Nullable: true},
 			{Name: "vendor_interface", Since: v("1.1"), Nullable: true},
+			{Name: "storage_interface", Since: v("1.2"), Nullable: true},
+			{Name: "rescue_interface", Since: v("1.2"), Nullable: true},
+			{Name: "bios_interface", Since: v("1.2"), Nullable: true},
+			{Name: "firmware_interface", Since: v("1.2"), Nullable: true},
+			{Name: "fault", Since: v("1.2"), Nullable: true},
+			{Name: "deploy_step", Since: v("1.2"), Default: map[string]any{}},
+			{Name: "automated_clean", Since: v("1.2"), Nullable: true},
+			{Name: "protected", Since: v("1.2"), Default: false},
+			{Name: "protected_reason", Since: v("1.2"), Nullable: true},
+			{Name: "description", Since: v("1.2"), Nullable: true},
+			{Name: "retired", Since: v("1.2"), Default: false},
+			{Name: "retired_reason", Since: v("1.2"), Nullable: true},
+			{Name: "shard", Since: v("1.2"), Nullable: true},
+			{Name: "parent_node", Since: v("1.2"), Nullable: true},
+			{Name: "disable_power_off", Since: v("1.2"), Default: false},
+			{Name: "instance_name", Since: v("1.2"), Nullable: true},
+			{Name: "health", Since: v("1.2"), Nullable: true},
 			{Name: "owner", Since: v("1.2"), Nullable: true},
 			{Name: "lessee", Since: v("1.2"), Nullable: true},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.2-855b948e6678a5486e3815f3bb577cf2",
+		Fingerprint: "1.2-ae6d974f84e54d98e209bfcecf0c0842",
 	}
 }

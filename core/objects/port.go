@@ -21,6 +21,18 @@ type Port struct {
 	InternalInfo map[string]any `rivet:"internal_info"`
 	CreatedAt    time.Time      `rivet:"created_at"`
 	UpdatedAt    *time.Time     `rivet:"updated_at"`
+	// PhysicalNetwork is the network the port is wired to (1.1, REST API
+	// 1.34); every port of a portgroup has the same.
+	PhysicalNetwork *string `rivet:"physical_network"`
+	// IsSmartNIC marks a Smart NIC port (1.1, REST API 1.53).
+	IsSmartNIC bool `rivet:"is_smartnic"`
+	// Name is unique when set (1.1, REST API 1.88).
+	Name *string `rivet:"name"`
+	// Description (REST API 1.97), Vendor (1.100) and Category (1.101) are
+	// free texts (1.1).
+	Description *string `rivet:"description"`
+	Vendor      *string `rivet:"vendor"`
+	Category    *string `rivet:"category"`
 }
 
 // Kind implements Object.
@@ -31,7 +43,7 @@ func PortKind() Kind {
 	return Kind{
 		Name:     "Port",
 		New:      func() Object { return new(Port) },
-		Versions: []Step{{Version: v("1.0")}},
+		Versions: []Step{{Version: v("1.0")}, {Version: v("1.1")}},
 		Fields: []Field{
 			{Name: "id", Since: v("1.0")},
 			{Name: "uuid", Since: v("1.0")},
@@ -44,9 +56,16 @@ func PortKind() Kind {
 			{Name: "internal_info", Since: v("1.0"), Default: map[string]any{}},
 			{Name: "created_at", Since: v("1.0")},
 			{Name: "updated_at", Since: v("1.0"), Nullable: true},
+			// 1.1 (release 0.3): REST API 1.34 to 1.101.
+			{Name: "physical_network", Since: v("1.1"), Nullable: true},
+			{Name: "is_smartnic", Since: v("1.1"), Default: false},
+			{Name: "name", Since: v("1.1"), Nullable: true},
+			{Name: "description", Since: v("1.1"), Nullable: true},
+			{Name: "vendor", Since: v("1.1"), Nullable: true},
+			{Name: "category", Since: v("1.1"), Nullable: true},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.0-ba076dd5c162d023e9cec282701c1b03",
+		Fingerprint: "1.1-e27748f6b40b4cf0cd7f4dc935b21aee",
 	}
 }

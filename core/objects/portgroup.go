@@ -22,6 +22,11 @@ type Portgroup struct {
 	Properties map[string]any `rivet:"properties"`
 	CreatedAt  time.Time      `rivet:"created_at"`
 	UpdatedAt  *time.Time     `rivet:"updated_at"`
+	// PhysicalNetwork (1.1, REST API 1.102) is the network of the
+	// portgroup's ports when it has none yet.
+	PhysicalNetwork *string `rivet:"physical_network"`
+	// Category is a free text (1.1, REST API 1.103).
+	Category *string `rivet:"category"`
 }
 
 // Kind implements Object.
@@ -32,7 +37,7 @@ func PortgroupKind() Kind {
 	return Kind{
 		Name:     "Portgroup",
 		New:      func() Object { return new(Portgroup) },
-		Versions: []Step{{Version: v("1.0")}},
+		Versions: []Step{{Version: v("1.0")}, {Version: v("1.1")}},
 		Fields: []Field{
 			{Name: "id", Since: v("1.0")},
 			{Name: "uuid", Since: v("1.0")},
@@ -46,9 +51,12 @@ func PortgroupKind() Kind {
 			{Name: "properties", Since: v("1.0"), Default: map[string]any{}},
 			{Name: "created_at", Since: v("1.0")},
 			{Name: "updated_at", Since: v("1.0"), Nullable: true},
+			// 1.1 (release 0.3): REST API 1.102, 1.103.
+			{Name: "physical_network", Since: v("1.1"), Nullable: true},
+			{Name: "category", Since: v("1.1"), Nullable: true},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.0-921a4856d54c68ab1afb650a1d084fff",
+		Fingerprint: "1.1-04161abf8bc5cdb44dab5d1a5ae22878",
 	}
 }

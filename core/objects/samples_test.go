@@ -43,6 +43,13 @@ func samples() map[string]func() Object {
 				DeployInterface: ptr("ramdisk"), InspectInterface: ptr("redfish"),
 				ManagementInterface: ptr("redfish"), PowerInterface: ptr("redfish"),
 				RAIDInterface: ptr("no-raid"), VendorInterface: ptr("no-vendor"),
+				StorageInterface: ptr("noop"), RescueInterface: ptr("no-rescue"),
+				BIOSInterface: ptr("no-bios"), FirmwareInterface: ptr("no-firmware"),
+				Fault: ptr("power failure"), DeployStep: map[string]any{"step": "deploy", "interface": "deploy", "priority": json.Number("100")},
+				AutomatedClean: ptr(false), Protected: true, ProtectedReason: ptr("production"),
+				Description: ptr("rack 4, slot 2"), Retired: true, RetiredReason: ptr("end of life"),
+				Shard: ptr("shard-1"), ParentNode: ptr("0d2c9a67-8a3f-4d5e-9b1a-2c3d4e5f6a7b"),
+				DisablePowerOff: true, InstanceName: ptr("web-1"), Health: ptr("OK"),
 				Owner: ptr("f3b2c1d0a9e84f7b8c6d5e4f3a2b1c0d"), Lessee: ptr("tenant-b"),
 			}
 		},
@@ -55,6 +62,8 @@ func samples() map[string]func() Object {
 				PXEEnabled:          false,
 				InternalInfo:        map[string]any{"tenant_vif_port_id": "vif-1"},
 				CreatedAt:           created, UpdatedAt: &updated,
+				PhysicalNetwork: ptr("physnet1"), IsSmartNIC: true, Name: ptr("eth0"),
+				Description: ptr("first NIC"), Vendor: ptr("mellanox"), Category: ptr("data"),
 			}
 		},
 		"Portgroup": func() Object {
@@ -66,6 +75,7 @@ func samples() map[string]func() Object {
 				StandalonePortsSupported: false, Mode: ptr("802.3ad"),
 				Properties: map[string]any{"miimon": "100", "xmit_hash_policy": "layer3+4"},
 				CreatedAt:  created, UpdatedAt: &updated,
+				PhysicalNetwork: ptr("physnet1"), Category: ptr("bond"),
 			}
 		},
 		"Chassis": func() Object {
@@ -79,6 +89,44 @@ func samples() map[string]func() Object {
 			return &Conductor{
 				ID: 3, Hostname: "conductor-1.example.com", ConductorGroup: "rack1", Online: true,
 				Drivers:   []string{"fake-hardware", "ipmi", "redfish"},
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
+		"VolumeConnector": func() Object {
+			return &VolumeConnector{
+				ID: 5, UUID: "0d2b7c3e-6a1f-4b8e-9c5d-2e3f4a5b6c70", NodeID: 7,
+				Type: "iqn", ConnectorID: "iqn.2017-07.org.openstack:01:d9a51732c3f",
+				Extra:     map[string]any{"initiator": "open-iscsi"},
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
+		"VolumeTarget": func() Object {
+			return &VolumeTarget{
+				ID: 6, UUID: "7f3e2d1c-0b9a-4876-8543-210fedcba987", NodeID: 7,
+				VolumeType: "iscsi", BootIndex: 0, VolumeID: "04452bed-5367-4202-8bf5-de4335ac56d2",
+				Properties: map[string]any{"target_lun": json.Number("0"), "auth_password": "s3cret"},
+				Extra:      map[string]any{"pool": "ssd"},
+				CreatedAt:  created, UpdatedAt: &updated,
+			}
+		},
+		"Trait": func() Object {
+			return &Trait{ID: 5, NodeID: 7, Trait: "CUSTOM_RAID5", CreatedAt: created, UpdatedAt: &updated}
+		},
+		"DeployTemplate": func() Object {
+			return &DeployTemplate{
+				ID: 6, UUID: "bbb45f41-d4bc-4307-8d1d-32f95ce1e920", Name: "CUSTOM_HYPERTHREADING_ON",
+				Steps: []map[string]any{{"interface": "bios", "step": "apply_configuration", "priority": json.Number("150"),
+					"args": map[string]any{"settings": []any{map[string]any{"name": "LogicalProc", "value": "Enabled"}}}}},
+				Extra:     map[string]any{"foo": "bar"},
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
+		"Runbook": func() Object {
+			return &Runbook{
+				ID: 8, UUID: "fc6b1709-8dd5-86b0-2d34-5203d1c29127", Name: "CUSTOM_AWESOME",
+				Steps: []map[string]any{{"interface": "bios", "step": "apply_configuration", "order": json.Number("1"),
+					"args": map[string]any{"settings": []any{map[string]any{"name": "LogicalProc", "value": "Enabled"}}}}},
+				DisableRamdisk: true, Extra: map[string]any{}, Public: false, Owner: ptr("f3c0a9d0e7b24a5c9e1d2b3c4d5e6f70"),
 				CreatedAt: created, UpdatedAt: &updated,
 			}
 		},
@@ -102,7 +150,8 @@ func samples() map[string]func() Object {
 // sampleChanged is the field sample marks changed after loading.
 var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
-	"Conductor": "online", "NodeHistory": "event", "Widget": "meta", "Gadget": "new",
+	"Conductor": "online", "VolumeConnector": "extra", "VolumeTarget": "boot_index", "Widget": "meta", "Gadget": "new",
+	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public", "NodeHistory": "event",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one

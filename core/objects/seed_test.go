@@ -188,7 +188,7 @@ func TestTarget(t *testing.T) {
 	}{
 		"pinned":              {kind: "Widget", entry: pinnedTo(t, "0.1"), want: "1.14"},
 		"head":                {kind: "Widget", entry: pinnedTo(t, release.HeadKey), want: "1.16"},
-		"kind not in release": {kind: "Port", entry: pinnedTo(t, "0.1"), want: "1.0"},
+		"kind not in release": {kind: "Port", entry: pinnedTo(t, "0.1"), want: "1.1"}, // Port's latest
 		"newer than code":     {kind: "Widget", entry: release.Entry{Version: "9.0", Objects: objs("Widget", "1.17")}, wantErr: true},
 		"other major":         {kind: "Widget", entry: release.Entry{Version: "9.0", Objects: objs("Widget", "2.0")}, wantErr: true},
 		"dropped old version": {kind: "Widget", entry: release.Entry{Version: "9.0", Objects: objs("Widget", "1.13")}, wantErr: true},

@@ -23,16 +23,21 @@ func v(s string) version.Version { return version.MustParse(s) }
 var head = Entry{
 	Version: HeadKey,
 	API:     v("1.31"),
-	RPC:     v("1.4"),
+	RPC:     v("1.5"),
 	Objects: map[string][]version.Version{
-		"Chassis":     {v("1.0")},
-		"Conductor":   {v("1.0")},
-		"Node":        {v("1.2"), v("1.1"), v("1.0")},
-		"NodeHistory": {v("1.0")},
-		"Port":        {v("1.0")},
-		"Portgroup":   {v("1.0")},
+		"Chassis":         {v("1.0")},
+		"Conductor":       {v("1.0")},
+		"DeployTemplate":  {v("1.0")},
+		"Node":            {v("1.2"), v("1.1"), v("1.0")},
+		"NodeHistory":     {v("1.0")},
+		"Port":            {v("1.1"), v("1.0")},
+		"Portgroup":       {v("1.1"), v("1.0")},
+		"Runbook":         {v("1.0")},
+		"Trait":           {v("1.0")},
+		"VolumeConnector": {v("1.0")},
+		"VolumeTarget":    {v("1.0")},
 	},
-	ServiceVersion: 2,
+	ServiceVersion: 3,
 }
 
 // releases lists the cut releases, oldest first. Cutting a release appends a

@@ -57,7 +57,25 @@ func TestNodeVIFAndNMIMatrix(t *testing.T) {
 		"inject_nmi": {"node_id": "n1"},
 	}
 	since := map[string]string{"vif_list": "1.2", "vif_attach": "1.2", "vif_detach": "1.2", "inject_nmi": "1.3"}
-	versions := []string{"1.0", "1.1", "1.2", "1.3"}
+	methodMatrix(t, calls, since, []string{"1.0", "1.1", "1.2", "1.3"})
+}
+
+// TestNodeTraitsMatrix: add_node_traits and remove_node_traits (RPC 1.5,
+// REST API 1.37) as TestNodeVIFAndNMIMatrix: a client capped at release
+// 0.2's 1.4 refuses them before sending.
+func TestNodeTraitsMatrix(t *testing.T) {
+	calls := map[string]map[string]any{
+		"add_node_traits":    {"node_id": "n1", "traits": []string{"CUSTOM_A"}, "replace": true},
+		"remove_node_traits": {"node_id": "n1"},
+	}
+	since := map[string]string{"add_node_traits": "1.5", "remove_node_traits": "1.5"}
+	methodMatrix(t, calls, since, []string{"1.4", "1.5"})
+}
+
+// methodMatrix calls each method with its arguments from clients capped
+// at each of versions to conductors of each of versions.
+func methodMatrix(t *testing.T, calls map[string]map[string]any, since map[string]string, versions []string) {
+	t.Helper()
 	for _, capS := range versions {
 		for _, serverS := range versions {
 			t.Run(fmt.Sprintf("cap %s/server %s", capS, serverS), func(t *testing.T) {

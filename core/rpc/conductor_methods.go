@@ -9,6 +9,7 @@ var (
 	v1_2 = version.Version{Major: 1, Minor: 2} // vif_list, vif_attach, vif_detach (REST API 1.28)
 	v1_3 = version.Version{Major: 1, Minor: 3} // inject_nmi (REST API 1.29)
 	v1_4 = version.Version{Major: 1, Minor: 4} // agent tokens: get_node_with_token, heartbeat(agent_token_sha256)
+	v1_5 = version.Version{Major: 1, Minor: 5} // release 0.3: see the methods Since v1_5 below
 )
 
 // ConductorMethods is the conductor RPC API at APIVersion, named as Ironic's
@@ -59,6 +60,18 @@ func ConductorMethods() *Methods {
 		Method{Name: "vif_detach", Since: v1_2, Args: []Arg{reqAt(v1_2, "node_id", TypeString), reqAt(v1_2, "vif_id", TypeString)}},
 		Method{Name: "inject_nmi", Since: v1_3, Args: []Arg{reqAt(v1_3, "node_id", TypeString)}},
 		Method{Name: "get_node_with_token", Since: v1_4, Args: []Arg{reqAt(v1_4, "node_id", TypeString)}},
+		Method{Name: "update_volume_connector", Since: v1_5, Args: []Arg{reqAt(v1_5, "connector", TypeVolumeConnector)}},
+		Method{Name: "destroy_volume_connector", Since: v1_5, Args: []Arg{reqAt(v1_5, "connector", TypeVolumeConnector)}},
+		Method{Name: "update_volume_target", Since: v1_5, Args: []Arg{reqAt(v1_5, "target", TypeVolumeTarget)}},
+		Method{Name: "destroy_volume_target", Since: v1_5, Args: []Arg{reqAt(v1_5, "target", TypeVolumeTarget)}},
+		Method{Name: "do_node_rescue", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString), reqAt(v1_5, "rescue_password", TypeString)}},
+		Method{Name: "do_node_unrescue", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString)}},
+		// traits absent in remove_node_traits removes every trait, as
+		// Ironic's traits=None.
+		Method{Name: "add_node_traits", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
+			reqAt(v1_5, "traits", TypeArray), {Name: "replace", Since: v1_5, Type: TypeBoolean}}},
+		Method{Name: "remove_node_traits", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
+			{Name: "traits", Since: v1_5, Type: TypeArray}}},
 	)
 	if err != nil {
 		panic(err) // the table is code; TestConductorMethodsValid catches this

@@ -258,6 +258,21 @@ func (c ConductorAPI) InjectNMI(ctx context.Context, n *objects.Node) error {
 	return err
 }
 
+// DoNodeRescue starts rescuing an active node with the node's rescue
+// interface, which boots a rescue ramdisk with rescue_password for its
+// user (RPC 1.5); a node whose rescue interface does nothing is
+// InstanceRescueFailure (400).
+func (c ConductorAPI) DoNodeRescue(ctx context.Context, n *objects.Node, password string) error {
+	_, err := c.call(ctx, n, "do_node_rescue", map[string]any{"node_id": n.UUID, "rescue_password": password})
+	return err
+}
+
+// DoNodeUnrescue starts returning a rescued node to active (RPC 1.5).
+func (c ConductorAPI) DoNodeUnrescue(ctx context.Context, n *objects.Node) error {
+	_, err := c.call(ctx, n, "do_node_unrescue", map[string]any{"node_id": n.UUID})
+	return err
+}
+
 // GetDriverProperties returns the driver_info keys a hardware type takes,
 // with their descriptions, from any conductor that has it.
 func (c ConductorAPI) GetDriverProperties(ctx context.Context, driver string) (map[string]string, error) {

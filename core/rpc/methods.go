@@ -10,7 +10,7 @@ import (
 
 // APIVersion is the conductor RPC API version this code serves and speaks
 // when unpinned. core/release HEAD.RPC must equal it (TestHeadMatchesCode).
-var APIVersion = version.Version{Major: 1, Minor: 4}
+var APIVersion = version.Version{Major: 1, Minor: 5}
 
 // ArgPolicy says what a client does with an argument newer than its cap.
 type ArgPolicy int
@@ -41,11 +41,15 @@ const (
 	TypeNode      ArgType = "Node"
 	TypePort      ArgType = "Port"
 	TypePortgroup ArgType = "Portgroup"
+	// TypeVolumeConnector and TypeVolumeTarget are objects new in 1.5.
+	TypeVolumeConnector ArgType = "VolumeConnector"
+	TypeVolumeTarget    ArgType = "VolumeTarget"
 )
 
 // argTypes are the types NewMethods accepts ("" leaves a test table's
 // argument untyped; ConductorMethods types every one).
-var argTypes = []ArgType{"", TypeString, TypeBoolean, TypeInteger, TypeObject, TypeArray, TypeAny, TypeNode, TypePort, TypePortgroup}
+var argTypes = []ArgType{"", TypeString, TypeBoolean, TypeInteger, TypeObject, TypeArray, TypeAny, TypeNode, TypePort, TypePortgroup,
+	TypeVolumeConnector, TypeVolumeTarget}
 
 // Arg describes one argument of a method.
 type Arg struct {

@@ -18,7 +18,7 @@ var transitions = map[State]map[Event]State{
 	Deploying:     {Done: Active, Wait: DeployWait, Fail: DeployFailed},
 	DeployWait:    {Resume: Deploying, Fail: DeployFailed, Abort: DeployFailed, Delete: Deleting},
 	DeployFailed:  {Deploy: Deploying, Rebuild: Deploying, Delete: Deleting},
-	Active:        {Rebuild: Deploying, Delete: Deleting},
+	Active:        {Rebuild: Deploying, Delete: Deleting, RescueEv: Rescuing},
 	Deleting:      {Clean: Cleaning, Fail: Error},
 	Error:         {Rebuild: Deploying, Delete: Deleting},
 	Inspecting:    {Done: Manageable, Wait: InspectWait, Fail: InspectFailed},
@@ -26,6 +26,13 @@ var transitions = map[State]map[Event]State{
 	InspectFailed: {Manage: Manageable, Inspect: Inspecting},
 	Adopting:      {Done: Active, Fail: AdoptFailed},
 	AdoptFailed:   {Adopt: Adopting, Manage: Manageable},
+	// Rescue (API 1.38), as Ironic's machine.
+	Rescuing:       {Done: Rescue, Wait: RescueWait, Fail: RescueFailed},
+	RescueWait:     {Resume: Rescuing, Fail: RescueFailed, Abort: RescueFailed, Delete: Deleting},
+	Rescue:         {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
+	RescueFailed:   {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
+	Unrescuing:     {Done: Active, Fail: UnrescueFailed},
+	UnrescueFailed: {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
 }
 
 // InvalidTransitionError is Ironic's InvalidStateRequested (HTTP 400).
@@ -69,6 +76,7 @@ func Actionable(s State) []Event {
 var verbs = map[string]Event{
 	"manage": Manage, "provide": Provide, "inspect": Inspect, "clean": Clean,
 	"active": Deploy, "rebuild": Rebuild, "deleted": Delete, "abort": Abort, "adopt": Adopt,
+	"rescue": RescueEv, "unrescue": Unrescue, "deploy": Deploy, "undeploy": Delete, "unhold": Unhold,
 }
 
 // VerbEvent returns the event for an API provision target.

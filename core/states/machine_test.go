@@ -6,27 +6,34 @@ import (
 	"testing"
 )
 
-// want transcribes reference/ironic.md §10 (the rows for API 1.1–1.26): every
+// want transcribes reference/ironic.md §10 (the rows for API 1.1–1.26) and
+// Ironic's rescue transitions (1.38, ironic/common/state_machine.py): every
 // (state, event) pair not listed here must be refused.
 var want = map[State]map[Event]State{
-	Enroll:        {Manage: Verifying},
-	Verifying:     {Done: Manageable, Fail: Enroll},
-	Manageable:    {Provide: Cleaning, Clean: Cleaning, Inspect: Inspecting, Adopt: Adopting},
-	Cleaning:      {Done: Available, Fail: CleanFailed, Wait: CleanWait, Manage: Manageable},
-	CleanWait:     {Resume: Cleaning, Fail: CleanFailed, Abort: CleanFailed},
-	CleanFailed:   {Manage: Manageable},
-	Available:     {Deploy: Deploying, Manage: Manageable},
-	Deploying:     {Done: Active, Wait: DeployWait, Fail: DeployFailed},
-	DeployWait:    {Resume: Deploying, Fail: DeployFailed, Abort: DeployFailed, Delete: Deleting},
-	DeployFailed:  {Deploy: Deploying, Rebuild: Deploying, Delete: Deleting},
-	Active:        {Rebuild: Deploying, Delete: Deleting},
-	Deleting:      {Clean: Cleaning, Fail: Error},
-	Error:         {Rebuild: Deploying, Delete: Deleting},
-	Inspecting:    {Done: Manageable, Wait: InspectWait, Fail: InspectFailed},
-	InspectWait:   {Done: Manageable, Resume: Inspecting, Fail: InspectFailed, Abort: InspectFailed},
-	InspectFailed: {Manage: Manageable, Inspect: Inspecting},
-	Adopting:      {Done: Active, Fail: AdoptFailed},
-	AdoptFailed:   {Adopt: Adopting, Manage: Manageable},
+	Enroll:         {Manage: Verifying},
+	Verifying:      {Done: Manageable, Fail: Enroll},
+	Manageable:     {Provide: Cleaning, Clean: Cleaning, Inspect: Inspecting, Adopt: Adopting},
+	Cleaning:       {Done: Available, Fail: CleanFailed, Wait: CleanWait, Manage: Manageable},
+	CleanWait:      {Resume: Cleaning, Fail: CleanFailed, Abort: CleanFailed},
+	CleanFailed:    {Manage: Manageable},
+	Available:      {Deploy: Deploying, Manage: Manageable},
+	Deploying:      {Done: Active, Wait: DeployWait, Fail: DeployFailed},
+	DeployWait:     {Resume: Deploying, Fail: DeployFailed, Abort: DeployFailed, Delete: Deleting},
+	DeployFailed:   {Deploy: Deploying, Rebuild: Deploying, Delete: Deleting},
+	Active:         {Rebuild: Deploying, Delete: Deleting, RescueEv: Rescuing},
+	Deleting:       {Clean: Cleaning, Fail: Error},
+	Error:          {Rebuild: Deploying, Delete: Deleting},
+	Inspecting:     {Done: Manageable, Wait: InspectWait, Fail: InspectFailed},
+	InspectWait:    {Done: Manageable, Resume: Inspecting, Fail: InspectFailed, Abort: InspectFailed},
+	InspectFailed:  {Manage: Manageable, Inspect: Inspecting},
+	Adopting:       {Done: Active, Fail: AdoptFailed},
+	AdoptFailed:    {Adopt: Adopting, Manage: Manageable},
+	Rescuing:       {Done: Rescue, Wait: RescueWait, Fail: RescueFailed},
+	RescueWait:     {Resume: Rescuing, Fail: RescueFailed, Abort: RescueFailed, Delete: Deleting},
+	Rescue:         {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
+	RescueFailed:   {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
+	Unrescuing:     {Done: Active, Fail: UnrescueFailed},
+	UnrescueFailed: {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
 }
 
 func TestEveryStateEventPair(t *testing.T) {
@@ -90,12 +97,41 @@ func TestErrorMessageIsIronics(t *testing.T) {
 }
 
 func TestVerbs(t *testing.T) {
-	for verb, ev := range map[string]Event{"active": Deploy, "deleted": Delete, "manage": Manage, "abort": Abort} {
+	// deploy and undeploy (1.73) are aliases of active and deleted; the
+	// API gates each verb by version.
+	for verb, ev := range map[string]Event{"active": Deploy, "deleted": Delete, "manage": Manage, "abort": Abort,
+		"deploy": Deploy, "undeploy": Delete, "rescue": RescueEv, "unrescue": Unrescue, "unhold": Unhold} {
 		if got, ok := VerbEvent(verb); !ok || got != ev {
 			t.Errorf("VerbEvent(%q) = %q, %v", verb, got, ok)
 		}
 	}
-	if _, ok := VerbEvent("deploy"); ok {
-		t.Error(`"deploy" is a 1.73 verb; the 1.26 API must not map it`)
+	if _, ok := VerbEvent("service"); ok {
+		t.Error(`"service" (1.87) has no transitions in Rivet's machine; it must not map`)
+	}
+}
+
+// TestRescueTransitions follows Ironic's rescue states: active → rescuing
+// → rescue (or rescue wait, rescue failed), back by unrescuing.
+func TestRescueTransitions(t *testing.T) {
+	steps := []struct {
+		from State
+		ev   Event
+		to   State
+	}{
+		{Active, RescueEv, Rescuing}, {Rescuing, Wait, RescueWait}, {RescueWait, Resume, Rescuing},
+		{Rescuing, Done, Rescue}, {Rescue, Unrescue, Unrescuing}, {Unrescuing, Done, Active},
+		{Rescuing, Fail, RescueFailed}, {RescueFailed, Unrescue, Unrescuing}, {Unrescuing, Fail, UnrescueFailed},
+		{UnrescueFailed, RescueEv, Rescuing}, {RescueWait, Abort, RescueFailed}, {Rescue, Delete, Deleting},
+	}
+	for _, s := range steps {
+		if got, err := Next("n", s.from, s.ev); err != nil || got != s.to {
+			t.Errorf("%s --%s--> %q, %v; want %s", s.from, s.ev, got, err, s.to)
+		}
+	}
+	if _, err := Next("n", Available, RescueEv); err == nil {
+		t.Error("available nodes cannot be rescued")
+	}
+	if Target(Rescuing) != Rescue || Target(Unrescuing) != Active || !IsStable(Rescue) {
+		t.Error("rescue targets or stability wrong")
 	}
 }

@@ -23,6 +23,13 @@ const (
 	Adopting      State = "adopting"
 	AdoptFailed   State = "adopt failed"
 	Error         State = "error"
+	// The rescue states (API 1.38).
+	Rescuing       State = "rescuing"
+	RescueWait     State = "rescue wait"
+	RescueFailed   State = "rescue failed"
+	Rescue         State = "rescue"
+	Unrescuing     State = "unrescuing"
+	UnrescueFailed State = "unrescue failed"
 )
 
 // Event moves a node between states: a verb an API client asks for, or an
@@ -40,6 +47,11 @@ const (
 	Delete  Event = "delete"
 	Abort   Event = "abort"
 	Adopt   Event = "adopt"
+	// RescueEv and Unrescue are the rescue verbs (API 1.38); Unhold (1.85)
+	// leaves a hold state, which Rivet's machine has none of yet.
+	RescueEv Event = "rescue"
+	Unrescue Event = "unrescue"
+	Unhold   Event = "unhold"
 )
 
 // Internal events.
@@ -54,15 +66,18 @@ const (
 var AllStates = []State{
 	Enroll, Manageable, Available, Active, Error, InspectFailed, CleanFailed, DeployFailed, AdoptFailed,
 	Verifying, Inspecting, InspectWait, Cleaning, CleanWait, Deploying, DeployWait, Deleting, Adopting,
+	Rescue, RescueFailed, UnrescueFailed, Rescuing, RescueWait, Unrescuing,
 }
 
 // AllEvents lists every event, verbs first.
-var AllEvents = []Event{Manage, Provide, Inspect, Clean, Deploy, Rebuild, Delete, Abort, Adopt, Done, Fail, Wait, Resume}
+var AllEvents = []Event{Manage, Provide, Inspect, Clean, Deploy, Rebuild, Delete, Abort, Adopt, RescueEv, Unrescue, Unhold,
+	Done, Fail, Wait, Resume}
 
 // stable states are where nodes rest; failure states are stable too.
 var stable = map[State]bool{
 	Enroll: true, Manageable: true, Available: true, Active: true, Error: true,
 	InspectFailed: true, CleanFailed: true, DeployFailed: true, AdoptFailed: true,
+	Rescue: true, RescueFailed: true, UnrescueFailed: true,
 }
 
 // IsStable reports whether s is a resting state (no target).
@@ -75,6 +90,7 @@ var targets = map[State]State{
 	Verifying: Manageable, Inspecting: Manageable, InspectWait: Manageable,
 	Cleaning: Available, CleanWait: Available,
 	Deploying: Active, DeployWait: Active, Deleting: Available, Adopting: Active,
+	Rescuing: Rescue, RescueWait: Rescue, Unrescuing: Active,
 }
 
 // Target returns the state a transient state is heading to, or "" for a
@@ -88,20 +104,22 @@ var DeleteAllowed = map[State]bool{Manageable: true, Enroll: true, AdoptFailed: 
 // StuckStates are the transient states a conductor moves to their failure
 // state at start or takeover when no live conductor holds the node
 // (Ironic's STUCK_STATES_TREATED_AS_FAIL).
-var StuckStates = []State{Deploying, Cleaning, Verifying, Inspecting, Adopting, Deleting}
+var StuckStates = []State{Deploying, Cleaning, Verifying, Inspecting, Adopting, Rescuing, Unrescuing, Deleting}
 
 // UpdateAllowed lists the states where PATCH is allowed although the node
-// has a target (Ironic's UPDATE_ALLOWED_STATES, less rescue and service).
+// has a target (Ironic's UPDATE_ALLOWED_STATES, less service).
 var UpdateAllowed = map[State]bool{
 	DeployFailed: true, Inspecting: true, InspectFailed: true, InspectWait: true,
 	CleanFailed: true, Error: true, Verifying: true, AdoptFailed: true,
+	RescueFailed: true, UnrescueFailed: true,
 }
 
 // expectsAgent are the states in which a ramdisk agent may run on the node
-// and look it up (Ironic's LOOKUP_ALLOWED_STATES, less rescue and
+// and look it up (Ironic's LOOKUP_ALLOWED_STATES, less
 // service): an agent token is issued and honoured only in them.
 var expectsAgent = map[State]bool{
 	Deploying: true, DeployWait: true, Cleaning: true, CleanWait: true, Inspecting: true, InspectWait: true,
+	Rescuing: true, RescueWait: true,
 }
 
 // ExpectsAgent reports whether s is a state in which a ramdisk agent may

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,7 +124,7 @@ func TestUpgradeRefusesUnknownVersions(t *testing.T) {
 			t.Fatalf("exit %d (%v), want 2", got, err)
 		}
 		want := `The database is not compatible with this release of Rivet (` + release.Current + `): ` +
-			`table nodes has 2 rows at version 9.9 and 1 row at version NULL (Node versions supported: 1.0, 1.1, 1.2). ` +
+			`table nodes has 2 rows at version 9.9 and 1 row at version NULL (Node versions supported: ` + nodeVersions(t) + `). ` +
 			`Please run "rivet dbsync online-data-migrations" using the previous release.`
 		if err.Error() != want {
 			t.Errorf("message:\n got %s\nwant %s", err, want)
@@ -136,4 +137,15 @@ func TestUpgradeRefusesUnknownVersions(t *testing.T) {
 			t.Errorf("upgrade after fixing rows: %v", err)
 		}
 	})
+}
+
+// nodeVersions lists the Node versions HEAD reads, as the message names them.
+func nodeVersions(t *testing.T) string {
+	t.Helper()
+	var out []string
+	for _, v := range release.Default().Head().Objects["Node"] {
+		out = append(out, v.String())
+	}
+	slices.Reverse(out)
+	return strings.Join(out, ", ")
 }

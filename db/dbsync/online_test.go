@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbsync"
 	"github.com/rivetmetal/rivet/db/dbtest"
@@ -139,7 +138,7 @@ func TestOnlineDataMigrationsRefusals(t *testing.T) {
 				db.ServiceRegistration{Hostname: "h2", Binary: db.BinaryAPI, Release: "0.2.0", ServiceVersion: 2}),
 			reg:  []onlinemigrations.Migration{backfill("backfill", 2)},
 			exit: 2,
-			want: []string{"online migration backfill writes what only release " + release.Current + " (service version 2) and newer can read",
+			want: []string{`online migration backfill writes what only release 0.2 ("bellows") (service version 2) and newer can read`,
 				"older: rivet-conductor on h1 (release 0.1.0, service version 1, unpinned, live)"},
 		},
 	}

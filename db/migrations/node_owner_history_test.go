@@ -10,24 +10,41 @@ import (
 	"github.com/rivetmetal/rivet/db/migrations"
 )
 
-// release02Schema is the last schema migration release 0.2 shipped.
-const release02Schema = "20261215000000_node_interfaces"
+// beforeOwnerLessee is the migration before this branch's first one:
+// the schema its migrations land on (0.2's and the other 0.3 ones).
+func beforeOwnerLessee(t *testing.T, d db.Dialect) string {
+	t.Helper()
+	set, err := migrations.Set(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := ""
+	for _, m := range set.Sorted() {
+		if m.String() == "20270105000000_node_owner_lessee" {
+			return prev
+		}
+		prev = m.String()
+	}
+	t.Fatal("no 20270105000000_node_owner_lessee migration")
+	return ""
+}
 
-// The 0.3 migrations land on a database as release 0.2 left it: its nodes
-// stay at their version with no owner or lessee, and node_history starts
+// The owner/lessee and history migrations land on a database as the
+// migrations before them left it: its nodes stay at their version with no
+// owner or lessee, and node_history starts
 // empty, without a foreign key, so a node a 0.2 conductor deletes (it
 // knows nothing of history) goes even when history rows name it.
 func TestNodeOwnerAndHistoryMigrationOn02Rows(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
 		dbh := dbtest.OpenEmpty(t, d)
-		dbtest.MigrateUntil(t, dbh, release02Schema)
+		dbtest.MigrateUntil(t, dbh, beforeOwnerLessee(t, d))
 		v11 := "1.1"
 		var ids []int64
 		for i := range 2 {
 			n := &db.Node{UUID: fmt.Sprintf("40000000-0000-0000-0000-%012d", i), Driver: "ipmi", Version: &v11}
-			q := dbh.Bun().NewInsert().Model(n).ExcludeColumn("reservation", "reservation_expires_at", "reservation_epoch",
-				"owner", "lessee").Returning("id")
+			// Only 0.1's columns: the model has owner and lessee too.
+			q := dbh.Bun().NewInsert().Model(n).Column(release01NodeColumns...).Returning("id")
 			if _, err := q.Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -38,7 +55,7 @@ func TestNodeOwnerAndHistoryMigrationOn02Rows(t *testing.T) {
 			t.Fatal(err)
 		}
 		applied, err := m.Migrate(ctx, nil)
-		if err != nil || len(applied) != 2 || applied[0] != "20270105000000_node_owner_lessee" || applied[1] != "20270105000100_node_history" {
+		if err != nil || len(applied) < 2 || applied[0] != "20270105000000_node_owner_lessee" || applied[1] != "20270105000100_node_history" {
 			t.Fatalf("applied %v, %v", applied, err)
 		}
 		var rows []db.Node

@@ -71,7 +71,7 @@ type backfill struct {
 // and network_interface, which release 0.1 left NULL too.
 func interfaceColumns() []string {
 	var out []string
-	for _, iface := range catalog.Types() {
+	for _, iface := range catalog.Types11() {
 		out = append(out, catalog.Field(iface))
 	}
 	return out
@@ -195,7 +195,7 @@ func (b backfill) statements(cat *catalog.Catalog, hws []string) (where, set Exp
 	for _, hw := range hws {
 		conds := []string{"version = ?"}
 		where.Args = append(where.Args, hw, nodeWithoutInterfaces)
-		for _, iface := range catalog.Types() {
+		for _, iface := range catalog.Types11() {
 			def := cat.Impls(hw, iface).Default
 			if def == "" {
 				continue
@@ -206,7 +206,7 @@ func (b backfill) statements(cat *catalog.Catalog, hws []string) (where, set Exp
 		}
 		terms = append(terms, "(driver = ? AND ("+strings.Join(conds, " OR ")+"))")
 	}
-	for _, iface := range catalog.Types() {
+	for _, iface := range catalog.Types11() {
 		col := catalog.Field(iface)
 		args := cases[col]
 		if len(args) == 0 {

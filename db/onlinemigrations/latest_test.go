@@ -35,8 +35,8 @@ func TestUpdateToLatestVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.MinServiceVersion != 2 {
-			t.Fatalf("MinServiceVersion = %d, want HEAD's 2", m.MinServiceVersion)
+		if want := tb.Head().ServiceVersion; m.MinServiceVersion != want {
+			t.Fatalf("MinServiceVersion = %d, want HEAD's %d", m.MinServiceVersion, want)
 		}
 		r := &Registry{}
 		if err := r.Register(m); err != nil {
@@ -61,7 +61,7 @@ func TestUpdateToLatestVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, v := range versions {
-			if v != nodeLatest(t) {
+			if v != "1.2" {
 				t.Fatalf("row left at %s after migrations completed: %v", v, versions)
 			}
 		}

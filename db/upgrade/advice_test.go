@@ -26,7 +26,7 @@ import (
 func TestCheckAdviceAndTheRollbackWindow(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
-		reg, tb := dbtest.Registry(t), dbtest.Releases(t)
+		reg, tb := dbtest.Registry(t), oneStep(t)
 		mreg := &onlinemigrations.Registry{}
 		m, err := onlinemigrations.UpdateToLatestVersions(reg, tb.Head(), nil)
 		if err != nil {
@@ -74,7 +74,7 @@ func TestCheckAdviceAndTheRollbackWindow(t *testing.T) {
 		mig := details(rs, "Online data migrations")
 		if strings.Contains(mig, "Run `rivet dbsync online-data-migrations`") ||
 			!strings.Contains(mig, "update_to_latest_versions: 2 object(s), blocked until every service runs release "+release.Current+" unpinned") ||
-			!strings.Contains(mig, "rivet-api on api-1 (release "+release.Current+", service version 2, pinned to 0.1, live)") ||
+			!strings.Contains(mig, fmt.Sprintf("rivet-api on api-1 (release %s, service version %d, pinned to 0.1, live)", release.Current, head)) ||
 			!strings.Contains(mig, "Rolling back stays possible") {
 			t.Errorf("step 2.2, migrations: %s", mig)
 		}

@@ -12,15 +12,14 @@ import (
 	"github.com/rivetmetal/rivet/db/dbtest"
 )
 
-// TestGuardWalksAnUpgrade drives a HEAD api (dbtest.Releases: 0.1 has
-// service version 1, HEAD 2) through an upgrade beside a 0.1 conductor:
+// TestGuardWalksAnUpgrade drives a HEAD api (oneStep: 0.1, then HEAD) through an upgrade beside a 0.1 conductor:
 // unpinned it is refused, pinned it starts, unpinning is refused until the
 // conductor is gone, and the watermark advances only when HEAD is used.
 func TestGuardWalksAnUpgrade(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
 		dbh := dbtest.Open(t, d)
-		tb := dbtest.Releases(t)
+		tb := oneStep(t)
 		register := func(host, binary, rel string, sv int) {
 			t.Helper()
 			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: binary, Release: rel, ServiceVersion: sv}); err != nil {
@@ -39,7 +38,7 @@ func TestGuardWalksAnUpgrade(t *testing.T) {
 			return fr.Release
 		}
 		register("cond-1", db.BinaryConductor, "0.1.0", 1)
-		register("api-1", db.BinaryAPI, release.Current, 2)
+		register("api-1", db.BinaryAPI, release.Current, tb.Head().ServiceVersion)
 		g := NewGuard(dbh, tb, GuardOptions{Name: db.BinaryAPI, Hostname: "api-1", Binaries: []string{db.BinaryAPI}})
 		pin := func(s string) release.Pin {
 			p, err := tb.ParsePin(s)
@@ -77,7 +76,7 @@ func TestGuardWalksAnUpgrade(t *testing.T) {
 		if e, err := g.Apply(ctx, pn, pin("auto")); err != nil || e.Version != "0.1" {
 			t.Fatalf("auto beside 0.1: %s, %v", e.Version, err)
 		}
-		register("cond-1", db.BinaryConductor, release.Current, 2)
+		register("cond-1", db.BinaryConductor, release.Current, tb.Head().ServiceVersion)
 		if e, err := g.Follow(ctx, pn); err != nil || !e.IsHead() || finalized() != release.Current {
 			t.Fatalf("auto after the upgrade: %s, %v, finalized %s", e.Version, err, finalized())
 		}

@@ -176,15 +176,13 @@ func collectServices(svcs []db.Service, now time.Time, table *release.Table, lv 
 func countObjects(ctx context.Context, d *db.DB) ([]ObjectCount, error) {
 	var out []ObjectCount
 	tables := db.ObjectTables()
-	// Before dbsync upgrade a kind's table may not exist yet (a release
-	// added it): it holds no rows.
 	present, err := d.Tables(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, kind := range db.ObjectKinds() {
 		if !slices.Contains(present, tables[kind]) {
-			continue
+			continue // a kind newer than the schema: `dbsync upgrade` creates its table
 		}
 		var rows []struct {
 			Version *string `bun:"version"`

@@ -39,7 +39,7 @@ func TestAutoPinDoesNotFinalizeOnMissedHeartbeats(t *testing.T) {
 			dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 				ctx := context.Background()
 				dbh := dbtest.Open(t, d)
-				tb := dbtest.Releases(t)
+				tb := oneStep(t)
 				r01, _ := tb.Lookup("0.1")
 				for _, s := range []db.ServiceRegistration{
 					{Hostname: "api-old", Binary: db.BinaryAPI, Release: "0.1.1", ServiceVersion: r01.ServiceVersion, Pin: "auto"},
@@ -106,7 +106,7 @@ func TestQuietServiceUntilForgotten(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			dbh := dbtest.Open(t, db.SQLite)
-			tb := dbtest.Releases(t)
+			tb := oneStep(t)
 			r01, _ := tb.Lookup("0.1")
 			for _, s := range []db.ServiceRegistration{
 				{Hostname: "api-old", Binary: db.BinaryAPI, Release: "0.1.1", ServiceVersion: r01.ServiceVersion},
@@ -191,7 +191,7 @@ func TestForgetServiceNotFoundAndBack(t *testing.T) {
 func TestRowsBelowTheFinalizedReleaseDoNotCount(t *testing.T) {
 	ctx := context.Background()
 	dbh := dbtest.Open(t, db.SQLite)
-	tb := dbtest.Releases(t)
+	tb := oneStep(t)
 	r01, _ := tb.Lookup("0.1")
 	if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "api-new", Binary: db.BinaryAPI, Release: release.Current,
 		ServiceVersion: tb.Head().ServiceVersion, Pin: "auto"}); err != nil {

@@ -38,7 +38,7 @@ func details(rs []Result, check string) string {
 func TestCheckWalksAnUpgrade(t *testing.T) {
 	dbtest.ForEachDialect(t, func(t *testing.T, d db.Dialect) {
 		ctx := context.Background()
-		reg, tb := dbtest.Registry(t), dbtest.Releases(t)
+		reg, tb := dbtest.Registry(t), oneStep(t)
 		mreg := &onlinemigrations.Registry{}
 		m, err := onlinemigrations.UpdateToLatestVersions(reg, tb.Head(), nil)
 		if err != nil {
@@ -73,7 +73,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		for _, s := range []db.ServiceRegistration{
 			{Hostname: "api-1", Binary: db.BinaryAPI, Release: "0.1.0", ServiceVersion: 1},
 			{Hostname: "cond-1", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1},
-			{Hostname: "cond-2", Binary: db.BinaryConductor, Release: "0.2.0", ServiceVersion: 2, Pin: pin},
+			{Hostname: "cond-2", Binary: db.BinaryConductor, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: pin},
 		} {
 			if _, err := dbh.RegisterService(ctx, s); err != nil {
 				t.Fatal(err)
@@ -109,7 +109,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 
 		// Step 3: everything on HEAD, still pinned: the pin check warns.
 		for _, h := range []struct{ host, binary string }{{"api-1", db.BinaryAPI}, {"cond-1", db.BinaryConductor}} {
-			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: h.host, Binary: h.binary, Release: "0.2.0", ServiceVersion: 2, Pin: pin}); err != nil {
+			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: h.host, Binary: h.binary, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: pin}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -121,7 +121,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		// naming both and the order.
 		register := func(host, binary, pin string) {
 			t.Helper()
-			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: binary, Release: "0.2.0", ServiceVersion: 2, Pin: pin}); err != nil {
+			if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: host, Binary: binary, Release: release.Current, ServiceVersion: tb.Head().ServiceVersion, Pin: pin}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -163,7 +163,7 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		}
 
 		// Finalized above a live service: it is reported as blocked.
-		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "0.2.0", 2); err != nil {
+		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, release.Current, tb.Head().ServiceVersion); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := dbh.RegisterService(ctx, db.ServiceRegistration{Hostname: "cond-3", Binary: db.BinaryConductor, Release: "0.1.0", ServiceVersion: 1}); err != nil {
@@ -173,20 +173,21 @@ func TestCheckWalksAnUpgrade(t *testing.T) {
 		if codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "rivet-conductor on cond-3 (release 0.1.0, service version 1)") {
 			t.Fatalf("finalized above a live service: %+v", rs)
 		}
-		if st, err := Collect(ctx, dbh, tb, mreg, db.Liveness{Timeout: time.Minute}); err != nil || st.Finalized == nil || st.Finalized.Release != "0.2.0" {
+		if st, err := Collect(ctx, dbh, tb, mreg, db.Liveness{Timeout: time.Minute}); err != nil || st.Finalized == nil || st.Finalized.Release != release.Current {
 			t.Fatalf("status finalized release: %+v, %v", st, err)
 		}
 		if err := dbh.MarkServiceOffline(ctx, "cond-3", db.BinaryConductor); err != nil {
 			t.Fatal(err)
 		}
-		if rs := check(dbh); codes(rs)["Finalized release"] != Success || !strings.Contains(details(rs, "Finalized release"), "release 0.2.0 (service version 2)") {
+		if rs := check(dbh); codes(rs)["Finalized release"] != Success || !strings.Contains(details(rs, "Finalized release"), fmt.Sprintf("release %s (service version %d)", release.Current, tb.Head().ServiceVersion)) {
 			t.Fatalf("finalized, nothing blocked: %+v", rs)
 		}
 		// Finalized above this binary: its services cannot start.
-		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "0.3.0", 3); err != nil {
+		above := tb.Head().ServiceVersion + 1
+		if _, _, err := dbh.AdvanceFinalizedRelease(ctx, "9.0.0", above); err != nil {
 			t.Fatal(err)
 		}
-		if rs := check(dbh); codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "refuse to start. Run 0.3.0 or newer") {
+		if rs := check(dbh); codes(rs)["Finalized release"] != Failure || !strings.Contains(details(rs, "Finalized release"), "refuse to start. Run 9.0.0 or newer") {
 			t.Fatalf("finalized above this binary: %+v", rs)
 		}
 

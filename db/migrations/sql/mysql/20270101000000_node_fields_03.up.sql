@@ -1,0 +1,29 @@
+-- Node 1.2 (release 0.3, API 1.33-1.109): the node fields that need no
+-- other table: the storage, rescue, bios and firmware interfaces, fault,
+-- deploy_step, automated_clean, protected(_reason), description,
+-- retired(_reason), shard, parent_node, disable_power_off, instance_name
+-- and health. Additive and nullable: rows written at Node 1.1 keep NULL,
+-- which reads as each field's default (false, {} or null), so no online
+-- migration is needed; an interface left NULL is the hardware type's
+-- default, as the 1.1 interfaces are.
+-- One statement, so it applies whole or not at all; InnoDB appends
+-- nullable columns without copying the table (instant ADD COLUMN).
+
+ALTER TABLE nodes
+    ADD COLUMN storage_interface VARCHAR(255),
+    ADD COLUMN rescue_interface VARCHAR(255),
+    ADD COLUMN bios_interface VARCHAR(255),
+    ADD COLUMN firmware_interface VARCHAR(255),
+    ADD COLUMN fault VARCHAR(255),
+    ADD COLUMN deploy_step LONGTEXT,
+    ADD COLUMN automated_clean BOOLEAN,
+    ADD COLUMN protected BOOLEAN,
+    ADD COLUMN protected_reason TEXT,
+    ADD COLUMN description TEXT,
+    ADD COLUMN retired BOOLEAN,
+    ADD COLUMN retired_reason TEXT,
+    ADD COLUMN shard VARCHAR(255),
+    ADD COLUMN parent_node VARCHAR(36),
+    ADD COLUMN disable_power_off BOOLEAN,
+    ADD COLUMN instance_name VARCHAR(255),
+    ADD COLUMN health VARCHAR(255);
