@@ -187,7 +187,7 @@ func TestDBSyncOnEveryDialect(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			expect(2, "", "table nodes has 1 row at version 9.9 (Node versions supported: 1.0, 1.1)", "upgrade")
+			expect(2, "", "table nodes has 1 row at version 9.9 (Node versions supported: 1.0, 1.1, 1.2)", "upgrade")
 			expect(2, "", "table nodes has 1 row at version 9.9", "online-data-migrations")
 			if _, err := dbh.Bun().NewDelete().Table("nodes").Where("version = '9.9'").Exec(ctx); err != nil {
 				t.Fatal(err)
@@ -206,7 +206,12 @@ func TestDBSyncOnEveryDialect(t *testing.T) {
 
 			expect(1, "backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n", "",
 				"online-data-migrations", "--max-count", "2")
-			expect(0, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
+			// Then the rows go on to HEAD's Node version (1.2).
+			expect(1, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 1 of 3 objects.\n"+
+				"Data migrations have not completed. Please re-run.\n", "", "online-data-migrations", "--max-count", "2")
+			expect(1, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 2 of 2 objects.\n"+
+				"Data migrations have not completed. Please re-run.\n", "", "online-data-migrations", "--max-count", "2")
+			expect(0, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
 				"Data migrations have completed.\n", "", "online-data-migrations", "--max-count", "2")
 		})
 	}
@@ -238,10 +243,10 @@ func TestDBSyncUpgradesA01Database(t *testing.T) {
 		v10, enroll := "1.0", "enroll"
 		for i, hw := range []string{"fake-hardware", "fake-hardware", "redfish"} {
 			n := &db.Node{UUID: fmt.Sprintf("20000000-0000-0000-0000-%012d", i), Driver: hw, Version: &v10, ProvisionState: &enroll}
-			// 0.1's nodes table has no interface columns to name.
-			q := dbh.Bun().NewInsert().Model(n).ExcludeColumn("reservation", "reservation_expires_at", "reservation_epoch",
-				"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
-				"power_interface", "raid_interface", "vendor_interface")
+			// Only columns 0.1's nodes table has: later releases added more.
+			q := dbh.Bun().NewInsert().Model(n).Column("uuid", "driver", "version", "provision_state", "driver_info",
+				"driver_internal_info", "extra", "instance_info", "properties", "clean_step", "raid_config",
+				"target_raid_config", "maintenance", "console_enabled", "conductor_group", "reservation_epoch")
 			if _, err := q.Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -264,7 +269,11 @@ func TestDBSyncUpgradesA01Database(t *testing.T) {
 		expect(1, "Finalized release advanced to "+release.Current+" (service version "+strconv.Itoa(release.Default().Head().ServiceVersion)+") before migrating: services older than it can no longer start.\n"+
 			"backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n",
 			"online-data-migrations", "--max-count", "2")
-		expect(0, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
+		expect(1, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 1 of 3 objects.\n"+
+			"Data migrations have not completed. Please re-run.\n", "online-data-migrations", "--max-count", "2")
+		expect(1, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 2 of 2 objects.\n"+
+			"Data migrations have not completed. Please re-run.\n", "online-data-migrations", "--max-count", "2")
+		expect(0, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 0 of 0 objects.\n"+
 			"Data migrations have completed.\n", "online-data-migrations", "--max-count", "2")
 
 		var rows []db.Node
@@ -274,7 +283,7 @@ func TestDBSyncUpgradesA01Database(t *testing.T) {
 		want := map[string][2]string{"fake-hardware": {"fake", "fake"}, "redfish": {"redfish-virtual-media", "ramdisk"}}
 		for _, r := range rows {
 			w := want[r.Driver]
-			if *r.Version != "1.1" || r.BootInterface == nil || *r.BootInterface != w[0] || r.DeployInterface == nil ||
+			if *r.Version != "1.2" || r.BootInterface == nil || *r.BootInterface != w[0] || r.DeployInterface == nil ||
 				*r.DeployInterface != w[1] || r.NetworkInterface == nil || *r.NetworkInterface != "noop" {
 				t.Errorf("%s node %s after the migrations: version %s, boot %v, deploy %v, network %v", r.Driver, r.UUID,
 					*r.Version, r.BootInterface, r.DeployInterface, r.NetworkInterface)
