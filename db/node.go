@@ -82,6 +82,8 @@ type Node struct {
 	DisablePowerOff   *bool      `bun:"disable_power_off"`
 	InstanceName      *string    `bun:"instance_name"`
 	Health            *string    `bun:"health"`
+	// AllocationID is the allocation that reserved the node (Node 1.2).
+	AllocationID *int64 `bun:"allocation_id"`
 	// The projects owning and leasing the node (Node 1.2); NULL for none.
 	Owner  *string `bun:"owner"`
 	Lessee *string `bun:"lessee"`

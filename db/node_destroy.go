@@ -29,6 +29,11 @@ func (d *DB) DestroyNodeFenced(ctx context.Context, nodeID int64, holder string,
 			lost = err == nil
 			return err
 		}
+		// An allocation of the node (allowed in maintenance only) stays,
+		// without its node, as Ironic's orphaned allocation does.
+		if _, err := tx.NewUpdate().Table(TableAllocations).Set("node_id = NULL").Where("node_id = ?", nodeID).Exec(ctx); err != nil {
+			return err
+		}
 		for _, table := range []string{TablePorts, TablePortgroups, TableVolumeConnectors, TableVolumeTargets, TableNodeTraits, TableNodeHistory} {
 			if _, err := tx.NewDelete().Table(table).Where("node_id = ?", nodeID).Exec(ctx); err != nil {
 				return err

@@ -24,6 +24,7 @@ var nodeRowFields = []string{
 	"storage_interface", "rescue_interface", "bios_interface", "firmware_interface", "fault", "deploy_step",
 	"automated_clean", "protected", "protected_reason", "description", "retired", "retired_reason", "shard",
 	"parent_node", "disable_power_off", "instance_name", "health",
+	"allocation_id",
 	"owner", "lessee",
 }
 
@@ -119,6 +120,7 @@ func (s *Store) nodeFromRow(row *Node) (objects.Object, error) {
 	n.DisablePowerOff = orFalse(row.DisablePowerOff)
 	n.InstanceName = copyPtr(row.InstanceName)
 	n.Health = copyPtr(row.Health)
+	n.AllocationID = copyPtr(row.AllocationID)
 	n.Owner = copyPtr(row.Owner)
 	n.Lessee = copyPtr(row.Lessee)
 	if row.Version == nil {

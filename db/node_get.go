@@ -147,6 +147,8 @@ func (r *Node) nodeDest(col string) any {
 		return nullString{&r.InstanceName}
 	case "health":
 		return nullString{&r.Health}
+	case "allocation_id":
+		return nullInt64{&r.AllocationID}
 	case "owner":
 		return nullString{&r.Owner}
 	case "lessee":

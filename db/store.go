@@ -64,6 +64,8 @@ func rowFor(kind string) (any, error) {
 		return new(DeployTemplate), nil
 	case "Runbook":
 		return new(Runbook), nil
+	case "Allocation":
+		return new(Allocation), nil
 	case "NodeHistory":
 		return new(NodeHistory), nil
 	}

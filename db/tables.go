@@ -20,6 +20,7 @@ const (
 	TableNodeTraits                  = "node_traits"
 	TableDeployTemplates             = "deploy_templates"
 	TableRunbooks                    = "runbooks"
+	TableAllocations                 = "allocations"
 	TableNodeHistory                 = "node_history"
 )
 
@@ -37,6 +38,7 @@ var objectTables = map[string]string{
 	"DeployTemplate":  TableDeployTemplates,
 	"Runbook":         TableRunbooks,
 	"Trait":           TableNodeTraits,
+	"Allocation":      TableAllocations,
 	"NodeHistory":     TableNodeHistory,
 }
 

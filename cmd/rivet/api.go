@@ -161,18 +161,19 @@ func buildAPIWith(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *obje
 		return nil, err
 	}
 	deps := api.Deps{
-		Store:        store,
-		Conductor:    rpc.ConductorAPI{Client: client, Router: router},
-		Conductors:   lister,
-		Ring:         router,
-		CatalogTTL:   cfg.Default.HashRingResetInterval,
-		Pinner:       pinner,
-		Logger:       log,
-		MaxLimit:     cfg.API.MaxLimit,
-		MaxBodyBytes: int64(cfg.API.MaxRequestBodySize),
-		MaxPatchOps:  cfg.API.MaxPatchOperations,
-		RateLimit:    api.RateLimit{PerSecond: cfg.API.RateLimit, Burst: cfg.API.RateLimitBurst},
-		Metrics:      metrics,
+		Store:            store,
+		Conductor:        rpc.ConductorAPI{Client: client, Router: router},
+		Conductors:       lister,
+		Ring:             router,
+		CatalogTTL:       cfg.Default.HashRingResetInterval,
+		Pinner:           pinner,
+		Logger:           log,
+		MaxLimit:         cfg.API.MaxLimit,
+		MaxBodyBytes:     int64(cfg.API.MaxRequestBodySize),
+		MaxPatchOps:      cfg.API.MaxPatchOperations,
+		RateLimit:        api.RateLimit{PerSecond: cfg.API.RateLimit, Burst: cfg.API.RateLimitBurst},
+		Metrics:          metrics,
+		HeartbeatTimeout: cfg.Conductor.HeartbeatTimeout,
 	}
 	if deps.Links, err = apiLinks(cfg.API); err != nil {
 		return nil, err

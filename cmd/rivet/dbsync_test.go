@@ -206,7 +206,8 @@ func TestDBSyncOnEveryDialect(t *testing.T) {
 
 			expect(1, "backfill_node_interfaces() migrated 2 of 3 objects.\nData migrations have not completed. Please re-run.\n", "",
 				"online-data-migrations", "--max-count", "2")
-			// Then the rows go on to HEAD's Node version (1.2).
+			// Then update_to_latest_versions lifts the rows to HEAD's Node
+			// (1.2, newer than the backfill's 1.1).
 			expect(1, "backfill_node_interfaces() migrated 1 of 1 objects.\nupdate_to_latest_versions() migrated 1 of 3 objects.\n"+
 				"Data migrations have not completed. Please re-run.\n", "", "online-data-migrations", "--max-count", "2")
 			expect(1, "backfill_node_interfaces() migrated 0 of 0 objects.\nupdate_to_latest_versions() migrated 2 of 2 objects.\n"+

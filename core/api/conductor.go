@@ -46,6 +46,8 @@ type Conductor interface {
 	DoNodeUnrescue(ctx context.Context, n *objects.Node) error
 	AddNodeTraits(ctx context.Context, n *objects.Node, traits []string, replace bool) error
 	RemoveNodeTraits(ctx context.Context, n *objects.Node, traits []string) error
+	CreateAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) (*objects.Allocation, error)
+	DestroyAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) error
 }
 
 var _ Conductor = rpc.ConductorAPI{}

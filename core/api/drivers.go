@@ -88,11 +88,21 @@ func driverView(r *http.Request, name string, hosts []string, cat *catalog.Catal
 func (s *server) listDrivers(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	var detail bool
+	fields := driverFieldsParam(r)
+	if fields != nil && q.Has("detail") {
+		if d, err := parseBool("detail", q.Get("detail")); err == nil && d {
+			return errorf(http.StatusBadRequest, "Can not specify ?detail=True and fields in the same request.")
+		}
+	}
 	if VersionFrom(r.Context()).Less(v1_30) {
 		if q.Has("type") || q.Has("detail") {
 			return errNotAcceptable()
 		}
-	} else {
+	}
+	if fields != nil && VersionFrom(r.Context()).Less(v1_77) {
+		return errNotAcceptable()
+	}
+	if VersionFrom(r.Context()).AtLeast(v1_30) {
 		if t := q.Get("type"); q.Has("type") && t != "classic" && t != "dynamic" {
 			return errorf(http.StatusBadRequest, `"type" filter must be one of "classic" or "dynamic", if specified.`)
 		}
@@ -121,7 +131,11 @@ func (s *server) listDrivers(w http.ResponseWriter, r *http.Request) error {
 	items := make([]map[string]any, 0, len(names))
 	if q.Get("type") != "classic" {
 		for _, n := range names {
-			items = append(items, driverView(r, n, hosts[n], cat))
+			view, err := selectDriverFields(driverView(r, n, hosts[n], cat), fields)
+			if err != nil {
+				return err
+			}
+			items = append(items, view)
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"drivers": items})
@@ -147,6 +161,10 @@ func (s *server) driverExists(r *http.Request) (string, []string, error) {
 
 // getDriver serves GET /v1/drivers/{driver}, in detail from 1.30.
 func (s *server) getDriver(w http.ResponseWriter, r *http.Request) error {
+	fields := driverFieldsParam(r)
+	if fields != nil && VersionFrom(r.Context()).Less(v1_77) {
+		return errNotAcceptable()
+	}
 	name, hosts, err := s.driverExists(r)
 	if err != nil {
 		return err
@@ -157,7 +175,11 @@ func (s *server) getDriver(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, driverView(r, name, hosts, cat))
+	view, err := selectDriverFields(driverView(r, name, hosts, cat), fields)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, view)
 	return nil
 }
 

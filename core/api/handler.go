@@ -70,6 +70,9 @@ type Deps struct {
 	// Ring maps nodes to conductors for the node's conductor field and
 	// ?conductor= (1.49); nil builds one over Conductors.
 	Ring *rpc.Router
+	// HeartbeatTimeout is [conductor] heartbeat_timeout: a conductor
+	// heartbeated longer ago is not alive in /v1/conductors (default 60 s).
+	HeartbeatTimeout time.Duration
 
 	// slowNodeList makes node lists take the general path (objects and
 	// views) even where the fast path could serve them, for the tests that

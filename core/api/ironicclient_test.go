@@ -133,3 +133,10 @@ func ironicCLI(t *testing.T, h http.Handler) func(args ...string) string {
 	t.Helper()
 	return startCLI(t, h).cli
 }
+
+// baremetalCLI is startCLI's runner and JSON decoder as functions.
+func baremetalCLI(t *testing.T, h http.Handler) (cli func(args ...string) string, obj func(out string) map[string]any) {
+	t.Helper()
+	c := startCLI(t, h)
+	return c.cli, c.obj
+}

@@ -26,6 +26,7 @@ var nodeFields = []string{
 	"power_interface", "raid_interface", "vendor_interface", "owner", "lessee",
 	"volume",
 	"traits",
+	"power_interface", "raid_interface", "vendor_interface", "allocation_uuid",
 }
 
 // nodeSince is THE node gating table: the microversion each node field
@@ -38,9 +39,10 @@ var nodeSince = gated{
 	"states": v1_14, "network_interface": v1_20, "resource_class": v1_21, "portgroups": v1_24,
 	"boot_interface": v1_31, "console_interface": v1_31, "deploy_interface": v1_31, "inspect_interface": v1_31,
 	"management_interface": v1_31, "power_interface": v1_31, "raid_interface": v1_31, "vendor_interface": v1_31,
-	"volume": v1_32,
-	"traits": v1_37,
-	"owner":  v1_50, "lessee": v1_65,
+	"volume":          v1_32,
+	"traits":          v1_37,
+	"allocation_uuid": v1_52,
+	"owner":           v1_50, "lessee": v1_65,
 }
 
 // nodeInterfaceFields are the node fields naming an interface
@@ -119,6 +121,9 @@ func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassi
 		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))
 	}
 	s.addNodeView03(r.Context(), view, n)
+	if view["allocation_uuid"], err = s.allocationUUID(r, n); err != nil {
+		return nil, err
+	}
 	nodeSince.hide(view, v)
 	s.hideUnpinned(view, "Node")
 	return view, nil

@@ -92,6 +92,7 @@ func (s *server) routes() *http.ServeMux {
 
 	v1 := s.rg.V1Handler(gatedCollection{"lookup", v1_22}, gatedCollection{"heartbeat", v1_22},
 		gatedCollection{"portgroups", v1_23}, gatedCollection{"volume", v1_32},
+		gatedCollection{"conductors", v1_49}, gatedCollection{"allocations", v1_52}, gatedCollection{"events", v1_54},
 		gatedCollection{"deploy_templates", v1_55}, gatedCollection{"runbooks", v1_92})
 	mux.Handle("/v1/{$}", v1)
 
@@ -159,6 +160,18 @@ func (s *server) routes() *http.ServeMux {
 
 	s.volumeRoutes(h)
 	s.stepRoutes(h) // node traits, deploy templates, runbooks
+	h("GET /v1/allocations", s.listAllocations)
+	h("POST /v1/allocations", s.createAllocation)
+	h("GET /v1/allocations/{allocation}", s.getAllocation)
+	h("PATCH /v1/allocations/{allocation}", s.patchAllocation)
+	h("DELETE /v1/allocations/{allocation}", s.deleteAllocation)
+	h("GET /v1/nodes/{node}/allocation", s.getNodeAllocation)
+	h("DELETE /v1/nodes/{node}/allocation", s.deleteNodeAllocation)
+
+	h("GET /v1/conductors", s.listConductors)
+	h("GET /v1/conductors/{hostname}", s.getConductor)
+
+	h("POST /v1/events", s.postEvents)
 
 	h("GET /v1/lookup", s.lookup)
 	h("POST /v1/heartbeat/{node}", s.heartbeat)

@@ -163,6 +163,9 @@ func (s *Service) updateNode(ctx context.Context, p rpc.Params) (any, error) {
 		if err := s.checkInterfaceUpdate(n, applied); err != nil {
 			return nil, err
 		}
+		if err := s.instanceRemoved(ctx, t, applied); err != nil {
+			return nil, err
+		}
 		if err := t.Save(ctx); err != nil {
 			if db.IsUniqueViolation(err) {
 				return nil, s.duplicateNode(ctx, n, err)
@@ -187,6 +190,9 @@ func (s *Service) destroyNode(ctx context.Context, p rpc.Params) (any, error) {
 		return nil, errProtected(n)
 	}
 	st := states.State(n.ProvisionState)
+	if !n.Maintenance && n.InstanceUUID != nil {
+		return nil, classed("NodeAssociated", http.StatusConflict, nil, "Node %s is associated with instance %s.", n.UUID, *n.InstanceUUID)
+	}
 	if !states.DeleteAllowed[st] && !n.Maintenance {
 		var valid []string
 		for s := range states.DeleteAllowed {

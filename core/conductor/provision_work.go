@@ -115,6 +115,11 @@ func (s *Service) tearDownWork(ctx context.Context, t *Task) {
 	if !s.save(ctx, t) {
 		return
 	}
+	// The instance is gone: so is its allocation, as in Ironic.
+	if err := s.removeNodeAllocation(ctx, t); err != nil {
+		s.fail(ctx, t, err)
+		return
+	}
 	if s.automatedClean(n) {
 		s.cleanWork(ctx, t, nil, false)
 		return

@@ -52,6 +52,8 @@ func (s *Service) registerHandlers() {
 		"do_node_unrescue":                 s.doNodeUnrescue,
 		"add_node_traits":                  s.addNodeTraits,
 		"remove_node_traits":               s.removeNodeTraits,
+		"create_allocation":                s.createAllocation,
+		"destroy_allocation":               s.destroyAllocation,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

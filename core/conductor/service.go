@@ -234,6 +234,13 @@ func (s *Service) Start(ctx context.Context) error {
 		})
 	}
 	s.checkOrphans(ctx) // fix stuck states this conductor owns now
+	if err := s.pool.TryAPI(func() {
+		wctx, cancel := s.workContext(ctx)
+		defer cancel()
+		s.resumeAllocations(wctx) // those a previous run left allocating
+	}); err != nil {
+		s.log.Warn("could not start resuming allocations", "error", err)
+	}
 	s.beat.Add(1)
 	go func() { defer s.beat.Done(); s.heartbeatLoop() }()
 	s.background(s.orphanLoop)

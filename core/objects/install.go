@@ -5,7 +5,7 @@ import "errors"
 // Builtin returns the declarations of every Rivet object kind.
 func Builtin() []Kind {
 	return []Kind{NodeKind(), PortKind(), PortgroupKind(), ChassisKind(), ConductorKind(),
-		VolumeConnectorKind(), VolumeTargetKind(), TraitKind(), DeployTemplateKind(), RunbookKind(), NodeHistoryKind()}
+		VolumeConnectorKind(), VolumeTargetKind(), TraitKind(), DeployTemplateKind(), RunbookKind(), AllocationKind(), NodeHistoryKind()}
 }
 
 // Install registers every Rivet object kind in r. cmd calls it once at

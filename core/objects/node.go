@@ -94,6 +94,9 @@ type Node struct {
 	InstanceName    *string `rivet:"instance_name"`
 	// Health is the hardware's health as the BMC reports it (API 1.109).
 	Health *string `rivet:"health"`
+	// AllocationID is the id of the Allocation that reserved the node
+	// (1.2, API 1.52 shows its UUID as allocation_uuid).
+	AllocationID *int64 `rivet:"allocation_id"`
 
 	// Owner and Lessee (1.2, API 1.50 and 1.65) are the projects the node
 	// belongs to and is leased to: project-scoped users see and act on
@@ -221,11 +224,12 @@ func NodeKind() Kind {
 			{Name: "disable_power_off", Since: v("1.2"), Default: false},
 			{Name: "instance_name", Since: v("1.2"), Nullable: true},
 			{Name: "health", Since: v("1.2"), Nullable: true},
+			{Name: "allocation_id", Since: v("1.2"), Nullable: true},
 			{Name: "owner", Since: v("1.2"), Nullable: true},
 			{Name: "lessee", Since: v("1.2"), Nullable: true},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.2-ae6d974f84e54d98e209bfcecf0c0842",
+		Fingerprint: "1.2-b59c6d01fc65dd504e506fadf8513605",
 	}
 }

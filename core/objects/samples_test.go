@@ -51,6 +51,17 @@ func samples() map[string]func() Object {
 				Shard: ptr("shard-1"), ParentNode: ptr("0d2c9a67-8a3f-4d5e-9b1a-2c3d4e5f6a7b"),
 				DisablePowerOff: true, InstanceName: ptr("web-1"), Health: ptr("OK"),
 				Owner: ptr("f3b2c1d0a9e84f7b8c6d5e4f3a2b1c0d"), Lessee: ptr("tenant-b"),
+				AllocationID: ptr(int64(5)),
+			}
+		},
+		"Allocation": func() Object {
+			return &Allocation{
+				ID: 5, UUID: "5a4a8a0e-64b7-4e0f-9e8c-0a1e0f0e9b11", Name: ptr("rack1-node7"),
+				NodeID: ptr(int64(7)), State: "active", LastError: ptr("none of the requested nodes were free once"),
+				ResourceClass: ptr("baremetal-large"), Traits: []string{"CUSTOM_GPU", "HW_CPU_X86_VMX"},
+				CandidateNodes: []string{"1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}, Extra: map[string]any{"flavor": "large"},
+				ConductorAffinity: ptr(int64(3)), Owner: ptr("project-a"),
+				CreatedAt: created, UpdatedAt: &updated,
 			}
 		},
 		"Port": func() Object {
@@ -151,7 +162,7 @@ func samples() map[string]func() Object {
 var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
 	"Conductor": "online", "VolumeConnector": "extra", "VolumeTarget": "boot_index", "Widget": "meta", "Gadget": "new",
-	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public", "NodeHistory": "event",
+	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public", "Allocation": "extra", "NodeHistory": "event",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one

@@ -36,6 +36,7 @@ var head = Entry{
 		"Trait":           {v("1.0")},
 		"VolumeConnector": {v("1.0")},
 		"VolumeTarget":    {v("1.0")},
+		"Allocation":      {v("1.0")},
 	},
 	ServiceVersion: 3,
 }

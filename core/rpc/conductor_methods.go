@@ -72,6 +72,8 @@ func ConductorMethods() *Methods {
 			reqAt(v1_5, "traits", TypeArray), {Name: "replace", Since: v1_5, Type: TypeBoolean}}},
 		Method{Name: "remove_node_traits", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
 			{Name: "traits", Since: v1_5, Type: TypeArray}}},
+		Method{Name: "create_allocation", Since: v1_5, Args: []Arg{reqAt(v1_5, "allocation", TypeAllocation)}},
+		Method{Name: "destroy_allocation", Since: v1_5, Args: []Arg{reqAt(v1_5, "allocation", TypeAllocation)}},
 	)
 	if err != nil {
 		panic(err) // the table is code; TestConductorMethodsValid catches this

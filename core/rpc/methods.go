@@ -44,12 +44,14 @@ const (
 	// TypeVolumeConnector and TypeVolumeTarget are objects new in 1.5.
 	TypeVolumeConnector ArgType = "VolumeConnector"
 	TypeVolumeTarget    ArgType = "VolumeTarget"
+	// TypeAllocation is an Allocation object (RPC 1.5).
+	TypeAllocation ArgType = "Allocation"
 )
 
 // argTypes are the types NewMethods accepts ("" leaves a test table's
 // argument untyped; ConductorMethods types every one).
 var argTypes = []ArgType{"", TypeString, TypeBoolean, TypeInteger, TypeObject, TypeArray, TypeAny, TypeNode, TypePort, TypePortgroup,
-	TypeVolumeConnector, TypeVolumeTarget}
+	TypeVolumeConnector, TypeVolumeTarget, TypeAllocation}
 
 // Arg describes one argument of a method.
 type Arg struct {

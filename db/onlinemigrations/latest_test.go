@@ -35,8 +35,8 @@ func TestUpdateToLatestVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := tb.Head().ServiceVersion; m.MinServiceVersion != want {
-			t.Fatalf("MinServiceVersion = %d, want HEAD's %d", m.MinServiceVersion, want)
+		if m.MinServiceVersion != tb.Head().ServiceVersion {
+			t.Fatalf("MinServiceVersion = %d, want HEAD's %d", m.MinServiceVersion, tb.Head().ServiceVersion)
 		}
 		r := &Registry{}
 		if err := r.Register(m); err != nil {
@@ -61,7 +61,7 @@ func TestUpdateToLatestVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, v := range versions {
-			if v != "1.2" {
+			if v != tb.Head().Objects["Node"][0].String() {
 				t.Fatalf("row left at %s after migrations completed: %v", v, versions)
 			}
 		}
