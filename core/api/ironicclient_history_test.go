@@ -22,7 +22,7 @@ func TestIronicClientNodeHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cli := ironicCLI(t, newStackPinned(t, release.NewPinner(table, release.Pin{})))
+	cli := startCLI(t, newStackPinned(t, release.NewPinner(table, release.Pin{}))).cli
 	cli("node", "create", "--driver", "fake-hardware", "--name", "h1")
 	cli("node", "manage", "h1", "--wait", "30")
 	var list []map[string]any

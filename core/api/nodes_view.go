@@ -24,11 +24,7 @@ var nodeFields = []string{
 	"driver_internal_info", "name", "inspection_started_at", "inspection_finished_at", "clean_step",
 	"raid_config", "target_raid_config", "states", "network_interface", "resource_class", "portgroups",
 	"boot_interface", "console_interface", "deploy_interface", "inspect_interface", "management_interface",
-	"power_interface", "raid_interface", "vendor_interface",
-	"volume",
-	"traits",
-	"power_interface", "raid_interface", "vendor_interface", "allocation_uuid",
-	"power_interface", "raid_interface", "vendor_interface", "owner", "lessee",
+	"power_interface", "raid_interface", "vendor_interface", "volume", "traits", "allocation_uuid", "owner", "lessee",
 }
 
 // nodeSince is THE node gating table: the microversion each node field

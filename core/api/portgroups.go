@@ -128,6 +128,9 @@ func (s *server) listPortgroups(detail, underNode bool) apiFunc {
 		if err != nil {
 			return err
 		}
+		if only := projectChildren(r); only != nil {
+			conds = append(conds, only)
+		}
 		detail := detail // ?detail=True (1.43) makes a list a detailed one
 		var fields []string
 		if !detail {

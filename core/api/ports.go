@@ -130,6 +130,9 @@ func (s *server) listPorts(detail bool, parent portParent) apiFunc {
 		if err != nil {
 			return err
 		}
+		if only := projectChildren(r); only != nil {
+			conds = append(conds, only)
+		}
 		detail := detail // ?detail=True (1.43) makes a list a detailed one
 		var fields []string
 		if !detail {

@@ -131,6 +131,11 @@ var nodePolicies = map[string]policy{
 	"GET /v1/nodes/{node}/vifs":                             {"baremetal:node:vif:list", systemOrProjectReader},
 	"POST /v1/nodes/{node}/vifs":                            {"baremetal:node:vif:attach", systemOrOwnerMemberLesseeAdmn},
 	"DELETE /v1/nodes/{node}/vifs/{vif}":                    {"baremetal:node:vif:detach", systemOrOwnerMemberLesseeAdmn},
+	"GET /v1/nodes/{node}/traits":                           {"baremetal:node:traits:list", systemOrProjectReader},
+	"PUT /v1/nodes/{node}/traits":                           {"baremetal:node:traits:set", systemMemberOrOwnerAdmin},
+	"PUT /v1/nodes/{node}/traits/{trait}":                   {"baremetal:node:traits:set", systemMemberOrOwnerAdmin},
+	"DELETE /v1/nodes/{node}/traits":                        {"baremetal:node:traits:delete", systemMemberOrOwnerAdmin},
+	"DELETE /v1/nodes/{node}/traits/{trait}":                {"baremetal:node:traits:delete", systemMemberOrOwnerAdmin},
 	"GET /v1/nodes/{node}/history":                          {"baremetal:node:history:get", systemOrOwnerReader},
 	"GET /v1/nodes/{node}/history/{event}":                  {"baremetal:node:history:get", systemOrOwnerReader},
 	"PATCH /v1/nodes/{node}":                                policyNodeGet, // per field in patchNode

@@ -351,3 +351,15 @@ func TestUserReachesTheConductor(t *testing.T) {
 		t.Fatalf("the conductor got user %q", e.cond.powerUser)
 	}
 }
+
+// Node traits (1.37) follow Ironic's rules: project readers list them,
+// only the owner's admin (or the system) changes them.
+func TestRBACNodeTraits(t *testing.T) {
+	e := newRBACEnv(t, true)
+	e.asMust(http.StatusOK, "p2member", "GET", "/v1/nodes/"+e.a+"/traits", "1.80", nil)
+	r := e.asMust(http.StatusForbidden, "p1member", "PUT", "/v1/nodes/"+e.a+"/traits/CUSTOM_X", "1.80", nil)
+	if got := r.Fault(t); got != "Access was denied to the following resource: baremetal:node:traits:set" {
+		t.Errorf("fault %q", got)
+	}
+	e.asMust(http.StatusNotFound, "p1admin", "GET", "/v1/nodes/"+e.c+"/traits", "1.80", nil)
+}

@@ -144,11 +144,11 @@ func (t *Task) recordSaved(ctx context.Context) {
 	}
 	if now.power != before.power {
 		h.record(ctx, t.Node, severityInfo, eventPower,
-			fmt.Sprintf("Power state changed from %q to %q", orNone(before.power), orNone(now.power)), t.requestID, t.user)
+			fmt.Sprintf("Power state changed from %q to %q", noneIfEmpty(before.power), noneIfEmpty(now.power)), t.requestID, t.user)
 	}
 }
 
-func orNone(s string) string {
+func noneIfEmpty(s string) string {
 	if s == "" {
 		return "None"
 	}
