@@ -66,7 +66,7 @@ var versionTests = map[string]string{
 	// Release 0.3 (served with withMaxAPI until every version below is in).
 	"1.33":  "TestV1_33StorageInterface",
 	"1.38":  "TestV1_38Rescue",
-	"1.40":  "TestV1_40BIOSInterface",
+	"1.40":  "TestV1_40BIOS",
 	"1.42":  "TestV1_42Fault",
 	"1.43":  "TestV1_43Detail",
 	"1.44":  "TestV1_44DeployStep",
