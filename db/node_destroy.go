@@ -8,7 +8,8 @@ import (
 )
 
 // DestroyNodeFenced deletes a node with its ports, portgroups, volume
-// connectors and targets, traits, history and stored inventory in one
+// connectors and targets, traits, history, stored inventory and BIOS
+// settings in one
 // transaction, if holder still holds the node's lease at epoch; otherwise
 // nothing is deleted and the error wraps ErrLeaseLost. Deleting the row
 // ends the lease with it, so there is nothing to release afterwards
@@ -35,7 +36,7 @@ func (d *DB) DestroyNodeFenced(ctx context.Context, nodeID int64, holder string,
 			return err
 		}
 		for _, table := range []string{TablePorts, TablePortgroups, TableVolumeConnectors, TableVolumeTargets, TableNodeTraits,
-			TableNodeHistory, TableNodeInventory} {
+			TableNodeHistory, TableNodeInventory, TableBIOSSettings} {
 			if _, err := tx.NewDelete().Table(table).Where("node_id = ?", nodeID).Exec(ctx); err != nil {
 				return err
 			}

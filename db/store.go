@@ -68,6 +68,8 @@ func rowFor(kind string) (any, error) {
 		return new(Allocation), nil
 	case "NodeHistory":
 		return new(NodeHistory), nil
+	case "BIOSSetting":
+		return new(BIOSSetting), nil
 	}
 	return nil, fmt.Errorf("db: no table for object kind %q", kind)
 }

@@ -22,6 +22,7 @@ const (
 	TableRunbooks                    = "runbooks"
 	TableAllocations                 = "allocations"
 	TableNodeHistory                 = "node_history"
+	TableBIOSSettings                = "bios_settings"
 )
 
 // objectTables maps each object kind of core/release to the table holding
@@ -40,6 +41,7 @@ var objectTables = map[string]string{
 	"Trait":           TableNodeTraits,
 	"Allocation":      TableAllocations,
 	"NodeHistory":     TableNodeHistory,
+	"BIOSSetting":     TableBIOSSettings,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

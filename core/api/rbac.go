@@ -138,6 +138,8 @@ var nodePolicies = map[string]policy{
 	"DELETE /v1/nodes/{node}/traits/{trait}":                {"baremetal:node:traits:delete", systemMemberOrOwnerAdmin},
 	"GET /v1/nodes/{node}/history":                          {"baremetal:node:history:get", systemOrOwnerReader},
 	"GET /v1/nodes/{node}/history/{event}":                  {"baremetal:node:history:get", systemOrOwnerReader},
+	"GET /v1/nodes/{node}/bios":                             {"baremetal:node:bios:get", systemOrProjectReader},
+	"GET /v1/nodes/{node}/bios/{setting}":                   {"baremetal:node:bios:get", systemOrProjectReader},
 	"PATCH /v1/nodes/{node}":                                policyNodeGet, // per field in patchNode
 	"DELETE /v1/nodes/{node}":                               policyNodeGet, // self-owned in deleteNode
 	"GET /v1/ports":                                         {"baremetal:port:list", systemOrProjectReader},

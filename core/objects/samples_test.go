@@ -149,6 +149,9 @@ func samples() map[string]func() Object {
 				CreatedAt: created, UpdatedAt: &updated,
 			}
 		},
+		"BIOSSetting": func() Object {
+			return &BIOSSetting{NodeID: 7, Name: "ProcVirtualization", Value: ptr("Enabled"), CreatedAt: created, UpdatedAt: &updated}
+		},
 		"Widget": func() Object {
 			return &Widget{ID: 1, Name: "w1", Extra: map[string]any{}, Meta: map[string]any{"k": "v"}, Color: ptr("red")}
 		},
@@ -163,7 +166,7 @@ var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
 	"Conductor": "online", "VolumeConnector": "extra", "VolumeTarget": "boot_index", "Widget": "meta", "Gadget": "new",
 	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public", "Allocation": "extra",
-	"NodeHistory": "event",
+	"NodeHistory": "event", "BIOSSetting": "value",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one

@@ -37,6 +37,7 @@ var head = Entry{
 		"VolumeTarget":    {v("1.0")},
 		"Allocation":      {v("1.0")},
 		"NodeHistory":     {v("1.0")},
+		"BIOSSetting":     {v("1.0")},
 	},
 	ServiceVersion: 3,
 }
