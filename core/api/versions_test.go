@@ -170,6 +170,12 @@ func TestNodeFieldsPerVersion(t *testing.T) {
 		"1.20": {"network_interface"}, "1.21": {"resource_class"}, "1.24": {"portgroups"},
 		"1.31": {"boot_interface", "console_interface", "deploy_interface", "inspect_interface",
 			"management_interface", "power_interface", "raid_interface", "vendor_interface"},
+		"1.32": {"volume"}, "1.33": {"storage_interface"}, "1.37": {"traits"}, "1.38": {"rescue_interface"},
+		"1.40": {"bios_interface"}, "1.42": {"fault"}, "1.44": {"deploy_step"}, "1.46": {"conductor_group"},
+		"1.47": {"automated_clean"}, "1.48": {"protected", "protected_reason"}, "1.49": {"conductor"},
+		"1.50": {"owner"}, "1.51": {"description"}, "1.52": {"allocation_uuid"}, "1.61": {"retired", "retired_reason"},
+		"1.65": {"lessee"}, "1.75": {"boot_mode", "secure_boot"}, "1.82": {"shard"}, "1.83": {"parent_node"},
+		"1.86": {"firmware_interface"}, "1.95": {"disable_power_off"}, "1.104": {"instance_name"}, "1.109": {"health"},
 	}
 	want := map[string]bool{}
 	for _, f := range base {

@@ -16,13 +16,15 @@ func v(s string) version.Version { return version.MustParse(s) }
 
 // head describes the code as it is. Change it in the same commit as the code:
 //   - API: raised as the REST API implements each microversion (1.1–1.26
-//     for release 0.1, up to 1.31 for 0.2; 1.27, soft power, needs RPC 1.1);
+//     for release 0.1, up to 1.31 for 0.2; 1.27, soft power, needs RPC 1.1):
+//     the highest N such that every version up to N is implemented (0.3's
+//     later versions are tested with a raised maximum until then);
 //   - RPC: equal to the conductor RPC API version;
 //   - Objects: every registered object kind with the versions HEAD may write;
 //   - ServiceVersion: bumped with any RPC change or online migration.
 var head = Entry{
 	Version: HeadKey,
-	API:     v("1.31"),
+	API:     v("1.62"),
 	RPC:     v("1.5"),
 	Objects: map[string][]version.Version{
 		"Chassis":         {v("1.0")},
