@@ -292,7 +292,7 @@ func TestVerbGates(t *testing.T) {
 		"clean 1.15":   {setup: []string{"manage"}, verb: "clean", body: map[string]any{"clean_steps": []any{map[string]any{"interface": "deploy", "step": "erase_devices"}}}, below: "1.14", at: "1.15", status: http.StatusAccepted},
 		"adopt 1.17":   {setup: []string{"manage"}, verb: "adopt", below: "1.16", at: "1.17", status: http.StatusAccepted},
 		"deploy 1.73":  {verb: "deploy", below: "1.26", at: "latest", status: http.StatusNotAcceptable},
-		"rescue 1.38":  {verb: "rescue", below: "1.26", at: "latest", status: http.StatusNotAcceptable},
+		"rescue 1.38":  {verb: "rescue", below: "1.37", at: "1.38", status: http.StatusBadRequest}, // from enroll: a state error
 		"bogus target": {verb: "bogus", below: "", at: "latest", status: http.StatusBadRequest},
 	}
 	for name, tc := range tests {
