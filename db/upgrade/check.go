@@ -95,7 +95,7 @@ func checkObjects(ctx context.Context, d *db.DB, table *release.Table) (Result, 
 }
 
 // checkServices fails when a live service speaks nothing this release
-// knows, warns while the services that count (live, unknown or stopped, not
+// knows or is more than one release behind it, warns while the services that count (live, unknown or stopped, not
 // below the finalized release) run different service versions, and warns
 // about unknown ones: they still count for the automatic pin and the
 // finalized release.
@@ -139,9 +139,20 @@ func checkServices(st *Status, table *release.Table) Result {
 			"so the upgrade cannot be finalized while they do. If one is gone for good, run `rivet upgrade forget BINARY HOST`; "+
 			"otherwise it stops counting once [DEFAULT] service_forget_timeout has passed.")
 	}
+	// Live services more than one release behind this code: its services
+	// refuse to start beside them (release.Table.CheckSkew).
+	var live []release.Peer
+	for _, s := range st.Services {
+		if s.Live && s.Speaks != "" {
+			live = append(live, peerOf(s.Service))
+		}
+	}
+	skew := table.CheckSkew("Rivet", live)
 	switch {
 	case len(unknown) > 0:
 		r.Code, r.Details = Failure, fmt.Sprintf("%s run a release older than any this release supports; upgrade them one release at a time.", strings.Join(unknown, ", "))
+	case skew != nil:
+		r.Code, r.Details = Failure, skew.Error()
 	case len(warnings) > 0:
 		r.Code, r.Details = Warning, strings.Join(warnings, " ")
 	}

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"fmt"
+	"github.com/rivetmetal/rivet/core/release"
 	"regexp"
 	"slices"
 	"strings"
@@ -146,6 +147,12 @@ func (r *run) checkObjectVersions(want map[string]string) {
 			t.Fatal(err)
 		}
 		if len(rows) == 0 {
+			if newAtHead(kind) {
+				// Kinds no cut release has: the load does not create them
+				// yet (issue 30 widens it to the 0.3 resources).
+				t.Logf("table %s has no rows: kind %s is new at HEAD and not exercised by the load yet", table, kind)
+				continue
+			}
 			t.Errorf("table %s has no rows: its object versions are not exercised", table)
 		}
 		for _, row := range rows {
@@ -207,3 +214,13 @@ func failureKinds(failures []string) string {
 }
 
 var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4,}`)
+
+// newAtHead reports whether no cut release has object kind kind.
+func newAtHead(kind string) bool {
+	for _, e := range release.Default().Releases() {
+		if _, ok := e.Objects[kind]; ok {
+			return false
+		}
+	}
+	return true
+}
