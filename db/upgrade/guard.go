@@ -199,7 +199,11 @@ func (g *Guard) use(ctx context.Context, pn *release.Pinner, p release.Pin, know
 	e := g.table.Resolve(p, versions)
 	others := g.otherRows(live)
 	if g.serves(db.BinaryAPI) {
-		if c, at, ok := conductorFloor(g.table, others, versions); ok && !at.Covers(e) {
+		// A live conductor below the finalized release is an old binary
+		// on its way out (it refuses to start, but may register first):
+		// the rows are already at the finalized versions, so it does not
+		// cap what the API serves. The skew checks still see it.
+		if c, at, ok := conductorFloor(g.table, counting(others, known), versions); ok && !at.Covers(e) {
 			ahead := &release.AheadOfConductorError{Binary: g.opts.Name, Effective: e, Conductor: peerOf(c), At: at}
 			switch {
 			case p.Mode == release.PinAuto:
@@ -298,6 +302,18 @@ func conductorFloor(table *release.Table, live []db.Service, versions []int) (c 
 		return db.Service{}, release.Entry{}, false
 	}
 	return rows[slices.IndexFunc(peers, func(x release.Peer) bool { return x == p })], at, true
+}
+
+// counting returns the rows of live that also count (are in known: not
+// below the finalized release).
+func counting(live, known []db.Service) []db.Service {
+	var out []db.Service
+	for _, s := range live {
+		if slices.ContainsFunc(known, func(k db.Service) bool { return k.Hostname == s.Hostname && k.Binary == s.Binary }) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // peerOf is s as the release package's checks see it.
