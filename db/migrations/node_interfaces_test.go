@@ -50,4 +50,3 @@ func TestNodeInterfacesMigrationOn01Rows(t *testing.T) {
 		}
 	})
 }
-
