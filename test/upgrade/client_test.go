@@ -16,12 +16,13 @@ import (
 )
 
 // The client's retry policy is python-ironicclient's (with_retries: 409
-// Conflict and 503, a few times, a fixed pause), narrowed to the 409 that
-// means "retry": NodeLocked. A request still failing after the retries, a
-// 5xx, an unexpected status or a broken connection is a failure.
+// Conflict and 503, DEFAULT_MAX_RETRIES = 5 times, DEFAULT_RETRY_INTERVAL =
+// 2 s apart), narrowed to the 409 that means "retry": NodeLocked. A request
+// still failing after the retries, a 5xx, an unexpected status or a broken
+// connection is a failure.
 const (
 	maxRetries = 5
-	retryPause = 500 * time.Millisecond
+	retryPause = 2 * time.Second
 )
 
 // errFailed marks a request already recorded as a failure.
