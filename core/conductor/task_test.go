@@ -59,11 +59,14 @@ func TestTaskManagerLeases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Enough retries that a loaded machine (the release below may be
+			// scheduled late) still releases within them.
+			patient := NewTaskManager(store, "cond-a", time.Second, 400, interval, testLogger(t))
 			go func() {
 				time.Sleep(interval / 2)
 				_ = dbh.ReleaseLease(ctx, n.UUID, "cond-b", epoch)
 			}()
-			task, err := tm.Acquire(ctx, n.UUID, "test")
+			task, err := patient.Acquire(ctx, n.UUID, "test")
 			if err != nil {
 				t.Fatalf("Acquire after release: %v", err)
 			}
@@ -101,13 +104,13 @@ func TestTaskManagerLeases(t *testing.T) {
 		})
 
 		t.Run("renewed while held, free after release", func(t *testing.T) {
-			short := NewTaskManager(store, "cond-a", 300*time.Millisecond, 0, 0, testLogger(t))
+			short := NewTaskManager(store, "cond-a", time.Second, 0, 0, testLogger(t))
 			n := newNode(t, store, "available")
 			task, err := short.Acquire(ctx, n.UUID, "long work")
 			if err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(900 * time.Millisecond) // three lease lifetimes
+			time.Sleep(3 * time.Second) // three lease lifetimes
 			if _, err := dbh.AcquireLease(ctx, n.UUID, "cond-b", time.Minute); !errors.Is(err, db.ErrNodeLocked) {
 				t.Fatalf("lease not renewed: another conductor got it (%v)", err)
 			}
