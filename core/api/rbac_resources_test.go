@@ -1,0 +1,113 @@
+package api
+
+import (
+	"net/http"
+	"testing"
+)
+
+// rbacCase is one request of a user and what Ironic's default policies
+// answer: the status, and for a 403 the policy named.
+type rbacCase struct {
+	user, method, path string
+	body               any
+	code               int
+	policy             string
+}
+
+func runRBACCases(t *testing.T, e *rbacEnv, ver string, cases []rbacCase) {
+	t.Helper()
+	for _, tc := range cases {
+		r := e.doAs(tc.user, tc.method, tc.path, ver, tc.body)
+		if r.Code != tc.code {
+			t.Errorf("%s %s %s: %d, want %d: %s", tc.user, tc.method, tc.path, r.Code, tc.code, r.Body)
+			continue
+		}
+		if tc.policy != "" {
+			if got, want := r.Fault(t), "Access was denied to the following resource: "+tc.policy; got != want {
+				t.Errorf("%s %s %s: %q, want %q", tc.user, tc.method, tc.path, got, want)
+			}
+		}
+	}
+}
+
+// TestRBACNewerResources: the resources after 1.49 take Ironic's default
+// policies (common/policy.py): conductors, shards and deploy templates are
+// the system's (readers read, admins write), events the system admin's;
+// a node's inventory is its owner's (not its lessee's), its BIOS settings
+// and traits the project's, traits written by the owner admin; and the
+// node fields with their own PATCH rule are checked with it.
+func TestRBACNewerResources(t *testing.T) {
+	e := newRBACEnvAt(t, true, maxAPI03)
+	a := "/v1/nodes/" + e.a
+	patch := func(path string, v any) []map[string]any {
+		return []map[string]any{{"op": "add", "path": path, "value": v}}
+	}
+	events := map[string]any{"events": []any{map[string]any{"event": "network.delete_port",
+		"port_id": "11111111-2222-3333-4444-555555555555", "mac_address": "52:54:00:00:00:01",
+		"status": "ACTIVE", "device_id": "22222222-2222-3333-4444-555555555555", "binding:host_id": nil,
+		"binding:vnic_type": "baremetal"}}}
+	runRBACCases(t, e, maxAPI03, []rbacCase{
+		{"p1admin", "GET", "/v1/conductors", nil, 403, "baremetal:conductor:get"},
+		{"p1admin", "GET", "/v1/conductors/host1", nil, 403, "baremetal:conductor:get"},
+		{"sysread", "GET", "/v1/conductors", nil, 200, ""},
+		{"p1admin", "GET", "/v1/shards", nil, 403, "baremetal:shards:get"},
+		{"sysread", "GET", "/v1/shards", nil, 200, ""},
+		{"p1admin", "POST", "/v1/events", events, 403, "baremetal:events:post"},
+		{"sysmem", "POST", "/v1/events", events, 403, "baremetal:events:post"},
+		{"root", "POST", "/v1/events", events, 204, ""},
+		{"p1admin", "GET", "/v1/deploy_templates", nil, 403, "baremetal:deploy_template:get"},
+		{"p1admin", "GET", "/v1/deploy_templates/CUSTOM_A", nil, 403, "baremetal:deploy_template:get"},
+		{"sysread", "GET", "/v1/deploy_templates", nil, 200, ""},
+		{"sysmem", "POST", "/v1/deploy_templates", templateBody("CUSTOM_A"), 403, "baremetal:deploy_template:create"},
+		{"p1admin", "POST", "/v1/deploy_templates", templateBody("CUSTOM_A"), 403, "baremetal:deploy_template:create"},
+		{"root", "POST", "/v1/deploy_templates", templateBody("CUSTOM_A"), 201, ""},
+		{"sysmem", "PATCH", "/v1/deploy_templates/CUSTOM_A", patch("/extra/k", "v"), 403, "baremetal:deploy_template:update"},
+		{"sysmem", "DELETE", "/v1/deploy_templates/CUSTOM_A", nil, 403, "baremetal:deploy_template:delete"},
+		// inventory: SYSTEM_OR_OWNER_READER; the node has none, so passing
+		// the policy is Ironic's 404 for the missing record.
+		{"p2member", "GET", a + "/inventory", nil, 403, "baremetal:node:inventory:get"},
+		{"p1reader", "GET", a + "/inventory", nil, 404, ""},
+		{"p3member", "GET", "/v1/nodes/" + e.c + "/inventory", nil, 404, ""},
+		// bios: SYSTEM_OR_PROJECT_READER.
+		{"p2member", "GET", a + "/bios", nil, 200, ""},
+		{"p3member", "GET", "/v1/nodes/" + e.c + "/bios", nil, 404, ""},
+		// traits: read by the project, written by the owner admin.
+		{"p2member", "GET", a + "/traits", nil, 200, ""},
+		{"p1member", "PUT", a + "/traits/CUSTOM_X", nil, 403, "baremetal:node:traits:set"},
+		{"p2admin", "PUT", a + "/traits/CUSTOM_X", nil, 403, "baremetal:node:traits:set"},
+		{"p1admin", "PUT", a + "/traits/CUSTOM_X", nil, 204, ""},
+		{"p1member", "DELETE", a + "/traits/CUSTOM_X", nil, 403, "baremetal:node:traits:delete"},
+		{"p3member", "GET", "/v1/nodes/" + e.c + "/traits", nil, 404, ""},
+		// history: the owner's.
+		{"p2member", "GET", a + "/history", nil, 403, "baremetal:node:history:get"},
+		{"p1reader", "GET", a + "/history", nil, 200, ""},
+		// node PATCH rules of the fields after 1.80
+		{"p2member", "PATCH", a, patch("/instance_name", "vm1"), 403, "baremetal:node:update_instance_info"},
+		{"p2admin", "PATCH", a, patch("/instance_name", "vm1"), 200, ""},
+		{"p1member", "PATCH", a, patch("/instance_name", "vm2"), 200, ""},
+		{"p1admin", "PATCH", a, patch("/shard", "s1"), 403, "baremetal:node:update:shard"},
+		{"sysmem", "PATCH", a, patch("/shard", "s1"), 403, "baremetal:node:update:shard"},
+		{"root", "PATCH", a, patch("/shard", "s1"), 200, ""},
+		{"p1admin", "PATCH", a, patch("/parent_node", e.c), 403, "baremetal:node:update:parent_node"},
+		{"p1admin", "PATCH", a, patch("/disable_power_off", true), 403, "baremetal:node:update:disable_power_off"},
+		{"p2member", "PATCH", a, patch("/retired_reason", "old"), 403, "baremetal:node:update:retired"},
+		{"p1member", "PATCH", a, patch("/retired_reason", "old"), 200, ""},
+		{"p1admin", "PATCH", a, patch("/automated_clean", false), 403, "baremetal:node:disable_cleaning"},
+		{"p1admin", "PATCH", a, patch("/automated_clean", "off"), 403, "baremetal:node:disable_cleaning"},
+		{"p1member", "PATCH", a, patch("/automated_clean", true), 200, ""},
+		{"root", "PATCH", a, patch("/automated_clean", false), 200, ""},
+	})
+}
+
+// Without a projects file every user is unrestricted, as before projects
+// existed: the newer resources answer as to an admin.
+func TestRBACNewerResourcesUnscoped(t *testing.T) {
+	e := newEnv(t, withMaxAPI(maxAPI03))
+	id := e.node(map[string]any{"owner": "p1"})
+	e.must(http.StatusOK, "GET", "/v1/conductors", maxAPI03, nil)
+	e.must(http.StatusOK, "GET", "/v1/shards", maxAPI03, nil)
+	e.must(http.StatusCreated, "POST", "/v1/deploy_templates", maxAPI03, templateBody("CUSTOM_B"))
+	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+id, maxAPI03, []map[string]any{{"op": "add", "path": "/shard", "value": "s1"}})
+	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+id, maxAPI03, []map[string]any{{"op": "add", "path": "/automated_clean", "value": false}})
+	e.must(http.StatusNotFound, "GET", "/v1/nodes/"+id+"/inventory", maxAPI03, nil)
+}
