@@ -142,6 +142,9 @@ var nodePolicies = map[string]policy{
 	"GET /v1/nodes/{node}/bios":                             {"baremetal:node:bios:get", systemOrProjectReader},
 	"GET /v1/nodes/{node}/bios/{setting}":                   {"baremetal:node:bios:get", systemOrProjectReader},
 	"GET /v1/nodes/{node}/inventory":                        {"baremetal:node:inventory:get", systemOrOwnerReader},
+	"GET /v1/nodes/{node}/allocation":                       policyNodeGet, // then the allocation's owner
+	"DELETE /v1/nodes/{node}/allocation":                    policyNodeGet, // then the allocation's owner
+	"POST /v1/allocations":                                  policyNodeGet, // a backfill's node: seeing it is enough
 	"PATCH /v1/nodes/{node}":                                policyNodeGet, // per field in patchNode
 	"DELETE /v1/nodes/{node}":                               policyNodeGet, // self-owned in deleteNode
 	"GET /v1/ports":                                         {"baremetal:port:list", systemOrProjectReader},
@@ -186,6 +189,11 @@ var globalPolicies = map[string]policy{
 	"GET /v1/drivers/{driver}":                              {"baremetal:driver:get", systemReader},
 	"GET /v1/drivers/{driver}/properties":                   {"baremetal:driver:get_properties", systemReader},
 	"GET /v1/drivers/{driver}/raid/logical_disk_properties": {"baremetal:driver:get_raid_logical_disk_properties", systemReader},
+	"GET /v1/allocations":                                   {"baremetal:allocation:list", anyOf(systemReader, projectAny)}, // the project's, in listAllocations
+	"POST /v1/allocations":                                  {"baremetal:allocation:create", anyOf(systemMember, projectRole(htpasswd.Member))},
+	"GET /v1/allocations/{allocation}":                      {"baremetal:allocation:get", anyOf(systemReader, projectAny)},    // owner in allocationByIdent
+	"PATCH /v1/allocations/{allocation}":                    {"baremetal:allocation:update", anyOf(systemReader, projectAny)}, // owner in allocationByIdent
+	"DELETE /v1/allocations/{allocation}":                   {"baremetal:allocation:delete", anyOf(systemReader, projectAny)}, // owner in allocationByIdent
 	"GET /v1/shards":                                        {"baremetal:shards:get", systemReader},
 	"GET /v1/conductors":                                    {"baremetal:conductor:get", systemReader},
 	"GET /v1/conductors/{hostname}":                         {"baremetal:conductor:get", systemReader},
@@ -199,6 +207,12 @@ var globalPolicies = map[string]policy{
 
 // projectAny is any project-scoped role (the node-level rules then decide).
 func projectAny(sc *htpasswd.Scope, _, _ string) bool { return !sc.System() }
+
+// projectRole is a project-scoped role of at least min, whatever the
+// object (Ironic's bare "role:member").
+func projectRole(min htpasswd.Role) rule {
+	return func(sc *htpasswd.Scope, _, _ string) bool { return !sc.System() && sc.Role >= min }
+}
 
 // errForbidden is Ironic's HTTPForbidden.
 func errForbidden(p policy) error {
