@@ -195,6 +195,17 @@ var globalPolicies = map[string]policy{
 	"PATCH /v1/allocations/{allocation}":                    {"baremetal:allocation:update", anyOf(systemReader, projectAny)}, // owner in allocationByIdent
 	"DELETE /v1/allocations/{allocation}":                   {"baremetal:allocation:delete", anyOf(systemReader, projectAny)}, // owner in allocationByIdent
 	"GET /v1/shards":                                        {"baremetal:shards:get", systemReader},
+	"GET /v1/volume":                                        {"baremetal:volume:get", systemReader},
+	"GET /v1/volume/connectors":                             {"baremetal:volume:list", anyOf(systemReader, projectAny)}, // the project's nodes'
+	"GET /v1/volume/targets":                                {"baremetal:volume:list", anyOf(systemReader, projectAny)},
+	"POST /v1/volume/connectors":                            {"baremetal:volume:create", anyOf(systemMember, projectAny)}, // on the node, in createVolume
+	"POST /v1/volume/targets":                               {"baremetal:volume:create", anyOf(systemMember, projectAny)},
+	"GET /v1/volume/connectors/{id}":                        {"baremetal:volume:get", anyOf(systemReader, projectAny)}, // on the node, in authorizeVolume
+	"GET /v1/volume/targets/{id}":                           {"baremetal:volume:get", anyOf(systemReader, projectAny)},
+	"PATCH /v1/volume/connectors/{id}":                      {"baremetal:volume:update", anyOf(systemReader, projectAny)},
+	"PATCH /v1/volume/targets/{id}":                         {"baremetal:volume:update", anyOf(systemReader, projectAny)},
+	"DELETE /v1/volume/connectors/{id}":                     {"baremetal:volume:delete", anyOf(systemReader, projectAny)},
+	"DELETE /v1/volume/targets/{id}":                        {"baremetal:volume:delete", anyOf(systemReader, projectAny)},
 	"GET /v1/conductors":                                    {"baremetal:conductor:get", systemReader},
 	"GET /v1/conductors/{hostname}":                         {"baremetal:conductor:get", systemReader},
 	"POST /v1/events":                                       {"baremetal:events:post", systemAdmin},

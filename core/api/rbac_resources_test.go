@@ -2,7 +2,10 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"testing"
+
+	"github.com/rivetmetal/rivet/core/objects"
 )
 
 // rbacCase is one request of a user and what Ironic's default policies
@@ -110,4 +113,81 @@ func TestRBACNewerResourcesUnscoped(t *testing.T) {
 	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+id, maxAPI03, []map[string]any{{"op": "add", "path": "/shard", "value": "s1"}})
 	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+id, maxAPI03, []map[string]any{{"op": "add", "path": "/automated_clean", "value": false}})
 	e.must(http.StatusNotFound, "GET", "/v1/nodes/"+id+"/inventory", maxAPI03, nil)
+}
+
+// TestRBACVolume: volume connectors and targets follow their node, as
+// Ironic's baremetal:volume:* rules: a project lists and reads those of
+// the nodes it owns or leases (others are not found), creates and deletes
+// them as the owner's or lessee's admin, updates them as the owner's
+// member or lessee's admin; a target's properties are redacted but for
+// admins and the system; /v1/volume itself is the system's.
+func TestRBACVolume(t *testing.T) {
+	e := newRBACEnvAt(t, true, maxAPI03)
+	ver := maxAPI03
+	setNode(t, e.env, e.a, func(n *objects.Node) { n.PowerState = ptr("power off") }) // volume updates need it
+	conn := func(user, node, id string, code int) string {
+		t.Helper()
+		r := e.asMust(code, user, "POST", "/v1/volume/connectors", ver,
+			map[string]any{"node_uuid": node, "type": "iqn", "connector_id": "iqn.2026-11.org.example:" + id})
+		if code != http.StatusCreated {
+			return r.Fault(t)
+		}
+		return r.JSON(t)["uuid"].(string)
+	}
+	connA, connC := conn("root", e.a, "a", 201), conn("root", e.c, "c", 201)
+	targetA := e.asMust(201, "root", "POST", "/v1/volume/targets", ver, map[string]any{"node_uuid": e.a, "volume_type": "iscsi",
+		"boot_index": 0, "volume_id": "vol-a", "properties": map[string]any{"target_lun": 0}}).JSON(t)["uuid"].(string)
+
+	const denied = "Access was denied to the following resource: "
+	for user, want := range map[string][]string{"p1reader": {connA}, "p2member": {connA}, "p3member": {}, "sysread": {connA, connC}, "root": {connA, connC}} {
+		for _, path := range []string{"/v1/volume/connectors", "/v1/volume/connectors?detail=True"} {
+			got := names(t, e.asMust(200, user, "GET", path, ver, nil), "connectors")
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s %s: %v, want %v", user, path, got, want)
+			}
+		}
+	}
+	if got := e.asMust(404, "p1reader", "GET", "/v1/volume/connectors/"+connC, ver, nil).Fault(t); got != "Volume connector "+connC+" could not be found." {
+		t.Errorf("another project's connector: %q", got)
+	}
+	e.asMust(404, "p3member", "GET", "/v1/nodes/"+e.a+"/volume/connectors", ver, nil)
+	if l := e.asMust(200, "p2member", "GET", "/v1/nodes/"+e.a+"/volume/connectors", ver, nil).JSON(t)["connectors"].([]any); len(l) != 1 {
+		t.Errorf("lessee's node connectors: %v", l)
+	}
+	// Target properties: admins and the system read them.
+	for user, redacted := range map[string]bool{"p1reader": true, "p2member": true, "p1admin": false, "p2admin": false, "sysread": false, "root": false} {
+		props := e.asMust(200, user, "GET", "/v1/volume/targets/"+targetA, ver, nil).JSON(t)["properties"].(map[string]any)
+		if _, isRedacted := props["redacted_contents"]; isRedacted != redacted {
+			t.Errorf("%s reads target properties %v", user, props)
+		}
+	}
+	detail := e.asMust(200, "p1member", "GET", "/v1/volume/targets?detail=True", ver, nil).JSON(t)["targets"].([]any)
+	if len(detail) != 1 || detail[0].(map[string]any)["properties"].(map[string]any)["redacted_contents"] == nil {
+		t.Errorf("member's target list: %v", detail)
+	}
+	runRBACCases(t, e, ver, []rbacCase{
+		{"p1admin", "GET", "/v1/volume", nil, 403, "baremetal:volume:get"},
+		{"p1admin", "GET", "/v1/nodes/" + e.a + "/volume", nil, 403, "baremetal:volume:get"},
+		{"sysread", "GET", "/v1/volume", nil, 200, ""},
+		{"p1member", "POST", "/v1/volume/connectors", map[string]any{"node_uuid": e.a, "type": "iqn", "connector_id": "iqn.x:m"}, 403, "baremetal:volume:create"},
+		{"p3member", "POST", "/v1/volume/connectors", map[string]any{"node_uuid": e.c, "type": "iqn", "connector_id": "iqn.x:c"}, 403, "baremetal:volume:create"},
+		{"p1admin", "POST", "/v1/volume/connectors", map[string]any{"node_uuid": "8c1e6d36-62a4-4d0c-9b1a-0f2c7c3bd1aa", "type": "iqn", "connector_id": "iqn.x:n"}, 403, "baremetal:volume:create"},
+		{"sysread", "POST", "/v1/volume/connectors", map[string]any{"node_uuid": e.a, "type": "iqn", "connector_id": "iqn.x:s"}, 403, "baremetal:volume:create"},
+		{"p2member", "PATCH", "/v1/volume/connectors/" + connA, patchOp1("add", "/extra/k", "v"), 403, "baremetal:volume:update"},
+		{"p1member", "PATCH", "/v1/volume/connectors/" + connA, patchOp1("add", "/extra/k", "v"), 200, ""},
+		{"p2admin", "PATCH", "/v1/volume/connectors/" + connA, patchOp1("add", "/extra/k2", "v"), 200, ""},
+		{"p1member", "PATCH", "/v1/volume/connectors/" + connC, patchOp1("add", "/extra/k", "v"), 404, ""},
+		{"p1member", "DELETE", "/v1/volume/connectors/" + connA, nil, 403, "baremetal:volume:delete"},
+		{"p1member", "DELETE", "/v1/volume/targets/" + targetA, nil, 403, "baremetal:volume:delete"},
+		{"p1admin", "DELETE", "/v1/volume/connectors/" + connC, nil, 404, ""},
+	})
+	if got := conn("p2admin", e.a, "lessee", 201); got == "" {
+		t.Error("lessee admin could not create a connector")
+	}
+	e.asMust(204, "p1admin", "DELETE", "/v1/volume/connectors/"+connA, ver, nil)
+	if got := conn("p1member", e.a, "m2", 403); got != denied+"baremetal:volume:create" {
+		t.Errorf("member create: %q", got)
+	}
 }
