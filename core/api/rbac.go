@@ -195,6 +195,11 @@ var globalPolicies = map[string]policy{
 	"PATCH /v1/allocations/{allocation}":                    {"baremetal:allocation:update", anyOf(systemReader, projectAny)}, // owner in allocationByIdent
 	"DELETE /v1/allocations/{allocation}":                   {"baremetal:allocation:delete", anyOf(systemReader, projectAny)}, // owner in allocationByIdent
 	"GET /v1/shards":                                        {"baremetal:shards:get", systemReader},
+	"GET /v1/runbooks":                                      {"baremetal:runbook:list", anyOf(systemReader, projectAny)},   // the project's and public ones
+	"POST /v1/runbooks":                                     {"baremetal:runbook:create", anyOf(systemReader, projectAny)}, // runbookAccess decides
+	"GET /v1/runbooks/{ident}":                              {"baremetal:runbook:get", anyOf(systemReader, projectAny)},
+	"PATCH /v1/runbooks/{ident}":                            {"baremetal:runbook:update", anyOf(systemReader, projectAny)},
+	"DELETE /v1/runbooks/{ident}":                           {"baremetal:runbook:delete", anyOf(systemReader, projectAny)},
 	"GET /v1/volume":                                        {"baremetal:volume:get", systemReader},
 	"GET /v1/volume/connectors":                             {"baremetal:volume:list", anyOf(systemReader, projectAny)}, // the project's nodes'
 	"GET /v1/volume/targets":                                {"baremetal:volume:list", anyOf(systemReader, projectAny)},

@@ -191,3 +191,64 @@ func TestRBACVolume(t *testing.T) {
 		t.Errorf("member create: %q", got)
 	}
 }
+
+// TestRBACRunbooks: runbooks take Ironic's baremetal:runbook:* rules over
+// their owner: a project lists and reads its own and the public ones
+// (another project's private one is 403: Ironic does not conceal them), a
+// project admin (Keystone's admin implies manager) creates private
+// runbooks its project owns and updates or deletes them; owner and public
+// are the system member's to change.
+func TestRBACRunbooks(t *testing.T) {
+	e := newRBACEnvAt(t, true, maxAPI03)
+	ver := maxAPI03
+	mk := func(user, name string, extra map[string]any, code int) resp {
+		t.Helper()
+		body := runbookBody(name)
+		for k, v := range extra {
+			body[k] = v
+		}
+		return e.asMust(code, user, "POST", "/v1/runbooks", ver, body)
+	}
+	mk("root", "CUSTOM_P9", map[string]any{"owner": "p9"}, 201)
+	mk("root", "CUSTOM_PUBLIC", map[string]any{"public": true}, 201)
+	mk("root", "CUSTOM_SYSTEM", nil, 201)
+	own := mk("p1admin", "CUSTOM_P1", nil, 201).JSON(t)
+	if own["owner"] != "p1" || own["public"] != false {
+		t.Errorf("project admin's runbook: owner %v public %v", own["owner"], own["public"])
+	}
+	for user, want := range map[string][]string{
+		"p1reader": {"CUSTOM_P1", "CUSTOM_PUBLIC"}, "p2member": {"CUSTOM_PUBLIC"},
+		"sysread": {"CUSTOM_P1", "CUSTOM_P9", "CUSTOM_PUBLIC", "CUSTOM_SYSTEM"},
+	} {
+		got := names(t, e.asMust(200, user, "GET", "/v1/runbooks", ver, nil), "runbooks")
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s lists %v, want %v", user, got, want)
+		}
+	}
+	if got := mk("p1admin", "CUSTOM_X", map[string]any{"owner": "p9"}, 400).Fault(t); got != "Cannot create a runbook as a project scoped admin with an owner other than your own project." {
+		t.Errorf("another owner: %q", got)
+	}
+	if got := mk("p1admin", "CUSTOM_X", map[string]any{"public": true}, 400).Fault(t); got != "Cannot create a public runbook as a project scoped admin." {
+		t.Errorf("public: %q", got)
+	}
+	runRBACCases(t, e, ver, []rbacCase{
+		{"p1member", "POST", "/v1/runbooks", runbookBody("CUSTOM_M"), 403, "baremetal:runbook:create"},
+		{"sysread", "POST", "/v1/runbooks", runbookBody("CUSTOM_M"), 403, "baremetal:runbook:create"},
+		{"sysmem", "POST", "/v1/runbooks", runbookBody("CUSTOM_SYSMEM"), 201, ""},
+		{"p1reader", "GET", "/v1/runbooks/CUSTOM_P1", nil, 200, ""},
+		{"p2member", "GET", "/v1/runbooks/CUSTOM_PUBLIC", nil, 200, ""},
+		{"p2member", "GET", "/v1/runbooks/CUSTOM_P1", nil, 403, "baremetal:runbook:get"},
+		{"p1reader", "GET", "/v1/runbooks/CUSTOM_SYSTEM", nil, 403, "baremetal:runbook:get"},
+		{"p1member", "PATCH", "/v1/runbooks/CUSTOM_P1", patchOp1("add", "/extra/k", "v"), 403, "baremetal:runbook:update"},
+		{"p1admin", "PATCH", "/v1/runbooks/CUSTOM_P1", patchOp1("add", "/extra/k", "v"), 200, ""},
+		{"p1admin", "PATCH", "/v1/runbooks/CUSTOM_PUBLIC", patchOp1("add", "/extra/k", "v"), 403, "baremetal:runbook:update"},
+		{"p1admin", "PATCH", "/v1/runbooks/CUSTOM_P1", patchOp1("replace", "/public", true), 403, "baremetal:runbook:update:public"},
+		{"p1admin", "PATCH", "/v1/runbooks/CUSTOM_P1", patchOp1("replace", "/owner", "p2"), 403, "baremetal:runbook:update:owner"},
+		{"sysmem", "PATCH", "/v1/runbooks/CUSTOM_P9", patchOp1("replace", "/owner", "p1"), 200, ""},
+		{"p1member", "DELETE", "/v1/runbooks/CUSTOM_P1", nil, 403, "baremetal:runbook:delete"},
+		{"p2admin", "DELETE", "/v1/runbooks/CUSTOM_P9", nil, 403, "baremetal:runbook:delete"},
+		{"p1admin", "DELETE", "/v1/runbooks/CUSTOM_P9", nil, 204, ""}, // p1's since the system member gave it
+		{"p1admin", "DELETE", "/v1/runbooks/CUSTOM_P1", nil, 204, ""},
+	})
+}
