@@ -113,3 +113,29 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// TestInstanceNameFromDisplayName: as Ironic since 1.104, a PATCH that
+// changes instance_info names the node's instance from its display_name
+// (what Nova sets, at any version) when the node has no instance_name;
+// one it has is kept.
+func TestInstanceNameFromDisplayName(t *testing.T) {
+	e := newEnv(t, withMaxAPI(maxAPI03))
+	unnamed := e.node(nil)
+	named := e.node(map[string]any{"instance_name": "web-1"})
+	instanceName := func(id string) any {
+		return e.must(http.StatusOK, "GET", "/v1/nodes/"+id, "1.104", nil).JSON(t)["instance_name"]
+	}
+	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+unnamed, "1.62", patchOp1("add", "/extra/k", "v"))
+	if got := instanceName(unnamed); got != nil {
+		t.Errorf("after an extra PATCH instance_name = %v", got)
+	}
+	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+unnamed, "1.62", patchOp1("add", "/instance_info/display_name", "vm-1"))
+	if got := instanceName(unnamed); got != "vm-1" {
+		t.Errorf("instance_name from display_name = %v, want vm-1", got)
+	}
+	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+unnamed, "1.62", patchOp1("add", "/instance_info/display_name", "vm-2"))
+	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+named, "1.62", patchOp1("add", "/instance_info/display_name", "vm-3"))
+	if a, b := instanceName(unnamed), instanceName(named); a != "vm-1" || b != "web-1" {
+		t.Errorf("a named instance was renamed: %v, %v", a, b)
+	}
+}
