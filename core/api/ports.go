@@ -150,6 +150,13 @@ func (s *server) listPorts(detail bool, parent portParent) apiFunc {
 		case cg != nil:
 			conds = append(conds, cg)
 		}
+		// ?description_contains= (the description is 1.97's; Ironic does not
+		// gate the filter) narrows every selection but the address one.
+		if kw := q.Get("description_contains"); kw != "" && (byParent || q.Get("address") == "") {
+			conds = append(conds, func(q *bun.SelectQuery) *bun.SelectQuery {
+				return q.Where("?TableAlias.description LIKE ?", "%"+kw+"%")
+			})
+		}
 		if only := projectChildren(r); only != nil {
 			conds = append(conds, only)
 		}

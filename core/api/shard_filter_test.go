@@ -140,3 +140,30 @@ func TestV1_106PortgroupShard(t *testing.T) {
 		t.Errorf("?shard=&node= listed %v", got)
 	}
 }
+
+// TestPortDescriptionContains: ?description_contains= lists the ports
+// whose description (1.97) holds the text, as Ironic's filter (which it
+// does not gate); with an address, the address alone selects.
+func TestPortDescriptionContains(t *testing.T) {
+	e := newEnv(t, withMaxAPI(maxAPI03))
+	id := e.node(nil)
+	var ports []string
+	for i, d := range []string{"uplink to tor-1", "uplink to tor-2", "bmc"} {
+		ports = append(ports, e.must(http.StatusCreated, "POST", "/v1/ports", "1.97",
+			map[string]any{"node_uuid": id, "address": fmt.Sprintf("52:54:00:00:5c:0%d", i), "description": d}).JSON(t)["uuid"].(string))
+	}
+	for q, want := range map[string][]string{
+		"description_contains=uplink":                           sorted(ports[0], ports[1]),
+		"description_contains=tor-2":                            {ports[1]},
+		"description_contains=nope":                             nil,
+		"description_contains=uplink&node=" + id:                sorted(ports[0], ports[1]),
+		"description_contains=uplink&address=52:54:00:00:5c:02": {ports[2]},
+	} {
+		if got := collUUIDs(t, e, "ports", "/v1/ports?"+q, "1.97"); !slices.Equal(got, want) {
+			t.Errorf("?%s listed %v, want %v", q, got, want)
+		}
+	}
+	if got := collUUIDs(t, e, "ports", "/v1/nodes/"+id+"/ports?description_contains=bmc", "1.97"); !slices.Equal(got, []string{ports[2]}) {
+		t.Errorf("node's ports ?description_contains=bmc listed %v", got)
+	}
+}
