@@ -91,6 +91,10 @@ func (s *server) listAllocations(w http.ResponseWriter, r *http.Request) error {
 	if err := allocationsAllowed(r, http.StatusNotFound); err != nil {
 		return err
 	}
+	projectOwner, err := allocationListOwner(r)
+	if err != nil {
+		return err
+	}
 	fields, err := allocationFieldsParam(r)
 	if err != nil {
 		return err
@@ -122,6 +126,9 @@ func (s *server) listAllocations(w http.ResponseWriter, r *http.Request) error {
 			conds = append(conds, eq(col, q.Get(col)))
 		}
 	}
+	if projectOwner != "" {
+		conds = append(conds, eq("owner", projectOwner))
+	}
 	objs, err := s.loadPage(r.Context(), "Allocation", pg, all(conds), errAllocationNotFound)
 	if err != nil {
 		return err
@@ -151,6 +158,9 @@ func (s *server) getAllocation(w http.ResponseWriter, r *http.Request) error {
 	}
 	a, err := s.allocationByIdent(r, r.PathValue("allocation"))
 	if err != nil {
+		return err
+	}
+	if err := authorizeAllocation(r, a, policyAllocationGet, errAllocationNotFound(r.PathValue("allocation"))); err != nil {
 		return err
 	}
 	fields, err := allocationFieldsParam(r)
@@ -208,6 +218,9 @@ func (s *server) getNodeAllocation(w http.ResponseWriter, r *http.Request) error
 	if !ok || err != nil {
 		return err
 	}
+	if err := authorizeAllocation(r, a, policyAllocationGet, nil); err != nil {
+		return err
+	}
 	view, err := s.allocationView(r, a, s.uuids("Node"))
 	if err != nil {
 		return err
@@ -220,6 +233,9 @@ func (s *server) getNodeAllocation(w http.ResponseWriter, r *http.Request) error
 func (s *server) deleteNodeAllocation(w http.ResponseWriter, r *http.Request) error {
 	a, ok, err := s.nodeAllocation(w, r, http.StatusNotFound)
 	if !ok || err != nil {
+		return err
+	}
+	if err := authorizeAllocation(r, a, policyAllocationDelete, nil); err != nil {
 		return err
 	}
 	return s.destroyAllocation(w, r, a)

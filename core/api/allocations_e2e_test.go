@@ -17,8 +17,9 @@ import (
 
 // allocStack is the API over a real conductor serving up to 1.79.
 type allocStack struct {
-	t   *testing.T
-	url string
+	t    *testing.T
+	url  string
+	user string // sent with HTTP basic auth (password "pw") when set
 }
 
 func newAllocStack(t *testing.T) *allocStack {
@@ -32,7 +33,7 @@ func newAllocStack(t *testing.T) *allocStack {
 
 func (s *allocStack) call(ver, method, path, body string, want int) map[string]any {
 	s.t.Helper()
-	code, out := httpCall(s.t, s.url, ver, method, path, body)
+	code, out := httpCallAs(s.t, s.url, s.user, ver, method, path, body)
 	if code != want {
 		s.t.Fatalf("%s %s @%s: %d, want %d: %v", method, path, ver, code, want, out)
 	}

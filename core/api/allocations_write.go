@@ -46,6 +46,9 @@ func (s *server) createAllocation(w http.ResponseWriter, r *http.Request) error 
 	if a.Name != nil && !validLogicalName(*a.Name, v1_10) {
 		return errorf(http.StatusBadRequest, "Cannot create allocation with invalid name '%s'", *a.Name)
 	}
+	if err := authorizeAllocationOwner(r, a); err != nil {
+		return err
+	}
 	var node *objects.Node
 	if ident := optStr(body["node"]); ident != nil {
 		if node, err = s.getNodeByIdent(r, *ident); err != nil {
@@ -106,6 +109,12 @@ func (s *server) candidateUUIDs(r *http.Request, idents []string) ([]string, err
 		if err != nil {
 			return nil, err
 		}
+		if !canSee(scopeOf(r), n) { // Ironic searches the project's nodes only
+			if !contains(missing, id) {
+				missing = append(missing, id)
+			}
+			continue
+		}
 		out = append(out, n.UUID)
 	}
 	if len(missing) > 0 {
@@ -122,6 +131,9 @@ func (s *server) patchAllocation(w http.ResponseWriter, r *http.Request) error {
 	}
 	a, err := s.allocationByIdent(r, r.PathValue("allocation"))
 	if err != nil {
+		return err
+	}
+	if err := authorizeAllocation(r, a, policyAllocationUpdate, errAllocationNotFound(r.PathValue("allocation"))); err != nil {
 		return err
 	}
 	ops, err := s.readPatch(r)
@@ -195,6 +207,9 @@ func (s *server) deleteAllocation(w http.ResponseWriter, r *http.Request) error 
 	}
 	a, err := s.allocationByIdent(r, r.PathValue("allocation"))
 	if err != nil {
+		return err
+	}
+	if err := authorizeAllocation(r, a, policyAllocationDelete, errAllocationNotFound(r.PathValue("allocation"))); err != nil {
 		return err
 	}
 	return s.destroyAllocation(w, r, a)

@@ -110,6 +110,7 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if !n.Maintenance {
 		n.MaintenanceReason = nil
 	}
+	syncInstanceName(n, changed)
 	if err := s.checkNodeUnique(r.Context(), n); err != nil {
 		return err
 	}
@@ -136,4 +137,17 @@ func (s *server) writePatchedNode(w http.ResponseWriter, r *http.Request, n *obj
 	}
 	writeView(w, http.StatusOK, view)
 	return nil
+}
+
+// syncInstanceName names a node's instance from instance_info's
+// display_name when a PATCH changes instance_info and the node has no
+// instance_name yet, as Ironic's node PATCH does since instance_name
+// (1.104) exists, for clients (Nova) that only set display_name.
+func syncInstanceName(n *objects.Node, changed object) {
+	if _, ok := changed["instance_info"]; !ok || (n.InstanceName != nil && *n.InstanceName != "") {
+		return
+	}
+	if dn, ok := n.InstanceInfo["display_name"].(string); ok && dn != "" && len(dn) <= 255 {
+		n.InstanceName = &dn
+	}
 }

@@ -388,15 +388,7 @@ func (s *server) nodeWhere03(r *http.Request, add func(func(*bun.SelectQuery) *b
 			add(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.shard " + op) })
 		}
 	}
-	if q.Has("shard") {
-		var shards []string
-		for _, item := range q["shard"] {
-			for _, s := range strings.Split(item, ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					shards = append(shards, s)
-				}
-			}
-		}
+	if shards := stringList(q, "shard"); len(shards) > 0 { // lower-cased, as Ironic's
 		add(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.shard IN (?)", bun.In(shards)) })
 	}
 	if q.Has("description_contains") {

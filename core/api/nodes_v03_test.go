@@ -417,6 +417,7 @@ func TestV1_82Shards(t *testing.T) {
 		shards[1].(map[string]any)["name"] != "None" {
 		t.Errorf("shards = %v", shards)
 	}
+	t.Run("ports", testV1_82PortShards)
 }
 
 func TestV1_83ChildNodes(t *testing.T) {

@@ -90,7 +90,8 @@ func portgroupsAllowed(r *http.Request) error {
 	return nil
 }
 
-// listPortgroups serves /v1/portgroups (filters node, address) and
+// listPortgroups serves /v1/portgroups (filters node, address, shard
+// 1.106, conductor_groups 1.99; one at a time) and
 // /v1/nodes/{node}/portgroups (1.24).
 func (s *server) listPortgroups(detail, underNode bool) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -98,35 +99,46 @@ func (s *server) listPortgroups(detail, underNode bool) apiFunc {
 			return err
 		}
 		v := VersionFrom(r.Context())
+		q := r.URL.Query()
 		var conds []func(*bun.SelectQuery) *bun.SelectQuery
-		nodeIdent := r.URL.Query().Get("node")
+		nodeIdent := q.Get("node")
 		if underNode {
 			if v.Less(v1_24) {
 				return errorf(http.StatusNotFound, msgNotFound)
 			}
 			nodeIdent = r.PathValue("node")
 		}
-		if nodeIdent != "" {
+		if addr := q.Get("address"); addr != "" {
+			if _, err := addressFilter(addr, nil); err != nil {
+				return err
+			}
+		}
+		shards, err := shardList(r, v1_106)
+		if err != nil {
+			return err
+		}
+		cg, err := conductorGroupsFilter(r, false, "")
+		if err != nil {
+			return err
+		}
+		// A node, an address, shards and conductor groups are exclusive
+		// (Ironic's _get_portgroups_collection).
+		if countGiven(nodeIdent != "", q.Get("address") != "", len(shards) > 0, cg != nil) > 1 {
+			return errorf(http.StatusBadRequest, "Filtering by node, address, or shard simultaneously is not supported.")
+		}
+		switch {
+		case nodeIdent != "":
 			n, err := s.getNodeByIdent(r, nodeIdent)
 			if err != nil {
 				return err
 			}
 			conds = append(conds, eq("node_id", n.ID))
-		}
-		cg, err := conductorGroupsFilter(r, len(conds) > 0 || r.URL.Query().Get("address") != "",
-			"Filtering by node, address, or shard simultaneously is not supported.")
-		if err != nil {
-			return err
-		}
-		if cg != nil {
+		case q.Get("address") != "":
+			conds, _ = addressFilter(q.Get("address"), conds)
+		case len(shards) > 0:
+			conds = append(conds, inShards(shards))
+		case cg != nil:
 			conds = append(conds, cg)
-		}
-		if only := projectChildren(r); only != nil {
-			conds = append(conds, only)
-		}
-		conds, err = addressFilter(r.URL.Query().Get("address"), conds)
-		if err != nil {
-			return err
 		}
 		if only := projectChildren(r); only != nil {
 			conds = append(conds, only)

@@ -96,39 +96,66 @@ func (s *server) listPorts(detail bool, parent portParent) apiFunc {
 			}
 			conds = append(conds, eq("portgroup_id", pg.ID))
 		}
+		if addr := q.Get("address"); addr != "" {
+			if _, err := addressFilter(addr, nil); err != nil {
+				return err
+			}
+		}
 		if q.Has("portgroup") && v.Less(v1_24) {
 			return errNotAcceptable()
 		}
-		for _, key := range []string{"node", "node_uuid"} {
-			if ident := q.Get(key); ident != "" {
-				n, err := s.getNodeByIdent(r, ident)
-				if err != nil {
-					return err
-				}
-				conds = append(conds, eq("node_id", n.ID))
-			}
+		shards, err := shardList(r, v1_82)
+		if err != nil {
+			return err
 		}
-		if ident := q.Get("portgroup"); ident != "" {
-			pg, err := s.portgroupByIdent(r, ident)
+		// Ironic takes node_uuid before node, and the path's node or
+		// portgroup before the query's; a node, a portgroup and shards are
+		// exclusive (403).
+		nodeIdent := q.Get("node_uuid")
+		if nodeIdent == "" {
+			nodeIdent = q.Get("node")
+		}
+		pgIdent := q.Get("portgroup")
+		if countGiven(parent == parentNode || nodeIdent != "", parent == parentPortgroup || pgIdent != "", len(shards) > 0) > 1 {
+			return errorf(http.StatusForbidden, "Operation not permitted.")
+		}
+		byParent := parent != parentNone || nodeIdent != "" || pgIdent != ""
+		cg, err := conductorGroupsFilter(r, byParent || q.Get("address") != "",
+			"Filtering by conductor_groups cannot be combined with node_ident, portgroup_ident, or node address filters.")
+		if err != nil {
+			return err
+		}
+		if parent == parentNone && nodeIdent != "" {
+			n, err := s.getNodeByIdent(r, nodeIdent)
+			if err != nil {
+				return err
+			}
+			conds = append(conds, eq("node_id", n.ID))
+		}
+		if parent == parentNone && pgIdent != "" {
+			pg, err := s.portgroupByIdent(r, pgIdent)
 			if err != nil {
 				return err
 			}
 			conds = append(conds, eq("portgroup_id", pg.ID))
 		}
-		cg, err := conductorGroupsFilter(r, len(conds) > 0 || q.Get("address") != "",
-			"Filtering by conductor_groups cannot be combined with node_ident, portgroup_ident, or node address filters.")
-		if err != nil {
-			return err
-		}
-		if cg != nil {
+		// As Ironic, one filter selects: the node or portgroup, else the
+		// address, else the shards, else the conductor groups.
+		switch addr := q.Get("address"); {
+		case byParent:
+		case addr != "":
+			conds, _ = addressFilter(addr, conds)
+		case len(shards) > 0:
+			conds = append(conds, inShards(shards))
+		case cg != nil:
 			conds = append(conds, cg)
 		}
-		if only := projectChildren(r); only != nil {
-			conds = append(conds, only)
-		}
-		conds, err = addressFilter(q.Get("address"), conds)
-		if err != nil {
-			return err
+		// ?description_contains= (the description is 1.97's; Ironic does not
+		// gate the filter) narrows every selection but the address one.
+		if kw := q.Get("description_contains"); kw != "" && (byParent || q.Get("address") == "") {
+			conds = append(conds, func(q *bun.SelectQuery) *bun.SelectQuery {
+				return q.Where("?TableAlias.description LIKE ?", "%"+kw+"%")
+			})
 		}
 		if only := projectChildren(r); only != nil {
 			conds = append(conds, only)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -140,6 +141,10 @@ var nodePolicies = map[string]policy{
 	"GET /v1/nodes/{node}/history/{event}":                  {"baremetal:node:history:get", systemOrOwnerReader},
 	"GET /v1/nodes/{node}/bios":                             {"baremetal:node:bios:get", systemOrProjectReader},
 	"GET /v1/nodes/{node}/bios/{setting}":                   {"baremetal:node:bios:get", systemOrProjectReader},
+	"GET /v1/nodes/{node}/inventory":                        {"baremetal:node:inventory:get", systemOrOwnerReader},
+	"GET /v1/nodes/{node}/allocation":                       policyNodeGet, // then the allocation's owner
+	"DELETE /v1/nodes/{node}/allocation":                    policyNodeGet, // then the allocation's owner
+	"POST /v1/allocations":                                  policyNodeGet, // a backfill's node: seeing it is enough
 	"PATCH /v1/nodes/{node}":                                policyNodeGet, // per field in patchNode
 	"DELETE /v1/nodes/{node}":                               policyNodeGet, // self-owned in deleteNode
 	"GET /v1/ports":                                         {"baremetal:port:list", systemOrProjectReader},
@@ -184,10 +189,46 @@ var globalPolicies = map[string]policy{
 	"GET /v1/drivers/{driver}":                              {"baremetal:driver:get", systemReader},
 	"GET /v1/drivers/{driver}/properties":                   {"baremetal:driver:get_properties", systemReader},
 	"GET /v1/drivers/{driver}/raid/logical_disk_properties": {"baremetal:driver:get_raid_logical_disk_properties", systemReader},
+	"GET /v1/allocations":                                   {"baremetal:allocation:list", anyOf(systemReader, projectAny)}, // the project's, in listAllocations
+	"POST /v1/allocations":                                  {"baremetal:allocation:create", anyOf(systemMember, projectRole(htpasswd.Member))},
+	"GET /v1/allocations/{allocation}":                      {"baremetal:allocation:get", anyOf(systemReader, projectAny)},    // owner in allocationByIdent
+	"PATCH /v1/allocations/{allocation}":                    {"baremetal:allocation:update", anyOf(systemReader, projectAny)}, // owner in allocationByIdent
+	"DELETE /v1/allocations/{allocation}":                   {"baremetal:allocation:delete", anyOf(systemReader, projectAny)}, // owner in allocationByIdent
+	"GET /v1/shards":                                        {"baremetal:shards:get", systemReader},
+	"GET /v1/runbooks":                                      {"baremetal:runbook:list", anyOf(systemReader, projectAny)},   // the project's and public ones
+	"POST /v1/runbooks":                                     {"baremetal:runbook:create", anyOf(systemReader, projectAny)}, // runbookAccess decides
+	"GET /v1/runbooks/{ident}":                              {"baremetal:runbook:get", anyOf(systemReader, projectAny)},
+	"PATCH /v1/runbooks/{ident}":                            {"baremetal:runbook:update", anyOf(systemReader, projectAny)},
+	"DELETE /v1/runbooks/{ident}":                           {"baremetal:runbook:delete", anyOf(systemReader, projectAny)},
+	"GET /v1/volume":                                        {"baremetal:volume:get", systemReader},
+	"GET /v1/volume/connectors":                             {"baremetal:volume:list", anyOf(systemReader, projectAny)}, // the project's nodes'
+	"GET /v1/volume/targets":                                {"baremetal:volume:list", anyOf(systemReader, projectAny)},
+	"POST /v1/volume/connectors":                            {"baremetal:volume:create", anyOf(systemMember, projectAny)}, // on the node, in createVolume
+	"POST /v1/volume/targets":                               {"baremetal:volume:create", anyOf(systemMember, projectAny)},
+	"GET /v1/volume/connectors/{id}":                        {"baremetal:volume:get", anyOf(systemReader, projectAny)}, // on the node, in authorizeVolume
+	"GET /v1/volume/targets/{id}":                           {"baremetal:volume:get", anyOf(systemReader, projectAny)},
+	"PATCH /v1/volume/connectors/{id}":                      {"baremetal:volume:update", anyOf(systemReader, projectAny)},
+	"PATCH /v1/volume/targets/{id}":                         {"baremetal:volume:update", anyOf(systemReader, projectAny)},
+	"DELETE /v1/volume/connectors/{id}":                     {"baremetal:volume:delete", anyOf(systemReader, projectAny)},
+	"DELETE /v1/volume/targets/{id}":                        {"baremetal:volume:delete", anyOf(systemReader, projectAny)},
+	"GET /v1/conductors":                                    {"baremetal:conductor:get", systemReader},
+	"GET /v1/conductors/{hostname}":                         {"baremetal:conductor:get", systemReader},
+	"POST /v1/events":                                       {"baremetal:events:post", systemAdmin},
+	"GET /v1/deploy_templates":                              {"baremetal:deploy_template:get", systemReader},
+	"GET /v1/deploy_templates/{ident}":                      {"baremetal:deploy_template:get", systemReader},
+	"POST /v1/deploy_templates":                             {"baremetal:deploy_template:create", systemAdmin},
+	"PATCH /v1/deploy_templates/{ident}":                    {"baremetal:deploy_template:update", systemAdmin},
+	"DELETE /v1/deploy_templates/{ident}":                   {"baremetal:deploy_template:delete", systemAdmin},
 }
 
 // projectAny is any project-scoped role (the node-level rules then decide).
 func projectAny(sc *htpasswd.Scope, _, _ string) bool { return !sc.System() }
+
+// projectRole is a project-scoped role of at least min, whatever the
+// object (Ironic's bare "role:member").
+func projectRole(min htpasswd.Role) rule {
+	return func(sc *htpasswd.Scope, _, _ string) bool { return !sc.System() && sc.Role >= min }
+}
 
 // errForbidden is Ironic's HTTPForbidden.
 func errForbidden(p policy) error {
@@ -347,18 +388,28 @@ func redactNodeView(r *http.Request, n *objects.Node, view map[string]any) {
 // nodePatchPolicies are Ironic's per-path rules of a node PATCH
 // (_authorize_patch_and_get_node), by the path's first segment.
 var nodePatchPolicies = map[string]policy{
-	"instance_info":   {"baremetal:node:update_instance_info", systemOrOwnerMemberLesseeAdmn},
-	"extra":           {"baremetal:node:update_extra", systemOrProjectMember},
-	"driver_info":     {"baremetal:node:update:driver_info", systemMemberOrOwnerMember},
-	"properties":      {"baremetal:node:update:properties", systemMemberOrOwnerMember},
-	"chassis_uuid":    {"baremetal:node:update:chassis_uuid", systemAdmin},
-	"instance_uuid":   {"baremetal:node:update:instance_uuid", systemMemberOrOwnerMember},
-	"lessee":          {"baremetal:node:update:lessee", systemMemberOrOwnerMember},
-	"owner":           {"baremetal:node:update:owner", systemMember},
-	"driver":          {"baremetal:node:update:driver_interfaces", systemMemberOrOwnerAdmin},
-	"name":            {"baremetal:node:update:name", systemMemberOrOwnerMember},
-	"conductor_group": {"baremetal:node:update:conductor_group", systemMember},
+	"instance_info":     {"baremetal:node:update_instance_info", systemOrOwnerMemberLesseeAdmn},
+	"extra":             {"baremetal:node:update_extra", systemOrProjectMember},
+	"driver_info":       {"baremetal:node:update:driver_info", systemMemberOrOwnerMember},
+	"properties":        {"baremetal:node:update:properties", systemMemberOrOwnerMember},
+	"chassis_uuid":      {"baremetal:node:update:chassis_uuid", systemAdmin},
+	"instance_uuid":     {"baremetal:node:update:instance_uuid", systemMemberOrOwnerMember},
+	"lessee":            {"baremetal:node:update:lessee", systemMemberOrOwnerMember},
+	"owner":             {"baremetal:node:update:owner", systemMember},
+	"driver":            {"baremetal:node:update:driver_interfaces", systemMemberOrOwnerAdmin},
+	"name":              {"baremetal:node:update:name", systemMemberOrOwnerMember},
+	"conductor_group":   {"baremetal:node:update:conductor_group", systemMember},
+	"instance_name":     {"baremetal:node:update_instance_info", systemOrOwnerMemberLesseeAdmn},
+	"retired":           {"baremetal:node:update:retired", systemMemberOrOwnerMember},
+	"retired_reason":    {"baremetal:node:update:retired", systemMemberOrOwnerMember}, // Ironic matches "/retired" as a prefix
+	"shard":             {"baremetal:node:update:shard", systemAdmin},
+	"parent_node":       {"baremetal:node:update:parent_node", systemMember},
+	"disable_power_off": {"baremetal:node:update:disable_power_off", systemAdmin},
 }
+
+// policyDisableCleaning is Ironic's rule for a PATCH setting
+// automated_clean to false.
+var policyDisableCleaning = policy{"baremetal:node:disable_cleaning", systemAdmin}
 
 // authorizeNodePatch checks a PATCH's paths as Ironic does: each path's
 // own rule, the *_interface fields baremetal:node:update:driver_interfaces,
@@ -374,6 +425,9 @@ func authorizeNodePatch(r *http.Request, n *objects.Node, ops []patchOp) error {
 		p, ok := nodePatchPolicies[root]
 		if !ok && strings.HasSuffix(root, "_interface") {
 			p, ok = nodePatchPolicies["driver"], true
+		}
+		if !ok && root == "automated_clean" && op.disablesCleaning() {
+			p, ok = policyDisableCleaning, true
 		}
 		if !ok {
 			generic = true
@@ -427,4 +481,27 @@ func (s *server) authorizeNodeDelete(r *http.Request, n *objects.Node) error {
 		return errForbidden(policyNodeDelete)
 	}
 	return checkPolicy(sc, n, policyNodeDeleteOwned)
+}
+
+// disablesCleaning reports whether op sets a value Ironic's
+// bool_from_string reads as false (a JSON false, or "false", "0", "no",
+// "off", "f", "n" in any case), what baremetal:node:disable_cleaning
+// guards.
+func (op patchOp) disablesCleaning() bool {
+	if op.Op == "remove" || len(op.Value) == 0 {
+		return false
+	}
+	var v any
+	if err := json.Unmarshal(op.Value, &v); err != nil {
+		return false
+	}
+	switch x := v.(type) {
+	case bool:
+		return !x
+	case string:
+		return slices.Contains([]string{"0", "f", "false", "n", "no", "off"}, strings.ToLower(strings.TrimSpace(x)))
+	case float64:
+		return x == 0
+	}
+	return false
 }

@@ -52,7 +52,12 @@ type rbacEnv struct {
 }
 
 func newRBACEnv(t *testing.T, selfService bool) *rbacEnv {
-	e := newEnv(t, withMaxAPI("1.80"), func(d *Deps) {
+	return newRBACEnvAt(t, selfService, "1.80")
+}
+
+// newRBACEnvAt is newRBACEnv serving API versions up to maxAPI.
+func newRBACEnvAt(t *testing.T, selfService bool, maxAPI string) *rbacEnv {
+	e := newEnv(t, withMaxAPI(maxAPI), func(d *Deps) {
 		d.Auth, d.Projects, d.ProjectAdminManagesOwnNodes = anyPassword{}, rbacUsers, selfService
 	})
 	re := &rbacEnv{env: e}

@@ -19,8 +19,9 @@ var runbookStepSchema = stepsSchema{interfaces: steps.CleanInterfaces, numberKey
 // runbooks is /v1/runbooks as Ironic's RunbooksController before 1.112
 // (no runbook traits, names are traits): RUNBOOK_SCHEMA, PATCH of
 // disable_ramdisk, extra, name, owner, public and steps. Without
-// projects (noauth, http_basic) every caller is system-scoped, so any
-// owner may be set and every runbook is listed.
+// projects (noauth, http_basic without a projects file) every caller is
+// system-scoped, so any owner may be set and every runbook is listed;
+// project-scoped callers follow runbookAccess (rbac_runbooks.go).
 var runbooks = &stepSet{
 	kind: "Runbook", collection: "runbooks", since: v1_92,
 	plural: "runbooks", noun: "Runbook", lower: "runbook",
@@ -41,6 +42,7 @@ var runbooks = &stepSet{
 	patchable:  []string{"disable_ramdisk", "extra", "name", "owner", "public", "steps"},
 	apply:      applyRunbook,
 	checkPatch: checkRunbookPatch,
+	access:     runbookAccess,
 }
 
 // applyRunbook sets disable_ramdisk, public (null: false) and owner.

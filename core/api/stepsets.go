@@ -41,6 +41,9 @@ type stepSet struct {
 	// change the stored document before the patch applies; nil when there
 	// are none.
 	checkPatch func(ops []patchOp, doc map[string]any) error
+	// access is the kind's project-scoped access control; nil when the
+	// kind is the system's alone (the route policies decide).
+	access *stepSetAccess
 }
 
 var stepListFields = []string{"uuid", "name"}
@@ -164,7 +167,11 @@ func (s *server) listStepSets(ss *stepSet) apiFunc {
 		if err != nil {
 			return err
 		}
-		objs, err := s.loadPage(r.Context(), ss.kind, pg, nil, func(m string) error { return ss.notFound(m) })
+		var scope func(*bun.SelectQuery) *bun.SelectQuery
+		if ss.access != nil {
+			scope = ss.access.list(r)
+		}
+		objs, err := s.loadPage(r.Context(), ss.kind, pg, scope, func(m string) error { return ss.notFound(m) })
 		if err != nil {
 			return err
 		}
@@ -217,6 +224,9 @@ func (s *server) getStepSet(ss *stepSet) apiFunc {
 		}
 		obj, err := s.loadStepSet(r, ss)
 		if err != nil {
+			return err
+		}
+		if err := ss.access.check(r, accessGet, obj, nil); err != nil {
 			return err
 		}
 		view, err := s.stepSetView(r, ss, obj)
@@ -300,6 +310,9 @@ func (s *server) createStepSet(ss *stepSet) apiFunc {
 			return err
 		}
 		body := doc.(map[string]any)
+		if err := ss.access.create(r, body); err != nil {
+			return err
+		}
 		obj, err := s.reg.New(ss.kind)
 		if err != nil {
 			return err
@@ -385,6 +398,9 @@ func (s *server) patchStepSet(ss *stepSet) apiFunc {
 		}
 		obj, err := s.loadStepSet(r, ss)
 		if err != nil {
+			return err
+		}
+		if err := ss.access.check(r, accessUpdate, obj, ops); err != nil {
 			return err
 		}
 		doc, err := s.stepSetDoc(ss, obj)
@@ -504,6 +520,9 @@ func (s *server) deleteStepSet(ss *stepSet) apiFunc {
 		}
 		obj, err := s.loadStepSet(r, ss)
 		if err != nil {
+			return err
+		}
+		if err := ss.access.check(r, accessDelete, obj, nil); err != nil {
 			return err
 		}
 		if err := s.Store.Delete(r.Context(), obj); err != nil {

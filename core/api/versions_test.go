@@ -114,6 +114,7 @@ var versionTests = map[string]string{
 	"1.103": "TestV1_103PortgroupCategory",
 	"1.104": "TestV1_104InstanceName",
 	"1.105": "TestV1_90OVNVTEP",
+	"1.106": "TestV1_106PortgroupShard",
 	"1.107": "TestV1_107RequestID",
 	"1.109": "TestV1_109Health",
 }

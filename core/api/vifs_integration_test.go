@@ -16,7 +16,17 @@ import (
 // body (nil when empty).
 func httpCall(t *testing.T, base, ver, method, path, body string) (int, map[string]any) {
 	t.Helper()
+	return httpCallAs(t, base, "", ver, method, path, body)
+}
+
+// httpCallAs is httpCall as user (HTTP basic auth, password "pw"), or
+// anonymous when user is empty.
+func httpCallAs(t *testing.T, base, user, ver, method, path, body string) (int, map[string]any) {
+	t.Helper()
 	req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+	if user != "" {
+		req.SetBasicAuth(user, "pw")
+	}
 	req.Header.Set(api.HeaderVersion, ver)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)

@@ -144,6 +144,9 @@ func (s *server) getVolume(underNode bool) apiFunc {
 		if err := volumeAllowed(r); err != nil {
 			return err
 		}
+		if err := authorizeVolumeRoot(r); err != nil {
+			return err
+		}
 		coll, rest := "volume", ""
 		if underNode {
 			ident := r.PathValue("node")
@@ -217,7 +220,9 @@ func (s *server) volumeView(r *http.Request, k *volumeKind, obj objects.Object, 
 	if err != nil {
 		return nil, err
 	}
-	return maskView(k.view(r, obj, nu)), nil
+	view := maskView(k.view(r, obj, nu))
+	redactVolumeView(r, k, view)
+	return view, nil
 }
 
 // listVolume serves /v1/volume/{connectors,targets} (?node= filter) and
@@ -248,6 +253,9 @@ func (s *server) listVolume(k *volumeKind, underNode bool) apiFunc {
 				return err
 			}
 			conds = append(conds, eq("node_id", n.ID))
+		}
+		if only := projectChildren(r); only != nil { // Ironic's baremetal:volume:list: the project's nodes'
+			conds = append(conds, only)
 		}
 		pg, err := s.parsePage(r, k.kind)
 		if err != nil {
@@ -300,6 +308,9 @@ func (s *server) getVolumeItem(k *volumeKind, underNode bool) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		obj, err := s.volumeItem(r, k, underNode)
 		if err != nil {
+			return err
+		}
+		if err := s.authorizeVolume(r, k, obj, policyVolumeGet); err != nil {
 			return err
 		}
 		fields, err := k.volumeFields(r, false)

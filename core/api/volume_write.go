@@ -171,6 +171,10 @@ func (s *server) createVolume(k *volumeKind, underNode bool) apiFunc {
 		node, err := s.byUUID(r.Context(), "Node", nodeIdent, func(string) error {
 			return errorf(http.StatusBadRequest, "Invalid input for field/attribute node_uuid. Value: '%s'. ", nodeIdent)
 		})
+		n, _ := node.(*objects.Node)
+		if aerr := authorizeVolumeCreate(r, n); aerr != nil {
+			return aerr
+		}
 		if err != nil {
 			return err
 		}
@@ -219,6 +223,9 @@ func (s *server) patchVolume(k *volumeKind, underNode bool) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		obj, err := s.volumeItem(r, k, underNode)
 		if err != nil {
+			return err
+		}
+		if err := s.authorizeVolume(r, k, obj, policyVolumeUpdate); err != nil {
 			return err
 		}
 		ops, err := s.readPatch(r)
@@ -345,6 +352,9 @@ func (s *server) deleteVolume(k *volumeKind, underNode bool) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		obj, err := s.volumeItem(r, k, underNode)
 		if err != nil {
+			return err
+		}
+		if err := s.authorizeVolume(r, k, obj, policyVolumeDelete); err != nil {
 			return err
 		}
 		n, err := s.nodeByID(r.Context(), *k.nodeID(obj))
