@@ -74,6 +74,9 @@ type Config struct {
 	InspectWaitTimeout time.Duration
 	// Inspector is the [inspector] section: in-band inspection.
 	Inspector config.InspectorOpts
+	// InspectionRules is the [inspection_rules] section: built-in rules
+	// and the masking of secrets in what rules see.
+	InspectionRules config.InspectionRulesOpts
 	// Agent configures the client of the ironic-python-agent ([agent]);
 	// zero values take agentclient's defaults.
 	Agent AgentConfig
@@ -131,6 +134,7 @@ func ConfigFrom(c *config.Config) Config {
 			CleanupInterval: c.Conductor.NodeHistoryCleanupInterval, CleanupBatch: c.Conductor.NodeHistoryCleanupBatchCount},
 		InspectWaitTimeout: c.Conductor.InspectWaitTimeout,
 		Inspector:          c.Inspector,
+		InspectionRules:    c.InspectionRules,
 		Agent: AgentConfig{CommandTimeout: c.Agent.CommandTimeout, MaxAttempts: c.Agent.MaxCommandAttempts,
 			PollInterval: c.Agent.CommandWaitInterval, PollAttempts: c.Agent.CommandWaitAttempts},
 		EraseDevicesPriority:         c.Deploy.EraseDevicesPriority,

@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/plugins"
 	"github.com/rivetmetal/rivet/plugins/redact"
 )
@@ -192,6 +194,10 @@ func (s *Service) processInspection(ctx context.Context, t *Task, inventory, plu
 		s.inspectionFailed(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
 		return
 	}
+	if err := s.applyInspectionRules(ctx, t, inventory, pluginData); err != nil {
+		s.inspectionFailed(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
+		return
+	}
 	delete(pluginData, "logs") // logs can be huge and are never stored
 	inv, perr := storableJSON(inventory)
 	pd, err := storableJSON(pluginData)
@@ -200,11 +206,21 @@ func (s *Service) processInspection(ctx context.Context, t *Task, inventory, plu
 			len(inv)+len(pd), MaxStoredInspectionData))
 		return
 	}
+	prev, err := s.db.NodeInventoryOf(ctx, n.ID)
+	if err != nil && !errors.Is(err, db.ErrNotFound) {
+		s.inspectionFailed(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
+		return
+	}
 	if err := s.db.ReplaceNodeInventory(ctx, n.ID, inv, pd); err != nil {
 		s.inspectionFailed(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
 		return
 	}
-	t.log.Info("inspection data stored", "bytes", len(inv)+len(pd))
+	t.log.Info("inspection data stored", "bytes", len(inv)+len(pd), "replaced", prev != nil)
+	if prev != nil {
+		s.tasks.history.record(ctx, n, severityInfo, eventInspection,
+			fmt.Sprintf("Inspection data of node %s replaced: the inventory of the inspection that finished at %s was overwritten",
+				n.UUID, inspectedAt(n)), "", "")
+	}
 	if !s.step(ctx, t, "power off after inspection", func(ctx context.Context, hw Hardware, pn plugins.Node) error {
 		return hw.SetPowerState(ctx, pn, plugins.PowerOff)
 	}) {
@@ -282,6 +298,15 @@ func (s *Service) abortWait(ctx context.Context, t *Task) error {
 // addresses, never credentials, and none are ever stored.
 func storableJSON(v map[string]any) (json.RawMessage, error) {
 	return json.Marshal(redact.Dict(v))
+}
+
+// inspectedAt is when the node's previous inspection finished, or
+// "an unknown time".
+func inspectedAt(n *objects.Node) string {
+	if n.InspectionFinishedAt == nil {
+		return "an unknown time"
+	}
+	return n.InspectionFinishedAt.UTC().Format(time.RFC3339)
 }
 
 func withoutKey(m map[string]any, key string) map[string]any {

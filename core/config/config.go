@@ -14,8 +14,10 @@ type Config struct {
 	Redfish   RedfishOpts
 	IPMI      IPMIOpts
 	Inspector InspectorOpts
-	Agent     AgentOpts
-	Deploy    DeployOpts
+	// InspectionRules is [inspection_rules].
+	InspectionRules InspectionRulesOpts
+	Agent           AgentOpts
+	Deploy          DeployOpts
 }
 
 // section groups the declarations of one INI section.
@@ -37,7 +39,7 @@ type registry struct {
 // declarations; a duplicate is a programming error caught by any test.
 var declared = newRegistry(
 	defaultSection(), apiSection(), conductorSection(), databaseSection(),
-	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), agentSection(), deploySection(),
+	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), inspectionRulesSection(), agentSection(), deploySection(),
 )
 
 func newRegistry(secs ...section) *registry {

@@ -73,3 +73,26 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// InspectionRulesOpts holds the [inspection_rules] section (Ironic's
+// options of the same names).
+type InspectionRulesOpts struct {
+	BuiltInRules string
+	MaskSecrets  string
+}
+
+func inspectionRulesSection() section {
+	return section{name: "inspection_rules", help: "Options of inspection rules (API 1.96), run by the conductor on the data of every inspection.", options: []*Option{
+		strOpt("built_in_rules", "", func(c *Config) *string { return &c.InspectionRules.BuiltInRules },
+			"Path to a YAML file of built-in inspection rules: a list of rules as the API takes "+
+				"them (uuid optional, any priority), run with the stored rules after every "+
+				"inspection. Read at each inspection, so edits apply without a restart; a file "+
+				"that is missing or invalid fails the inspection with the reason. Empty: none."),
+		strOpt("mask_secrets", "always", func(c *Config) *string { return &c.InspectionRules.MaskSecrets },
+			"Whether the values of password, auth_token and bmc_password keys in the inventory "+
+				"and plugin data are masked (\"***\") in what rules see.").choices(
+			Choice{"always", "masked for every rule"},
+			Choice{"never", "never masked"},
+			Choice{"sensitive", "unmasked for sensitive rules only"}),
+	}}
+}
