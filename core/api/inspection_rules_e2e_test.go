@@ -1,8 +1,10 @@
 package api_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestInspectionRulesRunAfterInspection: rules created through the API
@@ -50,6 +52,7 @@ func TestInspectionRulesRunAfterInspection(t *testing.T) {
 			if got["provision_state"] == "manageable" || got["provision_state"] == "inspect failed" {
 				return got
 			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	done := inspect()
@@ -96,4 +99,54 @@ func TestInspectionRulesRunAfterInspection(t *testing.T) {
 		failed["last_error"] != "Failed to finish inspection: Failed to inspect hardware. Reason: in maintenance" {
 		t.Errorf("fail rule: %v, last_error %v", failed["provision_state"], failed["last_error"])
 	}
+}
+
+// TestInspectionRulesAfterOutOfBandInspection: as in Ironic, the rules
+// also run after out-of-band inspection, on the BMC's inventory in the
+// agent's shape (cpu, memory, interfaces); a failing rule fails it.
+func TestInspectionRulesAfterOutOfBandInspection(t *testing.T) {
+	c := newInspectionStackAt(t, "1.96")
+	n := c.call("POST", "/v1/nodes", "1.96", `{"name":"oob","driver":"fake-hardware"}`, 201)
+	id := n["uuid"].(string)
+	c.call("PUT", "/v1/nodes/oob/states/provision", "1.96", `{"target":"manage"}`, 202)
+	c.waitState(id, "manageable")
+	rule := c.call("POST", "/v1/inspection_rules", "1.96", map[string]any{
+		"conditions": []any{map[string]any{"op": "!is-empty", "args": map[string]any{"value": "{inventory[interfaces][0][mac_address]}"}}},
+		"actions": []any{
+			map[string]any{"op": "set-attribute", "args": map[string]any{"path": "/extra/arch", "value": "{inventory[cpu][architecture]}/{inventory[memory][physical_mb]}"}},
+			map[string]any{"op": "add-trait", "args": map[string]any{"name": "CUSTOM_OOB"}},
+		}}, 201)
+	c.call("PUT", "/v1/nodes/oob/states/provision", "1.96", `{"target":"inspect"}`, 202)
+	done := c.waitState(id, "manageable")
+	props := done["properties"].(map[string]any)
+	want := props["cpu_arch"].(string) + "/" + fmtNum(props["memory_mb"])
+	if got := done["extra"].(map[string]any)["arch"]; got != want {
+		t.Errorf("extra.arch %v, want %q", got, want)
+	}
+	if tr := c.call("GET", "/v1/nodes/"+id+"/traits", "1.96", nil, 200)["traits"].([]any); len(tr) != 1 || tr[0] != "CUSTOM_OOB" {
+		t.Errorf("traits %v", tr)
+	}
+
+	c.call("DELETE", "/v1/inspection_rules/"+rule["uuid"].(string), "1.96", nil, 204)
+	c.call("POST", "/v1/inspection_rules", "1.96", map[string]any{
+		"actions": []any{map[string]any{"op": "fail", "args": map[string]any{"msg": "no out-of-band inspection here"}}}}, 201)
+	c.call("PUT", "/v1/nodes/oob/states/provision", "1.96", `{"target":"inspect"}`, 202)
+	for {
+		got := c.call("GET", "/v1/nodes/"+id, "1.96", nil, 200)
+		if got["provision_state"] == "inspect failed" {
+			if got["last_error"] != "Failed to finish inspection: Failed to inspect hardware. Reason: no out-of-band inspection here" {
+				t.Errorf("last_error %v", got["last_error"])
+			}
+			break
+		}
+		if got["provision_state"] == "manageable" && got["target_provision_state"] == nil && got["inspection_finished_at"] != done["inspection_finished_at"] {
+			t.Fatalf("a failing rule did not fail out-of-band inspection")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func fmtNum(v any) string {
+	f, _ := v.(float64)
+	return strconv.FormatInt(int64(f), 10)
 }

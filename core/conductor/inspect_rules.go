@@ -16,6 +16,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/traits"
 	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/plugins"
 )
 
 // applyInspectionRules is Ironic's apply_rules for the "main" phase, run
@@ -186,4 +187,21 @@ func (r *ruleTarget) Reset(field string) error {
 		return r.save()
 	}
 	return nil
+}
+
+// outOfBandInventory is an out-of-band inventory in the shape of the
+// agent's, as Ironic's redfish inspection builds it for the rules: cpu
+// (count, architecture), memory (physical_mb), interfaces (name,
+// mac_address). Rivet's drivers report no disk list (only local_gb, which
+// the rules see on the node's properties).
+func outOfBandInventory(inv plugins.Inventory) map[string]any {
+	nics := make([]any, len(inv.NICs))
+	for i, n := range inv.NICs {
+		nics[i] = map[string]any{"name": n.Name, "mac_address": n.MACAddress}
+	}
+	return map[string]any{
+		"cpu":        map[string]any{"count": float64(inv.CPUs), "architecture": inv.CPUArch},
+		"memory":     map[string]any{"physical_mb": float64(inv.MemoryMB)},
+		"interfaces": nics,
+	}
 }
