@@ -150,3 +150,22 @@ func fmtNum(v any) string {
 	f, _ := v.(float64)
 	return strconv.FormatInt(int64(f), 10)
 }
+
+// TestNoInspectIsUnsupported: a node whose inspect interface does nothing
+// (no-inspect, the ipmi hardware type's default: IPMI has no inventory
+// Rivet reads out of band) is refused with Ironic's 400
+// UnsupportedDriverExtension, and stays manageable.
+func TestNoInspectIsUnsupported(t *testing.T) {
+	c := newInspectionStackAt(t, "1.96")
+	n := c.call("POST", "/v1/nodes", "1.96", `{"name":"noi","driver":"fake-hardware","inspect_interface":"no-inspect"}`, 201)
+	id := n["uuid"].(string)
+	c.call("PUT", "/v1/nodes/noi/states/provision", "1.96", `{"target":"manage"}`, 202)
+	c.waitState(id, "manageable")
+	got := c.call("PUT", "/v1/nodes/noi/states/provision", "1.96", `{"target":"inspect"}`, 400)
+	if msg, _ := got["error_message"].(string); !strings.Contains(msg, "Driver fake-hardware does not support inspect (disabled or not implemented).") {
+		t.Errorf("error %v", got)
+	}
+	if st := c.call("GET", "/v1/nodes/"+id, "1.96", nil, 200)["provision_state"]; st != "manageable" {
+		t.Errorf("provision_state %v", st)
+	}
+}
