@@ -124,3 +124,19 @@ func TestPinnedInspectionRules(t *testing.T) {
 	e.must(http.StatusNotAcceptable, "POST", "/v1/inspection_rules", "1.96", ruleBody())
 	e.must(http.StatusNotFound, "GET", "/v1/inspection_rules", "latest", nil)
 }
+
+// TestRBACInspectionRules: Ironic's policies: reading rules needs the
+// system reader role, writing them the system admin role.
+func TestRBACInspectionRules(t *testing.T) {
+	e := newEnv(t, withMaxAPI("1.96"), func(d *Deps) { d.Auth, d.Projects = anyPassword{}, rbacUsers })
+	e.asMust(http.StatusOK, "sysread", "GET", "/v1/inspection_rules", "1.96", nil)
+	e.asMust(http.StatusForbidden, "p1admin", "GET", "/v1/inspection_rules", "1.96", nil)
+	if r := e.asMust(http.StatusForbidden, "sysmem", "POST", "/v1/inspection_rules", "1.96", ruleBody()); !strings.Contains(string(r.Body), "baremetal:inspection_rule:create") {
+		t.Errorf("sysmem create: %s", r.Body)
+	}
+	id := e.asMust(http.StatusCreated, "root", "POST", "/v1/inspection_rules", "1.96", ruleBody()).JSON(t)["uuid"].(string)
+	e.asMust(http.StatusOK, "sysread", "GET", "/v1/inspection_rules/"+id, "1.96", nil)
+	e.asMust(http.StatusForbidden, "sysmem", "PATCH", "/v1/inspection_rules/"+id, "1.96", []map[string]any{{"op": "replace", "path": "/priority", "value": 1}})
+	e.asMust(http.StatusForbidden, "sysmem", "DELETE", "/v1/inspection_rules/"+id, "1.96", nil)
+	e.asMust(http.StatusNoContent, "root", "DELETE", "/v1/inspection_rules/"+id, "1.96", nil)
+}

@@ -184,6 +184,11 @@ var globalPolicies = map[string]policy{
 	"GET /v1/drivers/{driver}":                              {"baremetal:driver:get", systemReader},
 	"GET /v1/drivers/{driver}/properties":                   {"baremetal:driver:get_properties", systemReader},
 	"GET /v1/drivers/{driver}/raid/logical_disk_properties": {"baremetal:driver:get_raid_logical_disk_properties", systemReader},
+	"GET /v1/inspection_rules":                              {"baremetal:inspection_rule:get", systemReader},
+	"GET /v1/inspection_rules/{ident}":                      {"baremetal:inspection_rule:get", systemReader},
+	"POST /v1/inspection_rules":                             {"baremetal:inspection_rule:create", systemAdmin},
+	"PATCH /v1/inspection_rules/{ident}":                    {"baremetal:inspection_rule:update", systemAdmin},
+	"DELETE /v1/inspection_rules/{ident}":                   {"baremetal:inspection_rule:delete", systemAdmin},
 }
 
 // projectAny is any project-scoped role (the node-level rules then decide).
