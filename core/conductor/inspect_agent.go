@@ -167,14 +167,18 @@ func (s *Service) continueInspection(ctx context.Context, p rpc.Params) (any, er
 	if err != nil {
 		return nil, err
 	}
+	discovered := false
 	prepare := func() error {
 		n := t.Node
-		if n.ProvisionState != string(states.InspectWait) {
+		discovered = s.cfg.AutoDiscovery.Enabled && n.ProvisionState == string(states.Enroll)
+		if n.ProvisionState != string(states.InspectWait) && !discovered {
 			s.nodeLog(ctx, n).Error("refusing to process inspection data for a node in an invalid state", "provision_state", n.ProvisionState)
 			return classed("NotFound", http.StatusNotFound, nil, "Resource could not be found.")
 		}
-		if err := fire(n, states.Resume, "resume"); err != nil {
-			return err
+		if !discovered {
+			if err := fire(n, states.Resume, "resume"); err != nil {
+				return err
+			}
 		}
 		dii := cloneMap(n.DriverInternalInfo)
 		dii["agent_last_heartbeat"] = clock.Now().Format(time.RFC3339)
@@ -182,8 +186,62 @@ func (s *Service) continueInspection(ctx context.Context, p rpc.Params) (any, er
 		return t.Save(ctx)
 	}
 	return nil, s.startWork(ctx, t, prepare, func(ctx context.Context, t *Task) {
+		if discovered {
+			s.processDiscovery(ctx, t, inventory, pluginData)
+			return
+		}
 		s.processInspection(ctx, t, inventory, pluginData)
 	})
+}
+
+// processDiscovery is continue_inspection for a node in enroll (with
+// [auto_discovery] enabled: one the API enrolled for data no node
+// matched): the hooks and rules run and the data is stored as for an
+// inspected node, then the node is powered off (best effort: a new node
+// has no BMC credentials unless a rule set them) and stays in enroll. A
+// failure stays in enroll too, with last_error (Ironic's
+// provisioning_error_handler with ENROLL).
+func (s *Service) processDiscovery(ctx context.Context, t *Task, inventory, pluginData map[string]any) {
+	n := t.Node
+	failed := func(err error) {
+		n.LastError = ptr(fmt.Sprintf("Failed to finish inspection: %v", err))
+		t.log.Warn("processing the data of a discovered node failed", "error", err)
+		s.save(context.WithoutCancel(ctx), t)
+	}
+	if err := s.runInspectionHooks(ctx, t, inventory, pluginData); err != nil {
+		failed(err)
+		return
+	}
+	if err := s.applyInspectionRules(ctx, t, inventory, pluginData); err != nil {
+		failed(err)
+		return
+	}
+	delete(pluginData, "logs")
+	inv, ierr := storableJSON(inventory)
+	pd, err := storableJSON(pluginData)
+	if ierr != nil || err != nil || len(inv)+len(pd) > MaxStoredInspectionData {
+		failed(fmt.Errorf("the inventory and plugin data take %d bytes, more than the %d stored per node", len(inv)+len(pd), MaxStoredInspectionData))
+		return
+	}
+	if err := s.db.ReplaceNodeInventory(ctx, n.ID, inv, pd); err != nil {
+		failed(err)
+		return
+	}
+	if hw, err := s.hardware(n); err == nil {
+		if err := s.driverCall(ctx, n, "power off after discovery", func(ctx context.Context, pn plugins.Node) error {
+			return hw.SetPowerState(ctx, pn, plugins.PowerOff)
+		}); err != nil {
+			t.log.Warn("power off after discovery failed", "error", err)
+		} else {
+			n.PowerState = ptr(string(plugins.PowerOff))
+		}
+	}
+	now := clock.Now()
+	n.InspectionFinishedAt = &now
+	n.LastError = nil
+	if s.save(ctx, t) {
+		t.log.Info("successfully finished auto-discovery of node", "node", n.UUID)
+	}
 }
 
 // processInspection runs the hooks, stores the data, powers the node off

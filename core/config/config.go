@@ -16,8 +16,10 @@ type Config struct {
 	Inspector InspectorOpts
 	// InspectionRules is [inspection_rules].
 	InspectionRules InspectionRulesOpts
-	Agent           AgentOpts
-	Deploy          DeployOpts
+	// AutoDiscovery is [auto_discovery].
+	AutoDiscovery AutoDiscoveryOpts
+	Agent         AgentOpts
+	Deploy        DeployOpts
 }
 
 // section groups the declarations of one INI section.
@@ -39,7 +41,7 @@ type registry struct {
 // declarations; a duplicate is a programming error caught by any test.
 var declared = newRegistry(
 	defaultSection(), apiSection(), conductorSection(), databaseSection(),
-	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), inspectionRulesSection(), agentSection(), deploySection(),
+	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), inspectionRulesSection(), autoDiscoverySection(), agentSection(), deploySection(),
 )
 
 func newRegistry(secs ...section) *registry {

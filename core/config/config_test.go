@@ -103,7 +103,7 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: default %q does not round-trip: %v", o.Key(), format(o.Kind, o.def), err)
 		}
 	}
-	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "inspector", "inspection_rules", "agent", "deploy"}, Sections()); diff != "" {
+	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "inspector", "inspection_rules", "auto_discovery", "agent", "deploy"}, Sections()); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
 	for name, env := range map[string]string{

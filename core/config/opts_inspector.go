@@ -96,3 +96,25 @@ func inspectionRulesSection() section {
 			Choice{"sensitive", "unmasked for sensitive rules only"}),
 	}}
 }
+
+// AutoDiscoveryOpts holds the [auto_discovery] section (Ironic's options
+// of the same names): enrolling the machines whose agent posts inspection
+// data no node matches.
+type AutoDiscoveryOpts struct {
+	Enabled bool
+	Driver  string
+}
+
+func autoDiscoverySection() section {
+	return section{name: "auto_discovery", help: "Discovery of unknown machines by in-band inspection (read by the API and the conductors: set them alike).", options: []*Option{
+		boolOpt("enabled", false, func(c *Config) *bool { return &c.AutoDiscovery.Enabled },
+			"Enroll a node for inspection data (POST /v1/continue_inspection) whose MAC and BMC "+
+				"addresses match no node: it is created in enroll with the driver below and "+
+				"inspect_interface agent, and its data is processed as for an inspected node "+
+				"(hooks, inspection rules: plugin_data.auto_discovered is true). Any machine that "+
+				"can reach the inspection endpoint is then enrolled."),
+		strOpt("driver", "", func(c *Config) *string { return &c.AutoDiscovery.Driver },
+			"Hardware type of the nodes discovery enrolls; required when enabled is true. "+
+				"Inspection rules usually set its driver_info from the inventory."),
+	}}
+}
