@@ -1,11 +1,16 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rivetmetal/rivet/core/inspectrules"
 	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/test/testenv"
 )
 
 func ruleBody() map[string]any {
@@ -139,4 +144,38 @@ func TestRBACInspectionRules(t *testing.T) {
 	e.asMust(http.StatusForbidden, "sysmem", "PATCH", "/v1/inspection_rules/"+id, "1.96", []map[string]any{{"op": "replace", "path": "/priority", "value": 1}})
 	e.asMust(http.StatusForbidden, "sysmem", "DELETE", "/v1/inspection_rules/"+id, "1.96", nil)
 	e.asMust(http.StatusNoContent, "root", "DELETE", "/v1/inspection_rules/"+id, "1.96", nil)
+}
+
+// TestInspectionDocExamples: every JSON rule in docs/admin/inspection.md
+// is created through the API as it stands, and every YAML block parses
+// as built-in rules.
+func TestInspectionDocExamples(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "docs", "admin", "inspection.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, withMaxAPI("1.96"))
+	blocks := map[string]int{}
+	for _, part := range strings.Split(string(data), "```")[1:] {
+		lang, body, _ := strings.Cut(part, "\n")
+		switch lang {
+		case "json":
+			var doc map[string]any
+			if err := json.Unmarshal([]byte(body), &doc); err != nil {
+				t.Fatalf("a JSON example does not parse: %v\n%s", err, body)
+			}
+			e.must(http.StatusCreated, "POST", "/v1/inspection_rules", "1.96", doc)
+		case "yaml":
+			rules, err := inspectrules.ParseBuiltIn([]byte(body), "inspection.md")
+			if err != nil || len(rules) == 0 {
+				t.Fatalf("a YAML example: %v %v\n%s", rules, err, body)
+			}
+		default:
+			continue
+		}
+		blocks[lang]++
+	}
+	if blocks["json"] == 0 || blocks["yaml"] == 0 {
+		t.Errorf("examples found: %v, want JSON and YAML ones", blocks)
+	}
 }
