@@ -90,7 +90,8 @@ func inspectionRulesSection() section {
 				"that is missing or invalid fails the inspection with the reason. Empty: none."),
 		strOpt("mask_secrets", "always", func(c *Config) *string { return &c.InspectionRules.MaskSecrets },
 			"Whether the values of password, auth_token and bmc_password keys in the inventory "+
-				"and plugin data are masked (\"***\") in what rules see.").choices(
+				"and plugin data are masked (\"***\") in what rules see; the node's own secrets "+
+				"(driver_info passwords, tokens) are masked whenever the data is.").choices(
 			Choice{"always", "masked for every rule"},
 			Choice{"never", "never masked"},
 			Choice{"sensitive", "unmasked for sensitive rules only"}),

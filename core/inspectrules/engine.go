@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/rivetmetal/rivet/plugins/redact"
 )
 
 // Rule is a rule as the engine runs it: a stored one or a built-in one.
@@ -87,7 +89,7 @@ func Apply(env Env, rules []Rule, inventory, pluginData map[string]any, maskSecr
 			inv, _ = masked(inventory).(map[string]any)
 			pd, _ = masked(pluginData).(map[string]any)
 		}
-		rc := &run{env: env, inv: inv, pd: pd, realPD: pluginData}
+		rc := &run{env: env, inv: inv, pd: pd, realPD: pluginData, maskNode: mask}
 		ok, err := rc.conditions(r)
 		if err == nil && ok {
 			env.Log("info", fmt.Sprintf("Applying actions for rule %s to node %s", r.UUID, nodeUUID))
@@ -131,10 +133,18 @@ type run struct {
 	env     Env
 	inv, pd map[string]any
 	realPD  map[string]any
+	// maskNode masks the node's secrets (BMC passwords, tokens, URL
+	// credentials) in what rules see, as the data's are: Rivet never puts
+	// them in logs, and a rule's log action or failure message would.
+	maskNode bool
 }
 
 func (rc *run) context(loop map[string]any) map[string]any {
-	ctx := map[string]any{"node": rc.env.Node().Fields(), "inventory": rc.inv, "plugin_data": rc.pd}
+	node := rc.env.Node().Fields()
+	if rc.maskNode {
+		node = redact.Dict(node)
+	}
+	ctx := map[string]any{"node": node, "inventory": rc.inv, "plugin_data": rc.pd}
 	for k, v := range loop {
 		ctx[k] = v
 	}

@@ -111,6 +111,7 @@ func TestOperators(t *testing.T) {
 		{`{"op": "eq", "args": {"values": ["{item}", "vmx"]}, "loop": ["vmx", "sse"], "multiple": "last"}`, false},
 		{`{"op": "eq", "args": {"values": ["{item}", 8]}, "loop": [8]}`, true}, // force_strings in loops
 		{`{"op": "eq", "args": {"values": ["{inventory[secrets][bmc_password]}", "***"]}}`, true},
+		{`{"op": "eq", "args": {"values": ["{node.driver_info[ipmi_password]}", "******"]}}`, true}, // the node's secrets too
 	}
 	for _, c := range cases {
 		env := newEnv()
@@ -133,6 +134,15 @@ func TestOperators(t *testing.T) {
 	env := newEnv()
 	if err := Apply(env, []Rule{r}, inv, map[string]any{}, MaskNever, "n-1"); err != nil || len(env.traits) != 1 {
 		t.Errorf("mask never: %v %v", err, env.traits)
+	}
+	// mask_secrets sensitive: a sensitive rule sees the secrets, another not.
+	r = rule(t, `{"conditions": [{"op": "eq", "args": {"values": ["{node.driver_info[ipmi_password]}", "s3cret"]}}], "actions": [{"op": "add-trait", "args": {"name": "CUSTOM_X"}}]}`)
+	for _, sensitive := range []bool{false, true} {
+		r.Sensitive = sensitive
+		env := newEnv()
+		if err := Apply(env, []Rule{r}, inv, map[string]any{}, MaskSensitive, "n-1"); err != nil || (len(env.traits) == 1) != sensitive {
+			t.Errorf("mask sensitive, rule sensitive %v: %v %v", sensitive, err, env.traits)
+		}
 	}
 }
 
