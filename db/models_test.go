@@ -63,6 +63,9 @@ func TestModelsMatchSchema(t *testing.T) {
 			Extra: db.JSONObject{"k": "v"}, Version: v}
 		rb := &db.Runbook{UUID: "50000000-0000-0000-0000-000000000001", Name: "CUSTOM_RB", Steps: steps,
 			DisableRamdisk: ptr(true), Extra: db.JSONObject{"k": "v"}, Public: ptr(false), Owner: ptr("proj"), Version: v}
+		rule := &db.InspectionRule{UUID: "60000000-0000-0000-0000-000000000001", Priority: 100, Description: ptr("BMC"),
+			Sensitive: ptr(true), Phase: ptr("main"), Conditions: db.JSONList{{"op": "is-true", "args": map[string]any{"value": "{node.maintenance}"}}},
+			Actions: db.JSONList{{"op": "add-trait", "args": map[string]any{"name": "CUSTOM_X"}}}, Version: v}
 		rows := []struct {
 			name  string
 			model any
@@ -75,6 +78,7 @@ func TestModelsMatchSchema(t *testing.T) {
 			{"trait", trait, func() { trait.NodeID = node.ID }},
 			{"deploy template", tmpl, nil},
 			{"runbook", rb, nil},
+			{"inspection rule", rule, nil},
 		}
 		for _, s := range rows {
 			if s.pre != nil {
@@ -109,6 +113,7 @@ func TestModelsMatchSchema(t *testing.T) {
 		check("trait", trait, new(db.Trait), trait.ID)
 		check("deploy template", tmpl, new(db.DeployTemplate), tmpl.ID)
 		check("runbook", rb, new(db.Runbook), rb.ID)
+		check("inspection rule", rule, new(db.InspectionRule), rule.ID)
 	})
 }
 

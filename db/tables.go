@@ -23,6 +23,7 @@ const (
 	TableAllocations                 = "allocations"
 	TableNodeHistory                 = "node_history"
 	TableBIOSSettings                = "bios_settings"
+	TableInspectionRules             = "inspection_rules"
 )
 
 // objectTables maps each object kind of core/release to the table holding
@@ -42,6 +43,7 @@ var objectTables = map[string]string{
 	"Allocation":      TableAllocations,
 	"NodeHistory":     TableNodeHistory,
 	"BIOSSetting":     TableBIOSSettings,
+	"InspectionRule":  TableInspectionRules,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

@@ -174,6 +174,7 @@ func buildAPIWith(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *obje
 		RateLimit:        api.RateLimit{PerSecond: cfg.API.RateLimit, Burst: cfg.API.RateLimitBurst},
 		Metrics:          metrics,
 		HeartbeatTimeout: cfg.Conductor.HeartbeatTimeout,
+		AutoDiscovery:    api.AutoDiscovery{Enabled: cfg.AutoDiscovery.Enabled, Driver: cfg.AutoDiscovery.Driver},
 	}
 	if deps.Links, err = apiLinks(cfg.API); err != nil {
 		return nil, err

@@ -73,6 +73,9 @@ type Deps struct {
 	// HeartbeatTimeout is [conductor] heartbeat_timeout: a conductor
 	// heartbeated longer ago is not alive in /v1/conductors (default 60 s).
 	HeartbeatTimeout time.Duration
+	// AutoDiscovery is [auto_discovery]: with Enabled, inspection data no
+	// node matches enrolls a node of hardware type Driver.
+	AutoDiscovery AutoDiscovery
 
 	// slowNodeList makes node lists take the general path (objects and
 	// views) even where the fast path could serve them, for the tests that
@@ -96,6 +99,12 @@ type Deps struct {
 const defaultRingExponent = 5
 
 // server holds the dependencies of every handler.
+// AutoDiscovery is the API's part of [auto_discovery].
+type AutoDiscovery struct {
+	Enabled bool
+	Driver  string
+}
+
 type server struct {
 	Deps
 	reg     *objects.Registry

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/google/uuid"
 	"github.com/rivetmetal/rivet/core/agenttoken"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
@@ -138,6 +139,13 @@ func (s *server) continueInspection(w http.ResponseWriter, r *http.Request) erro
 	}
 	delete(body, "inventory")
 	n, err := s.inspectionLookup(r, nodeUUID, macs, bmcs)
+	if errors.Is(err, errAutoEnrollPossible) {
+		if n, err = s.autoEnroll(r, macs, bmcs); err != nil {
+			return err
+		}
+		// The flag ironic-inspector's rules and clients know.
+		body["auto_discovered"] = true
+	}
 	if err != nil {
 		return err
 	}
@@ -290,9 +298,38 @@ func (s *server) inspectionLookup(r *http.Request, nodeUUID string, macs, bmcs [
 		}
 	}
 	if n == nil {
-		// Ironic would enroll it with [auto_discovery] enabled; Rivet
-		// does not discover nodes (yet).
+		if s.AutoDiscovery.Enabled {
+			return nil, errAutoEnrollPossible
+		}
 		return notFound("no node satisfies the MAC and BMC addresses")
 	}
 	return n, nil
+}
+
+// errAutoEnrollPossible is Ironic's AutoEnrollPossible: no node matches
+// the data, and [auto_discovery] is enabled.
+var errAutoEnrollPossible = errors.New("no node satisfies the MAC and BMC addresses")
+
+// autoEnroll is Ironic's _auto_enroll: a node in enroll with the
+// [auto_discovery] driver, inspect_interface agent (what processes the
+// data), created through a conductor of the driver. Any failure is a bare
+// 500, saying nothing to the caller (logged here).
+func (s *server) autoEnroll(r *http.Request, macs, bmcs []string) (*objects.Node, error) {
+	ctx := r.Context()
+	obj, err := s.reg.New("Node")
+	if err != nil {
+		return nil, err
+	}
+	n := obj.(*objects.Node)
+	n.UUID, n.Driver, n.ProvisionState = uuid.NewString(), s.AutoDiscovery.Driver, string(states.Enroll)
+	agent := "agent"
+	n.InspectInterface = &agent
+	s.Logger.InfoContext(ctx, "enrolling a newly discovered node", slog.String("node", n.UUID), slog.String("driver", n.Driver),
+		slog.Any("macs", macs), slog.Any("bmc_addresses", bmcs))
+	stored, err := s.Conductor.CreateNode(ctx, n)
+	if err != nil {
+		s.Logger.ErrorContext(ctx, "enrolling a discovered node failed", slog.String("driver", n.Driver), slog.Any("error", err))
+		return nil, errorf(http.StatusInternalServerError, "An unknown exception occurred.")
+	}
+	return stored, nil
 }

@@ -88,8 +88,13 @@ func (c inspClient) waitState(id, state string) map[string]any {
 
 func newInspectionStack(t *testing.T) inspClient {
 	t.Helper()
+	return newInspectionStackAt(t, "1.84")
+}
+
+func newInspectionStackAt(t *testing.T, maxAPI string) inspClient {
+	t.Helper()
 	h := newStackWith(t, release.NewPinner(release.Default(), release.Pin{}),
-		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}, api.WithTestMaxAPI("1.84"))
+		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}, api.WithTestMaxAPI(maxAPI))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return inspClient{t: t, url: srv.URL}

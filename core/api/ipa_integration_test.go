@@ -58,6 +58,14 @@ type ipaRig struct {
 	imgURL  string
 	agent   *exec.Cmd
 	agentN  int
+	maxAPI  string // the API's maximum and the version the rig's calls ask for
+	// collectors is the agent's inspection_collectors: empty, it posts no
+	// inspection data (in-band inspection sets it).
+	collectors string
+	// bootif, when set, is the BOOTIF= the agent reads from its kernel
+	// command line (a file bind-mounted over /proc/cmdline in its mount
+	// namespace): the NIC it "booted" from.
+	bootif string
 }
 
 func run(t *testing.T, name string, args ...string) string {
@@ -72,11 +80,16 @@ func run(t *testing.T, name string, args ...string) string {
 // newIPARig sets up the namespace, the veth pair, the loop device, the
 // image server and the Rivet stack.
 func newIPARig(t *testing.T) *ipaRig {
+	return newIPARigAt(t, "1.72")
+}
+
+// newIPARigAt is newIPARig with the API's maximum raised to maxAPI.
+func newIPARigAt(t *testing.T, maxAPI string) *ipaRig {
 	src := testenv.RequireIPA(t)
 	k := 1 + rand.IntN(250)
 	r := &ipaRig{t: t, src: src, dir: t.TempDir(), ns: fmt.Sprintf("rivet-ipa-%d", k),
 		hostIP: fmt.Sprintf("10.254.%d.1", k), agentIP: fmt.Sprintf("10.254.%d.2", k),
-		mac: fmt.Sprintf("02:00:00:72:69:%02x", k), veth: fmt.Sprintf("ripa%dh", k)}
+		mac: fmt.Sprintf("02:00:00:72:69:%02x", k), veth: fmt.Sprintf("ripa%dh", k), maxAPI: maxAPI}
 	_ = exec.Command("ip", "netns", "del", r.ns).Run() // a leftover of an interrupted run
 	run(t, "ip", "netns", "add", r.ns)
 	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", r.ns).Run() })
@@ -120,7 +133,7 @@ func newIPARig(t *testing.T) *ipaRig {
 			c.DeployCallbackTimeout, c.CheckInterval = 25*time.Second, time.Second
 			c.Agent.PollInterval = 200 * time.Millisecond
 		},
-		func(d *api.Deps) { api.SetMaxAPIForTest(d, "1.72") })
+		func(d *api.Deps) { api.SetMaxAPIForTest(d, maxAPI) })
 	apiL, err := net.Listen("tcp", r.hostIP+":0")
 	if err != nil {
 		t.Fatal(err)
@@ -208,24 +221,35 @@ advertise_port = 9999
 enable_auto_tls = False
 enable_vlan_interfaces =
 collect_lldp = False
-inspection_collectors =
+inspection_collectors = %s
 lookup_timeout = 120
 lookup_interval = 1
 disk_wait_attempts = 1
 image_download_connection_retries = 1
 image_download_connection_retry_interval = 1
 debug = True
-`, r.apiURL, r.agentIP, r.agentIP)
+`, r.apiURL, r.agentIP, r.agentIP, r.collectors)
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ipaDir := filepath.Join(testenv.RepoRoot(), "test", "ipa")
-	cmd := exec.Command("ip", "netns", "exec", r.ns, "unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "env",
+	args := []string{"netns", "exec", r.ns, "unshare", "--pid", "--fork", "--kill-child", "--mount-proc"}
+	if r.bootif != "" {
+		// The agent reads BOOTIF from /proc/cmdline: the mount namespace
+		// unshare made gets its own, then IPA replaces the shell as PID 1.
+		cmdline := filepath.Join(r.dir, "cmdline")
+		if err := os.WriteFile(cmdline, []byte("BOOTIF="+r.bootif+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "sh", "-c", `mount --bind "$0" /proc/cmdline && exec "$@"`, cmdline)
+	}
+	args = append(args, "env",
 		"PATH="+filepath.Join(ipaDir, "shim")+":/usr/sbin:/usr/bin:/sbin:/bin",
 		"PYTHONPATH="+r.src+":"+filepath.Join(ipaDir, "hwm"),
 		"RIVET_IPA_DISKS="+r.loop, "RIVET_IPA_SHIM_LOG="+filepath.Join(r.dir, "shim.log"),
 		"/usr/bin/python3", "-c", `import sys; sys.argv[0] = "ironic-python-agent"; from ironic_python_agent.cmd.agent import run; run()`,
 		"--config-file", conf)
+	cmd := exec.Command("ip", args...)
 	logf, err := os.Create(filepath.Join(r.dir, fmt.Sprintf("ipa-%d.log", r.agentN)))
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +289,7 @@ func (r *ipaRig) call(method, path string, body any, want int) map[string]any {
 		rd = bytes.NewReader(data)
 	}
 	req, _ := http.NewRequest(method, r.apiURL+path, rd)
-	req.Header.Set(api.HeaderVersion, "1.72")
+	req.Header.Set(api.HeaderVersion, r.maxAPI)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

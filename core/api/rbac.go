@@ -219,6 +219,11 @@ var globalPolicies = map[string]policy{
 	"POST /v1/deploy_templates":                             {"baremetal:deploy_template:create", systemAdmin},
 	"PATCH /v1/deploy_templates/{ident}":                    {"baremetal:deploy_template:update", systemAdmin},
 	"DELETE /v1/deploy_templates/{ident}":                   {"baremetal:deploy_template:delete", systemAdmin},
+	"GET /v1/inspection_rules":                              {"baremetal:inspection_rule:get", systemReader},
+	"GET /v1/inspection_rules/{ident}":                      {"baremetal:inspection_rule:get", systemReader},
+	"POST /v1/inspection_rules":                             {"baremetal:inspection_rule:create", systemAdmin},
+	"PATCH /v1/inspection_rules/{ident}":                    {"baremetal:inspection_rule:update", systemAdmin},
+	"DELETE /v1/inspection_rules/{ident}":                   {"baremetal:inspection_rule:delete", systemAdmin},
 }
 
 // projectAny is any project-scoped role (the node-level rules then decide).

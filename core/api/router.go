@@ -93,7 +93,7 @@ func (s *server) routes() *http.ServeMux {
 	v1 := s.rg.V1Handler(gatedCollection{"lookup", v1_22}, gatedCollection{"heartbeat", v1_22},
 		gatedCollection{"portgroups", v1_23}, gatedCollection{"volume", v1_32},
 		gatedCollection{"conductors", v1_49}, gatedCollection{"allocations", v1_52}, gatedCollection{"events", v1_54},
-		gatedCollection{"deploy_templates", v1_55}, gatedCollection{"runbooks", v1_92}, gatedCollection{"continue_inspection", verContinueInspection})
+		gatedCollection{"deploy_templates", v1_55}, gatedCollection{"runbooks", v1_92}, gatedCollection{"inspection_rules", v1_96}, gatedCollection{"continue_inspection", verContinueInspection})
 	mux.Handle("/v1/{$}", v1)
 
 	h("GET /v1/nodes", s.listNodes(false))
@@ -162,6 +162,7 @@ func (s *server) routes() *http.ServeMux {
 
 	s.volumeRoutes(h)
 	s.stepRoutes(h) // node traits, deploy templates, runbooks
+	s.inspectionRuleRoutes(h)
 	h("GET /v1/allocations", s.listAllocations)
 	h("POST /v1/allocations", s.createAllocation)
 	h("GET /v1/allocations/{allocation}", s.getAllocation)

@@ -105,6 +105,7 @@ var versionTests = map[string]string{
 	"1.92":  "TestV1_92Runbooks",
 	"1.94":  "TestV1_94PortNodeIdent",
 	"1.95":  "TestV1_95DisablePowerOff",
+	"1.96":  "TestV1_96InspectionRules",
 	"1.97":  "TestV1_97PortDescription",
 	"1.98":  "TestV1_98PatchEscapes",
 	"1.99":  "TestV1_99ConductorGroupsFilter",

@@ -74,6 +74,12 @@ type Config struct {
 	InspectWaitTimeout time.Duration
 	// Inspector is the [inspector] section: in-band inspection.
 	Inspector config.InspectorOpts
+	// InspectionRules is the [inspection_rules] section: built-in rules
+	// and the masking of secrets in what rules see.
+	InspectionRules config.InspectionRulesOpts
+	// AutoDiscovery is [auto_discovery]: with Enabled, continue_inspection
+	// also takes a node in enroll (one the API just enrolled).
+	AutoDiscovery config.AutoDiscoveryOpts
 	// Agent configures the client of the ironic-python-agent ([agent]);
 	// zero values take agentclient's defaults.
 	Agent AgentConfig
@@ -131,6 +137,8 @@ func ConfigFrom(c *config.Config) Config {
 			CleanupInterval: c.Conductor.NodeHistoryCleanupInterval, CleanupBatch: c.Conductor.NodeHistoryCleanupBatchCount},
 		InspectWaitTimeout: c.Conductor.InspectWaitTimeout,
 		Inspector:          c.Inspector,
+		InspectionRules:    c.InspectionRules,
+		AutoDiscovery:      c.AutoDiscovery,
 		Agent: AgentConfig{CommandTimeout: c.Agent.CommandTimeout, MaxAttempts: c.Agent.MaxCommandAttempts,
 			PollInterval: c.Agent.CommandWaitInterval, PollAttempts: c.Agent.CommandWaitAttempts},
 		EraseDevicesPriority:         c.Deploy.EraseDevicesPriority,

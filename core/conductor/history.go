@@ -42,6 +42,7 @@ const (
 	eventMonitoring   = "monitoring"
 	eventTakeover     = "takeover"
 	eventManagement   = "management"
+	eventInspection   = "introspection"
 )
 
 // historyRecorder writes node history entries straight to the database:

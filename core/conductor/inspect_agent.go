@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/plugins"
 	"github.com/rivetmetal/rivet/plugins/redact"
 )
@@ -165,14 +167,18 @@ func (s *Service) continueInspection(ctx context.Context, p rpc.Params) (any, er
 	if err != nil {
 		return nil, err
 	}
+	discovered := false
 	prepare := func() error {
 		n := t.Node
-		if n.ProvisionState != string(states.InspectWait) {
+		discovered = s.cfg.AutoDiscovery.Enabled && n.ProvisionState == string(states.Enroll)
+		if n.ProvisionState != string(states.InspectWait) && !discovered {
 			s.nodeLog(ctx, n).Error("refusing to process inspection data for a node in an invalid state", "provision_state", n.ProvisionState)
 			return classed("NotFound", http.StatusNotFound, nil, "Resource could not be found.")
 		}
-		if err := fire(n, states.Resume, "resume"); err != nil {
-			return err
+		if !discovered {
+			if err := fire(n, states.Resume, "resume"); err != nil {
+				return err
+			}
 		}
 		dii := cloneMap(n.DriverInternalInfo)
 		dii["agent_last_heartbeat"] = clock.Now().Format(time.RFC3339)
@@ -180,8 +186,62 @@ func (s *Service) continueInspection(ctx context.Context, p rpc.Params) (any, er
 		return t.Save(ctx)
 	}
 	return nil, s.startWork(ctx, t, prepare, func(ctx context.Context, t *Task) {
+		if discovered {
+			s.processDiscovery(ctx, t, inventory, pluginData)
+			return
+		}
 		s.processInspection(ctx, t, inventory, pluginData)
 	})
+}
+
+// processDiscovery is continue_inspection for a node in enroll (with
+// [auto_discovery] enabled: one the API enrolled for data no node
+// matched): the hooks and rules run and the data is stored as for an
+// inspected node, then the node is powered off (best effort: a new node
+// has no BMC credentials unless a rule set them) and stays in enroll. A
+// failure stays in enroll too, with last_error (Ironic's
+// provisioning_error_handler with ENROLL).
+func (s *Service) processDiscovery(ctx context.Context, t *Task, inventory, pluginData map[string]any) {
+	n := t.Node
+	failed := func(err error) {
+		n.LastError = ptr(fmt.Sprintf("Failed to finish inspection: %v", err))
+		t.log.Warn("processing the data of a discovered node failed", "error", err)
+		s.save(context.WithoutCancel(ctx), t)
+	}
+	if err := s.runInspectionHooks(ctx, t, inventory, pluginData); err != nil {
+		failed(err)
+		return
+	}
+	if err := s.applyInspectionRules(ctx, t, inventory, pluginData); err != nil {
+		failed(err)
+		return
+	}
+	delete(pluginData, "logs")
+	inv, ierr := storableJSON(inventory)
+	pd, err := storableJSON(pluginData)
+	if ierr != nil || err != nil || len(inv)+len(pd) > MaxStoredInspectionData {
+		failed(fmt.Errorf("the inventory and plugin data take %d bytes, more than the %d stored per node", len(inv)+len(pd), MaxStoredInspectionData))
+		return
+	}
+	if err := s.db.ReplaceNodeInventory(ctx, n.ID, inv, pd); err != nil {
+		failed(err)
+		return
+	}
+	if hw, err := s.hardware(n); err == nil {
+		if err := s.driverCall(ctx, n, "power off after discovery", func(ctx context.Context, pn plugins.Node) error {
+			return hw.SetPowerState(ctx, pn, plugins.PowerOff)
+		}); err != nil {
+			t.log.Warn("power off after discovery failed", "error", err)
+		} else {
+			n.PowerState = ptr(string(plugins.PowerOff))
+		}
+	}
+	now := clock.Now()
+	n.InspectionFinishedAt = &now
+	n.LastError = nil
+	if s.save(ctx, t) {
+		t.log.Info("successfully finished auto-discovery of node", "node", n.UUID)
+	}
 }
 
 // processInspection runs the hooks, stores the data, powers the node off
@@ -189,6 +249,10 @@ func (s *Service) continueInspection(ctx context.Context, p rpc.Params) (any, er
 func (s *Service) processInspection(ctx context.Context, t *Task, inventory, pluginData map[string]any) {
 	n := t.Node
 	if err := s.runInspectionHooks(ctx, t, inventory, pluginData); err != nil {
+		s.inspectionFailed(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
+		return
+	}
+	if err := s.applyInspectionRules(ctx, t, inventory, pluginData); err != nil {
 		s.inspectionFailed(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
 		return
 	}
@@ -200,11 +264,21 @@ func (s *Service) processInspection(ctx context.Context, t *Task, inventory, plu
 			len(inv)+len(pd), MaxStoredInspectionData))
 		return
 	}
+	prev, err := s.db.NodeInventoryOf(ctx, n.ID)
+	if err != nil && !errors.Is(err, db.ErrNotFound) {
+		s.inspectionFailed(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
+		return
+	}
 	if err := s.db.ReplaceNodeInventory(ctx, n.ID, inv, pd); err != nil {
 		s.inspectionFailed(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
 		return
 	}
-	t.log.Info("inspection data stored", "bytes", len(inv)+len(pd))
+	t.log.Info("inspection data stored", "bytes", len(inv)+len(pd), "replaced", prev != nil)
+	if prev != nil {
+		s.tasks.history.record(ctx, n, severityInfo, eventInspection,
+			fmt.Sprintf("Inspection data of node %s replaced: the inventory of the inspection that finished at %s was overwritten",
+				n.UUID, inspectedAt(n)), "", "")
+	}
 	if !s.step(ctx, t, "power off after inspection", func(ctx context.Context, hw Hardware, pn plugins.Node) error {
 		return hw.SetPowerState(ctx, pn, plugins.PowerOff)
 	}) {
@@ -282,6 +356,15 @@ func (s *Service) abortWait(ctx context.Context, t *Task) error {
 // addresses, never credentials, and none are ever stored.
 func storableJSON(v map[string]any) (json.RawMessage, error) {
 	return json.Marshal(redact.Dict(v))
+}
+
+// inspectedAt is when the node's previous inspection finished, or
+// "an unknown time".
+func inspectedAt(n *objects.Node) string {
+	if n.InspectionFinishedAt == nil {
+		return "an unknown time"
+	}
+	return n.InspectionFinishedAt.UTC().Format(time.RFC3339)
 }
 
 func withoutKey(m map[string]any, key string) map[string]any {

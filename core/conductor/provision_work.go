@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/google/uuid"
@@ -254,6 +255,12 @@ func (s *Service) inspectWork(ctx context.Context, t *Task) {
 			return
 		}
 		t.log.Info("port created from inspection", "port", port.UUID, "address", port.Address)
+	}
+	// Ironic runs the inspection rules after out-of-band inspection too,
+	// on the inventory the BMC gave, in the agent's shape.
+	if err := s.applyInspectionRules(ctx, t, outOfBandInventory(inv), map[string]any{}); err != nil {
+		s.fail(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
+		return
 	}
 	s.finish(ctx, t, states.Done, func(n *objects.Node) {
 		now := clock.Now()

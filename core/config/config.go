@@ -14,8 +14,12 @@ type Config struct {
 	Redfish   RedfishOpts
 	IPMI      IPMIOpts
 	Inspector InspectorOpts
-	Agent     AgentOpts
-	Deploy    DeployOpts
+	// InspectionRules is [inspection_rules].
+	InspectionRules InspectionRulesOpts
+	// AutoDiscovery is [auto_discovery].
+	AutoDiscovery AutoDiscoveryOpts
+	Agent         AgentOpts
+	Deploy        DeployOpts
 }
 
 // section groups the declarations of one INI section.
@@ -37,7 +41,7 @@ type registry struct {
 // declarations; a duplicate is a programming error caught by any test.
 var declared = newRegistry(
 	defaultSection(), apiSection(), conductorSection(), databaseSection(),
-	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), agentSection(), deploySection(),
+	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), inspectionRulesSection(), autoDiscoverySection(), agentSection(), deploySection(),
 )
 
 func newRegistry(secs ...section) *registry {

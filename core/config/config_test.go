@@ -61,8 +61,9 @@ func TestDefaults(t *testing.T) {
 		},
 		Inspector: InspectorOpts{AddPorts: "pxe", KeepPorts: "all", UpdatePXEEnabled: true,
 			Hooks: []string{"ramdisk-error", "validate-interfaces", "ports", "architecture", "cpus", "memory", "root-device", "boot-mode"}},
-		Agent:  AgentOpts{CommandTimeout: time.Minute, MaxCommandAttempts: 3, CommandWaitInterval: time.Second, CommandWaitAttempts: 600},
-		Deploy: DeployOpts{EraseDevicesMetadataPriority: 99},
+		InspectionRules: InspectionRulesOpts{MaskSecrets: "always"},
+		Agent:           AgentOpts{CommandTimeout: time.Minute, MaxCommandAttempts: 3, CommandWaitInterval: time.Second, CommandWaitAttempts: 600},
+		Deploy:          DeployOpts{EraseDevicesMetadataPriority: 99},
 	}
 	got, err := Load(nil, nil)
 	if err != nil {
@@ -102,7 +103,7 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: default %q does not round-trip: %v", o.Key(), format(o.Kind, o.def), err)
 		}
 	}
-	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "inspector", "agent", "deploy"}, Sections()); diff != "" {
+	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "inspector", "inspection_rules", "auto_discovery", "agent", "deploy"}, Sections()); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
 	for name, env := range map[string]string{

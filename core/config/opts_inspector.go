@@ -73,3 +73,49 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// InspectionRulesOpts holds the [inspection_rules] section (Ironic's
+// options of the same names).
+type InspectionRulesOpts struct {
+	BuiltInRules string
+	MaskSecrets  string
+}
+
+func inspectionRulesSection() section {
+	return section{name: "inspection_rules", help: "Options of inspection rules (API 1.96), run by the conductor on the data of every inspection.", options: []*Option{
+		strOpt("built_in_rules", "", func(c *Config) *string { return &c.InspectionRules.BuiltInRules },
+			"Path to a YAML file of built-in inspection rules: a list of rules as the API takes "+
+				"them (uuid optional, any priority), run with the stored rules after every "+
+				"inspection. Read at each inspection, so edits apply without a restart; a file "+
+				"that is missing or invalid fails the inspection with the reason. Empty: none."),
+		strOpt("mask_secrets", "always", func(c *Config) *string { return &c.InspectionRules.MaskSecrets },
+			"Whether the values of password, auth_token and bmc_password keys in the inventory "+
+				"and plugin data are masked (\"***\") in what rules see; the node's own secrets "+
+				"(driver_info passwords, tokens) are masked whenever the data is.").choices(
+			Choice{"always", "masked for every rule"},
+			Choice{"never", "never masked"},
+			Choice{"sensitive", "unmasked for sensitive rules only"}),
+	}}
+}
+
+// AutoDiscoveryOpts holds the [auto_discovery] section (Ironic's options
+// of the same names): enrolling the machines whose agent posts inspection
+// data no node matches.
+type AutoDiscoveryOpts struct {
+	Enabled bool
+	Driver  string
+}
+
+func autoDiscoverySection() section {
+	return section{name: "auto_discovery", help: "Discovery of unknown machines by in-band inspection (read by the API and the conductors: set them alike).", options: []*Option{
+		boolOpt("enabled", false, func(c *Config) *bool { return &c.AutoDiscovery.Enabled },
+			"Enroll a node for inspection data (POST /v1/continue_inspection) whose MAC and BMC "+
+				"addresses match no node: it is created in enroll with the driver below and "+
+				"inspect_interface agent, and its data is processed as for an inspected node "+
+				"(hooks, inspection rules: plugin_data.auto_discovered is true). Any machine that "+
+				"can reach the inspection endpoint is then enrolled."),
+		strOpt("driver", "", func(c *Config) *string { return &c.AutoDiscovery.Driver },
+			"Hardware type of the nodes discovery enrolls; required when enabled is true. "+
+				"Inspection rules usually set its driver_info from the inventory."),
+	}}
+}

@@ -99,6 +99,13 @@ func opt(section, name string) *Option {
 
 // rules are the checks that span options or need the release table.
 var rules = []func(c *Config, t *release.Table) []error{
+	func(c *Config, _ *release.Table) []error {
+		if c.AutoDiscovery.Enabled && c.AutoDiscovery.Driver == "" {
+			return []error{optionError("", opt("auto_discovery", "driver"),
+				"must be set when [auto_discovery] enabled is true: the hardware type of the nodes discovery enrolls")}
+		}
+		return nil
+	},
 	func(c *Config, t *release.Table) []error {
 		if _, err := t.ParsePin(c.Default.PinReleaseVersion); err != nil {
 			return []error{optionError("", opt("DEFAULT", "pin_release_version"), err.Error())}

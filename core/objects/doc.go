@@ -1,7 +1,7 @@
 // Package objects holds Rivet's versioned objects: the machinery (registry,
 // field tables, conversions, wire primitives, fingerprints) and the object
 // kinds (Node, Port, Portgroup, Chassis, Conductor, Trait, DeployTemplate,
-// Runbook).
+// Runbook, InspectionRule, …).
 //
 // Rules (ARCHITECTURE §3, seeds/000_…):
 //   - In memory an object is always at its kind's latest version: one Go

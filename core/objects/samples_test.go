@@ -152,6 +152,16 @@ func samples() map[string]func() Object {
 		"BIOSSetting": func() Object {
 			return &BIOSSetting{NodeID: 7, Name: "ProcVirtualization", Value: ptr("Enabled"), CreatedAt: created, UpdatedAt: &updated}
 		},
+		"InspectionRule": func() Object {
+			return &InspectionRule{
+				ID: 9, UUID: "783bf33a-a8e3-1e23-a645-1e95a1f95186", Priority: 100, Description: ptr("BMC credentials"),
+				Sensitive: true, Phase: "main",
+				Conditions: []map[string]any{{"op": "contains", "args": map[string]any{"value": "{inventory[system_vendor][manufacturer]}", "regex": "(?i)dell"}}},
+				Actions: []map[string]any{{"op": "set-attribute", "args": map[string]any{"path": "/driver_info/redfish_address", "value": "https://{inventory[bmc_address]}"}},
+					{"op": "add-trait", "args": map[string]any{"name": "{item}"}, "loop": []any{"CUSTOM_A", "CUSTOM_B"}}},
+				CreatedAt: created, UpdatedAt: &updated,
+			}
+		},
 		"Widget": func() Object {
 			return &Widget{ID: 1, Name: "w1", Extra: map[string]any{}, Meta: map[string]any{"k": "v"}, Color: ptr("red")}
 		},
@@ -165,7 +175,7 @@ func samples() map[string]func() Object {
 var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
 	"Conductor": "online", "VolumeConnector": "extra", "VolumeTarget": "boot_index", "Widget": "meta", "Gadget": "new",
-	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public", "Allocation": "extra",
+	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public", "InspectionRule": "priority", "Allocation": "extra",
 	"NodeHistory": "event", "BIOSSetting": "value",
 }
 

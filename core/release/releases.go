@@ -40,6 +40,7 @@ var head = Entry{
 		"Allocation":      {v("1.0")},
 		"NodeHistory":     {v("1.0")},
 		"BIOSSetting":     {v("1.0")},
+		"InspectionRule":  {v("1.0")},
 	},
 	ServiceVersion: 3,
 }
