@@ -13,10 +13,12 @@ import (
 // Microversions of the deploy verb's arguments (named here so branches
 // adding versions to router.go do not collide).
 var (
-	verRebuildConfigdrive   = version.Version{Major: 1, Minor: 35} // configdrive with rebuild
-	verBuildConfigdrive     = version.Version{Major: 1, Minor: 56} // configdrive as a JSON object
-	verConfigdriveVendor    = version.Version{Major: 1, Minor: 59} // vendor_data in it
-	verDeployStepsArgument  = version.Version{Major: 1, Minor: 69} // deploy_steps with active/rebuild
+	verRebuildConfigdrive   = version.Version{Major: 1, Minor: 35}  // configdrive with rebuild
+	verBuildConfigdrive     = version.Version{Major: 1, Minor: 56}  // configdrive as a JSON object
+	verConfigdriveVendor    = version.Version{Major: 1, Minor: 59}  // vendor_data in it
+	verDeployStepsArgument  = version.Version{Major: 1, Minor: 69}  // deploy_steps with active/rebuild
+	verCleanDisableRamdisk  = version.Version{Major: 1, Minor: 70}  // disable_ramdisk with clean
+	verDeployWaitAbort      = version.Version{Major: 1, Minor: 110} // abort from wait call-back
 	configdriveObjectFields = []string{"meta_data", "network_data", "user_data", "vendor_data"}
 	deployStepInterfaces    = []string{"bios", "deploy", "management", "power", "raid"}
 )

@@ -153,6 +153,9 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if err := inspectionGates(v, verb, n); err != nil {
 		return err
 	}
+	if verb == "abort" && n.ProvisionState == string(states.DeployWait) && v.Less(verDeployWaitAbort) {
+		return errNotAcceptable() // Ironic's allow_deploy_abort
+	}
 	state := states.State(n.ProvisionState)
 	if !known {
 		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}

@@ -116,6 +116,7 @@ var versionTests = map[string]string{
 	"1.105": "TestV1_90OVNVTEP",
 	"1.107": "TestV1_107RequestID",
 	"1.109": "TestV1_109Health",
+	"1.110": "TestV1_110DeployWaitAbort",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {

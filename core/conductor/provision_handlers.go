@@ -185,6 +185,13 @@ func (s *Service) doProvisioningAction(ctx context.Context, p rpc.Params) (any, 
 	case action == "adopt":
 		return nil, s.startWork(ctx, t, func() error { return s.fireAndSave(ctx, t, states.Adopt, action) }, s.adoptWork)
 	}
+	if action == "abort" && n.ProvisionState == string(states.DeployWait) {
+		if s.deployAbortsLater(n) {
+			return withLease(ctx, t, func() (any, error) { return nil, s.abortDeployWait(ctx, t) })
+		}
+		return nil, s.startWork(ctx, t, func() error { return nil },
+			func(ctx context.Context, t *Task) { s.abortDeploy(ctx, t, states.Abort) })
+	}
 	// Instant transitions: manage from a failure state, provide without
 	// automated cleaning (cleaning is skipped), abort of a wait state.
 	defer t.Release(ctx)

@@ -33,6 +33,9 @@ func (s *Service) fail(ctx context.Context, t *Task, err error) {
 	}
 	n.LastError = ptr(err.Error())
 	n.TargetPowerState = nil
+	if n.ProvisionState == string(states.DeployFailed) {
+		n.DeployStep = map[string]any{} // Ironic's deploying_error_handler
+	}
 	log.Warn("operation failed", "provision_state", n.ProvisionState, "error", err)
 	s.save(context.WithoutCancel(ctx), t)
 }
