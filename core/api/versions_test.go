@@ -82,6 +82,7 @@ var versionTests = map[string]string{
 	"1.62":  "TestV1_62AgentToken",
 	"1.64":  "TestV1_64LocalLinkNetworkType",
 	"1.65":  "TestV1_65NodeLessee",
+	"1.66":  "TestV1_66NodeNetworkData",
 	"1.67":  "TestV1_67VIFPortSelection",
 	"1.68":  "TestV1_68HeartbeatVerifyCA",
 	"1.69":  "TestV1_69DeploySteps",
@@ -175,7 +176,7 @@ func TestNodeFieldsPerVersion(t *testing.T) {
 		"1.40": {"bios_interface"}, "1.42": {"fault"}, "1.44": {"deploy_step"}, "1.46": {"conductor_group"},
 		"1.47": {"automated_clean"}, "1.48": {"protected", "protected_reason"}, "1.49": {"conductor"},
 		"1.50": {"owner"}, "1.51": {"description"}, "1.52": {"allocation_uuid"}, "1.61": {"retired", "retired_reason"},
-		"1.65": {"lessee"}, "1.75": {"boot_mode", "secure_boot"}, "1.82": {"shard"}, "1.83": {"parent_node"},
+		"1.65": {"lessee"}, "1.66": {"network_data"}, "1.75": {"boot_mode", "secure_boot"}, "1.82": {"shard"}, "1.83": {"parent_node"},
 		"1.86": {"firmware_interface"}, "1.95": {"disable_power_off"}, "1.104": {"instance_name"}, "1.109": {"health"},
 	}
 	want := map[string]bool{}
