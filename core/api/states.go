@@ -135,7 +135,7 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 			return errNotAcceptable()
 		}
 	}
-	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password"); err != nil {
+	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password", "disable_ramdisk"); err != nil {
 		return err
 	}
 	target, _, err := body.str("target", false)
@@ -161,6 +161,10 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}
 	}
 	configdrive, err := provisionConfigdrive(body, verb, v)
+	if err != nil {
+		return err
+	}
+	disableRamdisk, err := provisionDisableRamdisk(body, verb, v)
 	if err != nil {
 		return err
 	}
@@ -204,7 +208,7 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	case "inspect":
 		err = s.Conductor.InspectHardware(ctx, n)
 	case "clean":
-		err = s.Conductor.DoNodeClean(ctx, n, steps)
+		err = s.Conductor.DoNodeClean(ctx, n, steps, disableRamdisk)
 	default:
 		err = s.Conductor.DoProvisioningAction(ctx, n, verb)
 	}

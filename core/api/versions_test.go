@@ -86,6 +86,7 @@ var versionTests = map[string]string{
 	"1.67":  "TestV1_67VIFPortSelection",
 	"1.68":  "TestV1_68HeartbeatVerifyCA",
 	"1.69":  "TestV1_69DeploySteps",
+	"1.70":  "TestV1_70CleanDisableRamdisk",
 	"1.71":  "TestV1_71ScopedRoles",
 	"1.72":  "TestV1_72HeartbeatStatus",
 	"1.73":  "TestV1_73DeployUndeploy",

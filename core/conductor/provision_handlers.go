@@ -111,6 +111,12 @@ func (s *Service) doNodeClean(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var noRamdisk bool
+	if p.Has("disable_ramdisk") {
+		if err := p.Decode("disable_ramdisk", &noRamdisk); err != nil {
+			return nil, err
+		}
+	}
 	t, err := s.acquireParam(ctx, p, "node manual cleaning")
 	if err != nil {
 		return nil, err
@@ -125,6 +131,12 @@ func (s *Service) doNodeClean(ctx context.Context, p rpc.Params) (any, error) {
 		}
 		setState(n, states.Cleaning, states.Manageable)
 		n.LastError = nil
+		dii := cloneMap(n.DriverInternalInfo)
+		delete(dii, diiCleanDisableRamdisk)
+		if noRamdisk && s.isDirect(n) { // other deploys never boot a ramdisk to clean
+			dii[diiCleanDisableRamdisk] = true
+		}
+		n.DriverInternalInfo = dii
 		return t.Save(ctx)
 	}
 	return nil, s.startWork(ctx, t, prepare, func(ctx context.Context, t *Task) {
