@@ -28,17 +28,17 @@ import (
 
 // driver_internal_info keys of agent cleaning.
 const (
-	diiCleanSteps      = "clean_steps"
-	diiCleanStepIndex  = "clean_step_index"
-	diiCleanCommand    = "clean_agent_command"
-	diiCleanManual     = "clean_manual"
-	diiCleanVersion    = "clean_hardware_manager_version"
+	diiCleanSteps     = "clean_steps"
+	diiCleanStepIndex = "clean_step_index"
+	diiCleanCommand   = "clean_agent_command"
+	diiCleanManual    = "clean_manual"
+	diiCleanVersion   = "clean_hardware_manager_version"
 	// diiCleanDisableRamdisk marks manual cleaning without the agent
 	// (API 1.70, Ironic's cleaning_disable_ramdisk).
 	diiCleanDisableRamdisk = "cleaning_disable_ramdisk"
-	cmdGetCleanSteps   = "clean.get_clean_steps"
-	cmdExecuteClean    = "clean.execute_clean_step"
-	defaultMetaErasure = 99 // IPA's priority of erase_devices_metadata
+	cmdGetCleanSteps       = "clean.get_clean_steps"
+	cmdExecuteClean        = "clean.execute_clean_step"
+	defaultMetaErasure     = 99 // IPA's priority of erase_devices_metadata
 )
 
 // cleanKeys are the keys wiped when cleaning ends.
