@@ -114,3 +114,23 @@ var errNoRescueUser = &rescueTestError{"no rescue user in this ramdisk"}
 type rescueTestError struct{ s string }
 
 func (e *rescueTestError) Error() string { return e.s }
+
+// A node without a rescue image in driver_info cannot be rescued through
+// the agent: 400 InstanceRescueFailure naming the keys, nothing changed.
+func TestAgentRescueValidation(t *testing.T) {
+	h := newHarness(t, nil, "cond-a", nil, "ipmi") // ipmi served by the fake: the check is the conductor's
+	ctx := context.Background()
+	n := h.agentRescueNode("node-1")
+	row := h.node(n.UUID)
+	row.Driver, row.DriverInfo = "ipmi", map[string]any{"ipmi_address": "10.0.0.9", "deploy_kernel": "k", "deploy_ramdisk": "r"}
+	if err := h.store.Save(ctx, row); err != nil {
+		t.Fatal(err)
+	}
+	err := h.api.DoNodeRescue(ctx, row, "pw")
+	if c, k := classOf(err); c != "InstanceRescueFailure" || k != 400 || !strings.Contains(err.Error(), "rescue_kernel and rescue_ramdisk") {
+		t.Fatalf("rescue without a rescue image: %v (%s %d)", err, c, k)
+	}
+	if got := h.node(n.UUID); got.ProvisionState != "active" || got.InstanceInfo["rescue_password"] != nil {
+		t.Errorf("refused rescue changed the node: %s %v", got.ProvisionState, got.InstanceInfo)
+	}
+}
