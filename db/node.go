@@ -87,6 +87,9 @@ type Node struct {
 	// The projects owning and leasing the node (Node 1.2); NULL for none.
 	Owner  *string `bun:"owner"`
 	Lessee *string `bun:"lessee"`
+	// NetworkData is the node's network_data.json (Node 1.2, API 1.66);
+	// NULL reads as {}.
+	NetworkData JSONObject `bun:"network_data"`
 
 	Timestamps
 	// Version is the Node object version the row was written at.

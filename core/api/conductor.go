@@ -21,7 +21,7 @@ type Conductor interface {
 	GetSupportedBootDevices(ctx context.Context, n *objects.Node) ([]string, error)
 	DoNodeDeploy(ctx context.Context, n *objects.Node, rebuild bool, configdrive any, deploySteps ...[]map[string]any) error
 	DoNodeTearDown(ctx context.Context, n *objects.Node) error
-	DoNodeClean(ctx context.Context, n *objects.Node, steps []map[string]any) error
+	DoNodeClean(ctx context.Context, n *objects.Node, steps []map[string]any, disableRamdisk ...bool) error
 	DoProvisioningAction(ctx context.Context, n *objects.Node, action string) error
 	InspectHardware(ctx context.Context, n *objects.Node) error
 	ValidateDriverInterfaces(ctx context.Context, n *objects.Node) (map[string]rpc.InterfaceValidation, error)

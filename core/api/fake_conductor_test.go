@@ -235,8 +235,11 @@ func (f *fakeConductor) DoNodeTearDown(ctx context.Context, n *objects.Node) err
 	return f.move(ctx, n, states.Delete)
 }
 
-func (f *fakeConductor) DoNodeClean(ctx context.Context, n *objects.Node, _ []map[string]any) error {
+func (f *fakeConductor) DoNodeClean(ctx context.Context, n *objects.Node, _ []map[string]any, disableRamdisk ...bool) error {
 	f.record("do_node_clean")
+	if len(disableRamdisk) > 0 && disableRamdisk[0] {
+		f.record("do_node_clean disable_ramdisk")
+	}
 	if err := f.move(ctx, n, states.Clean); err != nil {
 		return err
 	}

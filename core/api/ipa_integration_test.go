@@ -343,9 +343,19 @@ func (r *ipaRig) verifyConfigDrive(id string) {
 	t := r.t
 	t.Helper()
 	run(t, "partprobe", r.loop)
-	dev := run(t, "blkid", "-l", "-o", "device", "-t", "LABEL=config-2")
-	if !strings.HasPrefix(dev, r.loop+"p") {
-		t.Fatalf("no config-2 partition on %s (blkid: %q)", r.loop, dev)
+	// Only this rig's loop device's partitions: blkid -t LABEL=config-2
+	// alone finds the first in the system, another test's when several
+	// rigs run on one machine.
+	dev := ""
+	for _, part := range strings.Fields(run(t, "lsblk", "-lnp", "-o", "NAME", r.loop)) {
+		label, _ := exec.Command("blkid", "-o", "value", "-s", "LABEL", part).Output() // exit 2: no label
+		if part != r.loop && strings.TrimSpace(string(label)) == "config-2" {
+			dev = part
+			break
+		}
+	}
+	if dev == "" {
+		t.Fatalf("no config-2 partition on %s", r.loop)
 	}
 	if typ := run(t, "blkid", "-o", "value", "-s", "TYPE", dev); typ != "iso9660" {
 		t.Fatalf("%s holds %q, want iso9660", dev, typ)

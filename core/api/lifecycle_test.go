@@ -76,7 +76,7 @@ func TestNodePatchRules(t *testing.T) {
 	// in Rivet yet): the message names them at every version.
 	allowed := "automated_clean, bios_interface, boot_interface, chassis_uuid, conductor_group, console_interface, " +
 		"deploy_interface, description, disable_power_off, driver, driver_info, extra, inspect_interface, " +
-		"instance_info, instance_name, instance_uuid, lessee, maintenance, management_interface, name, network_interface, " +
+		"instance_info, instance_name, instance_uuid, lessee, maintenance, management_interface, name, network_data, network_interface, " +
 		"owner, power_interface, properties, protected, protected_reason, raid_interface, rescue_interface, resource_class, " +
 		"retired, retired_reason, shard, storage_interface, vendor_interface, parent_node, firmware_interface"
 	tests := map[string]struct {

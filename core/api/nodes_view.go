@@ -116,6 +116,7 @@ func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassi
 		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))
 	}
 	s.addNodeView03(r.Context(), view, n)
+	view["network_data"] = orEmpty(n.NetworkData)
 	if view["allocation_uuid"], err = s.allocationUUID(r, n); err != nil {
 		return nil, err
 	}

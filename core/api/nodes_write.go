@@ -166,6 +166,9 @@ func (s *server) applyNodeAttrs(r *http.Request, n *objects.Node, body object) e
 	if err := s.applyNodeAttrs03(r, n, body); err != nil {
 		return err
 	}
+	if err := applyNetworkData(n, body); err != nil {
+		return err
+	}
 	if cu, present, err := body.str("chassis_uuid", true); err != nil {
 		return err
 	} else if present {

@@ -13,10 +13,12 @@ import (
 // Microversions of the deploy verb's arguments (named here so branches
 // adding versions to router.go do not collide).
 var (
-	verRebuildConfigdrive   = version.Version{Major: 1, Minor: 35} // configdrive with rebuild
-	verBuildConfigdrive     = version.Version{Major: 1, Minor: 56} // configdrive as a JSON object
-	verConfigdriveVendor    = version.Version{Major: 1, Minor: 59} // vendor_data in it
-	verDeployStepsArgument  = version.Version{Major: 1, Minor: 69} // deploy_steps with active/rebuild
+	verRebuildConfigdrive   = version.Version{Major: 1, Minor: 35}  // configdrive with rebuild
+	verBuildConfigdrive     = version.Version{Major: 1, Minor: 56}  // configdrive as a JSON object
+	verConfigdriveVendor    = version.Version{Major: 1, Minor: 59}  // vendor_data in it
+	verDeployStepsArgument  = version.Version{Major: 1, Minor: 69}  // deploy_steps with active/rebuild
+	verCleanDisableRamdisk  = version.Version{Major: 1, Minor: 70}  // disable_ramdisk with clean
+	verDeployWaitAbort      = version.Version{Major: 1, Minor: 110} // abort from wait call-back
 	configdriveObjectFields = []string{"meta_data", "network_data", "user_data", "vendor_data"}
 	deployStepInterfaces    = []string{"bios", "deploy", "management", "power", "raid"}
 )
@@ -125,8 +127,34 @@ func provisionDeploySteps(body object, verb string) ([]map[string]any, error) {
 
 // laterProvisionArg reports whether body attribute a is newer than v.
 func laterProvisionArg(a string, v version.Version) bool {
-	if a == "deploy_steps" {
+	switch a {
+	case "deploy_steps":
 		return v.Less(verDeployStepsArgument)
+	case "disable_ramdisk":
+		return false // provisionDisableRamdisk checks it with the verb
 	}
 	return slices.Contains(laterProvisionArgs, a)
+}
+
+// provisionDisableRamdisk returns disable_ramdisk, as Ironic's
+// check_allow_disable_ramdisk: absent or null is false; with "clean" it
+// needs 1.70 (406 "disable_ramdisk is not acceptable in this API
+// version" below); with any other verb it is 400 (servicing, which Ironic
+// also takes it with from 1.108, is not served by Rivet yet). A boolean,
+// or a string oslo reads as one.
+func provisionDisableRamdisk(body object, verb string, v version.Version) (bool, error) {
+	b, present, err := looseBool(body, "disable_ramdisk")
+	if err != nil {
+		return false, err
+	}
+	if !present || b == nil {
+		return false, nil
+	}
+	if verb != "clean" {
+		return false, errorf(http.StatusBadRequest, "disable_ramdisk is supported only with manual cleaning or servicing")
+	}
+	if v.Less(verCleanDisableRamdisk) {
+		return false, errorf(http.StatusNotAcceptable, "disable_ramdisk is not acceptable in this API version")
+	}
+	return *b, nil
 }

@@ -135,7 +135,7 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 			return errNotAcceptable()
 		}
 	}
-	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password"); err != nil {
+	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password", "disable_ramdisk"); err != nil {
 		return err
 	}
 	target, _, err := body.str("target", false)
@@ -153,11 +153,18 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if err := inspectionGates(v, verb, n); err != nil {
 		return err
 	}
+	if verb == "abort" && n.ProvisionState == string(states.DeployWait) && v.Less(verDeployWaitAbort) {
+		return errNotAcceptable() // Ironic's allow_deploy_abort
+	}
 	state := states.State(n.ProvisionState)
 	if !known {
 		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}
 	}
 	configdrive, err := provisionConfigdrive(body, verb, v)
+	if err != nil {
+		return err
+	}
+	disableRamdisk, err := provisionDisableRamdisk(body, verb, v)
 	if err != nil {
 		return err
 	}
@@ -201,7 +208,7 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	case "inspect":
 		err = s.Conductor.InspectHardware(ctx, n)
 	case "clean":
-		err = s.Conductor.DoNodeClean(ctx, n, steps)
+		err = s.Conductor.DoNodeClean(ctx, n, steps, disableRamdisk)
 	default:
 		err = s.Conductor.DoProvisioningAction(ctx, n, verb)
 	}

@@ -82,9 +82,11 @@ var versionTests = map[string]string{
 	"1.62":  "TestV1_62AgentToken",
 	"1.64":  "TestV1_64LocalLinkNetworkType",
 	"1.65":  "TestV1_65NodeLessee",
+	"1.66":  "TestV1_66NodeNetworkData",
 	"1.67":  "TestV1_67VIFPortSelection",
 	"1.68":  "TestV1_68HeartbeatVerifyCA",
 	"1.69":  "TestV1_69DeploySteps",
+	"1.70":  "TestV1_70CleanDisableRamdisk",
 	"1.71":  "TestV1_71ScopedRoles",
 	"1.72":  "TestV1_72HeartbeatStatus",
 	"1.73":  "TestV1_73DeployUndeploy",
@@ -118,6 +120,7 @@ var versionTests = map[string]string{
 	"1.106": "TestV1_106PortgroupShard",
 	"1.107": "TestV1_107RequestID",
 	"1.109": "TestV1_109Health",
+	"1.110": "TestV1_110DeployWaitAbort",
 }
 
 func TestEveryClaimedVersionHasATest(t *testing.T) {
@@ -176,7 +179,7 @@ func TestNodeFieldsPerVersion(t *testing.T) {
 		"1.40": {"bios_interface"}, "1.42": {"fault"}, "1.44": {"deploy_step"}, "1.46": {"conductor_group"},
 		"1.47": {"automated_clean"}, "1.48": {"protected", "protected_reason"}, "1.49": {"conductor"},
 		"1.50": {"owner"}, "1.51": {"description"}, "1.52": {"allocation_uuid"}, "1.61": {"retired", "retired_reason"},
-		"1.65": {"lessee"}, "1.75": {"boot_mode", "secure_boot"}, "1.82": {"shard"}, "1.83": {"parent_node"},
+		"1.65": {"lessee"}, "1.66": {"network_data"}, "1.75": {"boot_mode", "secure_boot"}, "1.82": {"shard"}, "1.83": {"parent_node"},
 		"1.86": {"firmware_interface"}, "1.95": {"disable_power_off"}, "1.104": {"instance_name"}, "1.109": {"health"},
 	}
 	want := map[string]bool{}

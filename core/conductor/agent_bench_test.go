@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"sync"
@@ -17,6 +18,9 @@ import (
 	"github.com/rivetmetal/rivet/core/conductor/agentclient/agenttest"
 	"github.com/rivetmetal/rivet/core/conductor/workers"
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/db/dbtest"
+	"github.com/rivetmetal/rivet/db/migrations"
 	"github.com/rivetmetal/rivet/drivers/fake"
 )
 
@@ -26,20 +30,50 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// benchDB opens the benchmark's database: SQLite, or PostgreSQL with
+// RIVET_AGENT_BENCH_DB=postgres (RIVET_TEST_POSTGRES_DSN), with the
+// production pool ([database] max_open_connections 20).
+func benchDB(t testing.TB) *db.DB {
+	t.Helper()
+	dialect := db.SQLite
+	if os.Getenv("RIVET_AGENT_BENCH_DB") == "postgres" {
+		dialect = db.Postgres
+	}
+	dbh, err := db.Open(context.Background(), dbtest.Connection(t, dialect), db.Options{MaxOpenConnections: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dbh.Close() })
+	m, err := migrations.NewMigrator(dbh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Migrate(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return dbh
+}
+
 // TestAgentDeployScale drives RIVET_AGENT_BENCH (e.g. 1000) concurrent
-// direct deploys on one conductor (SQLite, in-process RPC), each node with
-// its own fake agent (agenttest, a real HTTP server) that heartbeats as
-// IPA does: after boot, then right after its write_image command ends. It
-// reports deploys per minute and the conductor process's CPU per
-// heartbeat (the heartbeats' share: the whole process's CPU during the
-// run, agents included, divided by the heartbeats sent, so an upper
-// bound). Skipped unless the variable is set: it is a benchmark.
+// direct deploys on one conductor (in-process RPC; SQLite, or PostgreSQL
+// with RIVET_AGENT_BENCH_DB=postgres), each node with its own fake agent
+// (agenttest, a real HTTP server). The agents pace themselves as IPA
+// does: a heartbeat as soon as the agent is up, then every second while
+// the node waits (IPA's own interval is minutes; it heartbeats at once
+// when a command ends, which the second-long interval stands for), and a
+// refused heartbeat (the node busy) is retried after a growing, jittered
+// pause, as IPA's heartbeat retries are; the deploy request is retried
+// likewise on 409/503, as a client does. It reports deploys per minute and
+// the process CPU per accepted heartbeat (the whole process's CPU, agents
+// and deploy work included, so an upper bound; BenchmarkAgentHeartbeat
+// measures one heartbeat alone). Skipped unless the variable is set: it is
+// a benchmark.
 func TestAgentDeployScale(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("RIVET_AGENT_BENCH"))
 	if n <= 0 {
 		t.Skip("set RIVET_AGENT_BENCH=N to run N concurrent agent deploys")
 	}
-	h := newHarness(t, nil, "cond-a", func(c *Config) {
+	h := newHarness(t, benchDB(t), "cond-a", func(c *Config) {
 		c.Workers = workers.Config{Size: 64, ReservedForAPI: 8}
 		c.LeaseDuration = 30 * time.Second
 		c.LockRetryAttempts, c.LockRetryInterval = 0, 0
@@ -70,13 +104,25 @@ func TestAgentDeployScale(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		if err != nil {
-			t.Fatal(err)
+			t.Error(err)
 		}
 	}
 	wall, cpu := time.Since(start), cpuTime()-cpu0
-	t.Logf("%d concurrent agent deploys on one conductor: %v wall, %.0f deploys/min; %d heartbeats accepted (%d refused: node busy); process CPU %v, %.2f ms per accepted heartbeat (upper bound: agents and deploy work included)",
-		n, wall.Round(time.Millisecond), float64(n)/wall.Minutes(), beats.Load(), refused.Load(), cpu.Round(time.Millisecond),
+	t.Logf("%d concurrent agent deploys on one conductor (%s): %v wall, %.0f deploys/min; %d heartbeats accepted (%d refused: node busy); process CPU %v, %.2f ms per accepted heartbeat (upper bound: agents and deploy work included)",
+		n, h.dbh.Dialect(), wall.Round(time.Millisecond), float64(n)/wall.Minutes(), beats.Load(), refused.Load(), cpu.Round(time.Millisecond),
 		float64(cpu.Microseconds())/1000/float64(beats.Load()))
+}
+
+// backoff is a retry pause: doubling from 50 ms to 2 s, with jitter, so
+// a thousand clients do not retry in step.
+type backoff struct{ d time.Duration }
+
+func (b *backoff) wait() {
+	if b.d == 0 {
+		b.d = 50 * time.Millisecond
+	}
+	time.Sleep(b.d/2 + rand.N(b.d))
+	b.d = min(2*b.d, 2*time.Second)
 }
 
 // deployOne deploys nd through its own fake agent.
@@ -85,6 +131,7 @@ func deployOne(h *harness, nd *objects.Node, beats, refused *atomic.Int64) error
 	a := agenttest.New()
 	url := a.Start()
 	defer a.Close()
+	var retry backoff
 	for {
 		err := h.api.DoNodeDeploy(ctx, nd, false, nil)
 		if err == nil {
@@ -93,14 +140,23 @@ func deployOne(h *harness, nd *objects.Node, beats, refused *atomic.Int64) error
 		if class, code := classOf(err); class != "NodeLocked" && code != 503 {
 			return fmt.Errorf("deploy %s: %w", nd.UUID, err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		retry.wait()
 	}
 	deadline := time.Now().Add(10 * time.Minute)
+	lastState, since := "", time.Now()
+	var nextBeat time.Time
+	var beatRetry backoff
 	for time.Now().Before(deadline) {
 		cur, err := h.store.GetNode(ctx, nd.UUID)
 		if err != nil {
 			time.Sleep(50 * time.Millisecond)
-			continue // the database is busy: SQLite under this load
+			continue // the database is busy
+		}
+		if cur.ProvisionState != lastState {
+			lastState, since = cur.ProvisionState, time.Now()
+		} else if time.Since(since) > 2*time.Minute {
+			return fmt.Errorf("node %s stuck in %s for 2 minutes: reservation %v, last_error %v, token held by the agent %t",
+				nd.UUID, cur.ProvisionState, deref(cur.Reservation), deref(cur.LastError), a.Token != "")
 		}
 		switch cur.ProvisionState {
 		case "active":
@@ -108,21 +164,87 @@ func deployOne(h *harness, nd *objects.Node, beats, refused *atomic.Int64) error
 		case "deploy failed":
 			return fmt.Errorf("node %s: %s", nd.UUID, deref(cur.LastError))
 		case "wait call-back":
+			if time.Now().Before(nextBeat) {
+				break
+			}
 			if a.Token == "" {
 				got, err := h.api.GetNodeWithToken(ctx, cur)
 				if err != nil {
-					time.Sleep(20 * time.Millisecond)
+					beatRetry.wait()
 					continue
 				}
 				a.Token = agenttoken.Stored(got.DriverInternalInfo)
+				if a.Token == agenttoken.Masked {
+					return fmt.Errorf("node %s: its token was issued to a lookup whose answer was lost", nd.UUID)
+				}
 			}
 			if err := h.api.Heartbeat(ctx, cur, url, "9.14.1", agenttoken.Digest(a.Token)); err != nil {
 				refused.Add(1)
-			} else {
-				beats.Add(1)
+				beatRetry.wait()
+				continue
 			}
+			beats.Add(1)
+			beatRetry = backoff{}
+			nextBeat = time.Now().Add(time.Second)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(150*time.Millisecond + rand.N(100*time.Millisecond))
 	}
 	return fmt.Errorf("node %s: no active within 10 minutes", nd.UUID)
+}
+
+// BenchmarkAgentHeartbeat measures one agent heartbeat of a node whose
+// agent is writing the image (the steady state of a deploy): the RPC,
+// the node's lease, saving agent_url and agent_last_heartbeat, and the
+// background check of the agent's command (an HTTP GET to the fake agent:
+// still running), until the lease is released. ns/op is wall time per
+// heartbeat on an idle conductor; cpu-ns/op the process's CPU per
+// heartbeat (the fake agent's share included).
+//
+//	go test ./core/conductor -run '^$' -bench AgentHeartbeat -benchmem
+func BenchmarkAgentHeartbeat(b *testing.B) {
+	h := newHarness(b, nil, "cond-a", nil)
+	ctx := context.Background()
+	n := h.directNode("node-1", nil)
+	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
+		b.Fatal(err)
+	}
+	h.waitState(n.UUID, "wait call-back")
+	a := agenttest.New()
+	release := make(chan struct{})
+	a.Handle("deploy.execute_deploy_step", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil, nil
+	})
+	defer close(release)
+	beat := h.agentFor(n, a)
+	idle := func() {
+		for h.svc.pool.Stats().API > 0 {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	// The first heartbeat starts write_image; from then on each finds it running.
+	if err := beat(); err != nil {
+		b.Fatal(err)
+	}
+	idle()
+	if got := h.waitState(n.UUID, "wait call-back"); got.DriverInternalInfo[diiAgentCommand] == nil {
+		b.Fatalf("write_image not running: %v", got.DriverInternalInfo)
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for range b.N {
+		if err := beat(); err != nil {
+			b.Fatal(err)
+		}
+		idle()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	if got := h.node(n.UUID); got.ProvisionState != "wait call-back" || got.LastError != nil {
+		b.Fatalf("node %s, %v", got.ProvisionState, deref(got.LastError))
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rivetmetal/rivet/core/conductor/agentclient"
@@ -26,23 +28,27 @@ import (
 
 // driver_internal_info keys of agent cleaning.
 const (
-	diiCleanSteps      = "clean_steps"
-	diiCleanStepIndex  = "clean_step_index"
-	diiCleanCommand    = "clean_agent_command"
-	diiCleanManual     = "clean_manual"
-	diiCleanVersion    = "clean_hardware_manager_version"
-	cmdGetCleanSteps   = "clean.get_clean_steps"
-	cmdExecuteClean    = "clean.execute_clean_step"
-	defaultMetaErasure = 99 // IPA's priority of erase_devices_metadata
+	diiCleanSteps     = "clean_steps"
+	diiCleanStepIndex = "clean_step_index"
+	diiCleanCommand   = "clean_agent_command"
+	diiCleanManual    = "clean_manual"
+	diiCleanVersion   = "clean_hardware_manager_version"
+	// diiCleanDisableRamdisk marks manual cleaning without the agent
+	// (API 1.70, Ironic's cleaning_disable_ramdisk).
+	diiCleanDisableRamdisk = "cleaning_disable_ramdisk"
+	cmdGetCleanSteps       = "clean.get_clean_steps"
+	cmdExecuteClean        = "clean.execute_clean_step"
+	defaultMetaErasure     = 99 // IPA's priority of erase_devices_metadata
 )
 
 // cleanKeys are the keys wiped when cleaning ends.
-var cleanKeys = []string{diiCleanSteps, diiCleanStepIndex, diiCleanCommand, diiCleanManual, diiCleanVersion}
+var cleanKeys = []string{diiCleanSteps, diiCleanStepIndex, diiCleanCommand, diiCleanManual, diiCleanVersion, diiCleanDisableRamdisk}
 
 // agentCleanWork starts cleaning through the agent: the requested steps
 // (manual) are kept, the agent booted, and the node waits in clean wait.
 func (s *Service) agentCleanWork(ctx context.Context, t *Task, steps []plugins.CleanStep, manual bool) {
 	n := t.Node
+	noRamdisk := manual && cleaningWithoutRamdisk(n)
 	dii := cloneMap(n.DriverInternalInfo)
 	for _, k := range cleanKeys {
 		delete(dii, k)
@@ -55,7 +61,14 @@ func (s *Service) agentCleanWork(ctx context.Context, t *Task, steps []plugins.C
 		}
 		dii[diiCleanSteps] = list
 	}
+	if noRamdisk {
+		dii[diiCleanDisableRamdisk] = true
+	}
 	n.DriverInternalInfo = dii
+	if noRamdisk {
+		s.cleanWithoutRamdisk(ctx, t, steps)
+		return
+	}
 	if _, err := s.stepBootAgent(ctx, t, DeployStep{}); err != nil {
 		s.fail(ctx, t, fmt.Errorf("Failed to boot the agent for cleaning node %s: %w", n.UUID, err))
 		return
@@ -194,14 +207,16 @@ func (s *Service) runCleanSteps(ctx context.Context, t *Task, steps []plugins.Cl
 			return
 		}
 	}
-	if err := s.withHardware(ctx, t, "power off the agent", func(ctx context.Context, hw Hardware, pn plugins.Node) error {
-		return hw.SetPowerState(ctx, pn, plugins.PowerOff)
-	}); err != nil {
-		s.fail(ctx, t, err)
-		return
+	if !cleaningWithoutRamdisk(n) { // no agent booted: nothing to power off
+		if err := s.withHardware(ctx, t, "power off the agent", func(ctx context.Context, hw Hardware, pn plugins.Node) error {
+			return hw.SetPowerState(ctx, pn, plugins.PowerOff)
+		}); err != nil {
+			s.fail(ctx, t, err)
+			return
+		}
+		n.PowerState = ptr(string(plugins.PowerOff))
 	}
 	manual := manualClean(n)
-	n.PowerState = ptr(string(plugins.PowerOff))
 	n.CleanStep = map[string]any{}
 	dii := cloneMap(n.DriverInternalInfo)
 	for _, k := range cleanKeys {
@@ -326,4 +341,60 @@ func newAgentClient(c AgentConfig) *agentclient.Client {
 		out.PollAttempts = c.PollAttempts
 	}
 	return out
+}
+
+// cleaningWithoutRamdisk reports whether the node's manual cleaning runs
+// without the agent (disable_ramdisk, API 1.70).
+func cleaningWithoutRamdisk(n *objects.Node) bool {
+	b, _ := n.DriverInternalInfo[diiCleanDisableRamdisk].(bool)
+	return b
+}
+
+// cleanWithoutRamdisk runs manual clean steps without booting the agent
+// (disable_ramdisk, API 1.70), as Ironic: only steps that do not require
+// the ramdisk may run. Those are the steps of the driver's own interfaces
+// (bios, management, power, raid), which its plugin runs out of band; the
+// steps of the deploy interface are the agent's and require it, so a
+// request naming one fails cleaning before anything runs, with Ironic's
+// "Cannot clean node …: clean step … requires booting a ramdisk". The
+// node is not powered off afterwards (no agent was booted).
+func (s *Service) cleanWithoutRamdisk(ctx context.Context, t *Task, steps []plugins.CleanStep) {
+	n := t.Node
+	var errs []string
+	for _, st := range steps {
+		if st.Interface == plugins.InterfaceDeploy {
+			errs = append(errs, fmt.Sprintf("clean step %s requires booting a ramdisk", pyStepRepr(st)))
+		}
+	}
+	if len(errs) > 0 {
+		s.fail(ctx, t, fmt.Errorf("Cannot clean node %s: %s", n.UUID, strings.Join(errs, "; ")))
+		return
+	}
+	t.log.Info("manual cleaning without the agent (disable_ramdisk)", "steps", len(steps))
+	s.runCleanSteps(ctx, t, steps, 0)
+}
+
+// pyStepRepr renders a requested step as Ironic's messages print it (a
+// Python dict).
+func pyStepRepr(st plugins.CleanStep) string {
+	args := make([]string, 0, len(st.Args))
+	for _, k := range slices.Sorted(maps.Keys(st.Args)) {
+		args = append(args, fmt.Sprintf("'%s': %s", k, pyValueRepr(st.Args[k])))
+	}
+	return fmt.Sprintf("{'interface': '%s', 'step': '%s', 'args': {%s}}", st.Interface, st.Step, strings.Join(args, ", "))
+}
+
+func pyValueRepr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "'" + x + "'"
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case nil:
+		return "None"
+	}
+	return fmt.Sprint(v)
 }

@@ -82,6 +82,9 @@ func (s *Service) agentHeartbeat(ctx context.Context, p rpc.Params) (any, error)
 	if n.ProvisionState == string(states.CleanWait) && !n.Maintenance && s.isDirect(n) {
 		return nil, s.startWork(ctx, t, func() error { return t.Save(ctx) }, s.continueClean)
 	}
+	if n.ProvisionState == string(states.RescueWait) && !n.Maintenance && s.usesAgentRescue(n) {
+		return nil, s.startWork(ctx, t, func() error { return t.Save(ctx) }, s.finalizeAgentRescue)
+	}
 	return withLease(ctx, t, func() (any, error) {
 		resumed := false
 		if n.ProvisionState == string(states.DeployWait) && !n.Maintenance {

@@ -40,7 +40,8 @@ const configDriveLabel = "config-2"
 // (uuid and name default to the node's), user_data (a string as given,
 // an object or list as JSON), network_data.json and vendor_data2.json
 // when given, in an ISO9660 volume labelled config-2, gzipped and
-// base64-encoded as the agent takes it.
+// base64-encoded as the agent takes it. Without a network_data of its
+// own the drive carries the node's network_data (API 1.66), when set.
 func buildConfigDrive(n *objects.Node, cd map[string]any) (string, error) {
 	meta := map[string]any{}
 	if m, ok := cd["meta_data"].(map[string]any); ok {
@@ -79,7 +80,11 @@ func buildConfigDrive(n *objects.Node, cd map[string]any) (string, error) {
 		return "", errors.New("configdrive user_data must be a string, a JSON object or a list")
 	}
 	for key, name := range map[string]string{"network_data": "network_data.json", "vendor_data": "vendor_data2.json"} {
-		switch v := cd[key].(type) {
+		val := cd[key]
+		if key == "network_data" && val == nil && len(n.NetworkData) > 0 {
+			val = n.NetworkData // the node's own (API 1.66), as Ironic
+		}
+		switch v := val.(type) {
 		case nil:
 		case map[string]any:
 			if err := add(name, v); err != nil {

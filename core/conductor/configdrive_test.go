@@ -97,3 +97,38 @@ func TestBuildConfigDrive(t *testing.T) {
 		t.Error("a string meta_data was accepted")
 	}
 }
+
+// Without a network_data of its own the config drive carries the node's
+// (API 1.66); one given with the deploy wins; a node without any gets no
+// network_data.json.
+func TestConfigDriveNodeNetworkData(t *testing.T) {
+	nodeND := map[string]any{"links": []any{map[string]any{"id": "eth0", "type": "phy", "ethernet_mac_address": "52:54:00:00:00:01"}},
+		"networks": []any{}, "services": []any{}}
+	n := &objects.Node{UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", NetworkData: nodeND}
+	cd, err := buildConfigDrive(n, map[string]any{"user_data": "#cloud-config\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, files := isoFiles(t, cd)
+	var got map[string]any
+	if err := json.Unmarshal([]byte(files["openstack/latest/network_data.json"]), &got); err != nil {
+		t.Fatalf("network_data.json: %v (files %v)", err, files)
+	}
+	if links, _ := got["links"].([]any); len(links) != 1 || links[0].(map[string]any)["id"] != "eth0" {
+		t.Errorf("network_data.json from the node: %v", got)
+	}
+	cd, err = buildConfigDrive(n, map[string]any{"network_data": map[string]any{"links": []any{}, "networks": []any{}, "services": []any{"given"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, files = isoFiles(t, cd); !strings.Contains(files["openstack/latest/network_data.json"], "given") {
+		t.Errorf("the deploy's network_data lost: %v", files["openstack/latest/network_data.json"])
+	}
+	cd, err = buildConfigDrive(&objects.Node{UUID: n.UUID}, map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, files = isoFiles(t, cd); files["openstack/latest/network_data.json"] != "" {
+		t.Errorf("network_data.json without any: %q", files["openstack/latest/network_data.json"])
+	}
+}

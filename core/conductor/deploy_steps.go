@@ -208,6 +208,7 @@ func (s *Service) runDeploySteps(ctx context.Context, t *Task, from int) {
 		dii[diiDeployStepIndex] = i
 		delete(dii, diiAgentCommand)
 		t.Node.DriverInternalInfo = dii
+		t.Node.DeployStep = st.asMap() // API 1.44's deploy_step: the step running
 		if !s.save(ctx, t) {
 			return
 		}
@@ -231,12 +232,19 @@ func (s *Service) runDeploySteps(ctx context.Context, t *Task, from int) {
 	}
 	s.finish(ctx, t, states.Done, func(n *objects.Node) {
 		s.deployed(n)
-		dii := cloneMap(n.DriverInternalInfo)
-		for _, k := range []string{diiDeploySteps, diiDeployStepIndex, diiAgentCommand, diiUserDeploySteps} {
-			delete(dii, k)
-		}
-		n.DriverInternalInfo = dii
+		wipeDeployInfo(n)
 	})
+}
+
+// wipeDeployInfo drops the engine's bookkeeping and the node's deploy_step
+// (Ironic's wipe_deploy_internal_info), when a deploy ends.
+func wipeDeployInfo(n *objects.Node) {
+	dii := cloneMap(n.DriverInternalInfo)
+	for _, k := range []string{diiDeploySteps, diiDeployStepIndex, diiAgentCommand, diiUserDeploySteps} {
+		delete(dii, k)
+	}
+	n.DriverInternalInfo = dii
+	n.DeployStep = map[string]any{}
 }
 
 // continueDeploy resumes a direct deploy waiting in wait call-back after
@@ -270,6 +278,11 @@ func (s *Service) continueDeploy(ctx context.Context, t *Task) {
 			s.fail(ctx, t, fmt.Errorf("Deploy step %s failed on node %s: %s", name, n.UUID, last.ErrorText()))
 			return
 		}
+	}
+	if abortAfter, _ := n.DeployStep["abort_after"].(bool); abortAfter {
+		// An abort (API 1.110) came while the step ran: it is done now.
+		s.abortDeploy(ctx, t, states.Fail)
+		return
 	}
 	if err := fire(n, states.Resume, "resume"); err != nil {
 		s.fail(ctx, t, err)

@@ -111,6 +111,12 @@ func (s *Service) doNodeClean(ctx context.Context, p rpc.Params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var noRamdisk bool
+	if p.Has("disable_ramdisk") {
+		if err := p.Decode("disable_ramdisk", &noRamdisk); err != nil {
+			return nil, err
+		}
+	}
 	t, err := s.acquireParam(ctx, p, "node manual cleaning")
 	if err != nil {
 		return nil, err
@@ -125,6 +131,12 @@ func (s *Service) doNodeClean(ctx context.Context, p rpc.Params) (any, error) {
 		}
 		setState(n, states.Cleaning, states.Manageable)
 		n.LastError = nil
+		dii := cloneMap(n.DriverInternalInfo)
+		delete(dii, diiCleanDisableRamdisk)
+		if noRamdisk && s.isDirect(n) { // other deploys never boot a ramdisk to clean
+			dii[diiCleanDisableRamdisk] = true
+		}
+		n.DriverInternalInfo = dii
 		return t.Save(ctx)
 	}
 	return nil, s.startWork(ctx, t, prepare, func(ctx context.Context, t *Task) {
@@ -184,6 +196,13 @@ func (s *Service) doProvisioningAction(ctx context.Context, p rpc.Params) (any, 
 			func(ctx context.Context, t *Task) { s.cleanWork(ctx, t, nil, false) })
 	case action == "adopt":
 		return nil, s.startWork(ctx, t, func() error { return s.fireAndSave(ctx, t, states.Adopt, action) }, s.adoptWork)
+	}
+	if action == "abort" && n.ProvisionState == string(states.DeployWait) {
+		if s.deployAbortsLater(n) {
+			return withLease(ctx, t, func() (any, error) { return nil, s.abortDeployWait(ctx, t) })
+		}
+		return nil, s.startWork(ctx, t, func() error { return nil },
+			func(ctx context.Context, t *Task) { s.abortDeploy(ctx, t, states.Abort) })
 	}
 	// Instant transitions: manage from a failure state, provide without
 	// automated cleaning (cleaning is skipped), abort of a wait state.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -34,19 +35,48 @@ func (s *Service) fail(ctx context.Context, t *Task, err error) {
 	}
 	n.LastError = ptr(err.Error())
 	n.TargetPowerState = nil
+	if n.ProvisionState == string(states.DeployFailed) {
+		n.DeployStep = map[string]any{} // Ironic's deploying_error_handler
+	}
 	log.Warn("operation failed", "provision_state", n.ProvisionState, "error", err)
 	s.save(context.WithoutCancel(ctx), t)
 }
 
 // save writes the node under t's lease and logs a failure (a lost lease
-// means another conductor owns the node now).
+// means another conductor owns the node now). Background work has no
+// client to answer and no one else may write the node while it holds the
+// lease, so a database that is busy or unreachable for the moment
+// (SQLite's write lock under load, a PostgreSQL restart) is waited for:
+// the save is retried, backing off, for up to saveRetryFor while the lease
+// holds. Giving up at the first SQLITE_BUSY left nodes in "deploying" with
+// no lease and no error under a load of concurrent deploys (the agent
+// deploy benchmark); the fenced save writes the same columns again, so a
+// retry is safe.
 func (s *Service) save(ctx context.Context, t *Task) bool {
-	if err := t.Save(ctx); err != nil {
-		t.log.Error("saving node failed", "error", err)
-		return false
+	wait, deadline := 50*time.Millisecond, time.Now().Add(saveRetryFor)
+	for {
+		err := t.Save(ctx)
+		if err == nil {
+			return true
+		}
+		if !db.IsUnavailable(err) || t.Lost() || time.Now().After(deadline) {
+			t.log.Error("saving node failed", "error", err)
+			return false
+		}
+		t.log.Warn("saving node: the database is busy or unavailable; retrying", "error", err, "retry_in", wait)
+		select {
+		case <-ctx.Done():
+			t.log.Error("saving node failed", "error", err)
+			return false
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
 	}
-	return true
 }
+
+// saveRetryFor bounds how long background work waits for the database to
+// save a node it holds the lease of.
+const saveRetryFor = 2 * time.Minute
 
 // step runs one driver operation of a background task and records the
 // failure if it fails.

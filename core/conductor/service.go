@@ -41,8 +41,9 @@ type Deps struct {
 	// Nil only logs.
 	TooOld func(error)
 	// Rescue are the rescue implementations this conductor runs, by the
-	// name a node's rescue_interface gives (see RescueInterface); without
-	// one, rescue is refused as for no-rescue.
+	// name a node's rescue_interface gives (see RescueInterface), besides
+	// the conductor's own "agent" (AgentRescue; one given under that name
+	// replaces it); with no-rescue, rescue is refused.
 	Rescue map[string]RescueInterface
 
 	// wrapListener, in tests, wraps the JSON-RPC listener.
@@ -141,7 +142,13 @@ func New(cfg Config, d Deps) (*Service, error) {
 		abortWork: make(chan struct{}),
 		stopBg:    make(chan struct{}),
 		stopBeat:  make(chan struct{}),
-		rescuers:  d.Rescue,
+		rescuers:  map[string]RescueInterface{},
+	}
+	for name, r := range d.Rescue {
+		s.rescuers[name] = r
+	}
+	if _, ok := s.rescuers[AgentRescue]; !ok {
+		s.rescuers[AgentRescue] = agentRescue{s} // the conductor's own
 	}
 	s.tasks.history = &historyRecorder{cfg: cfg.History, store: d.Store, pinner: d.Pinner, host: cfg.Hostname, log: log}
 	s.router = rpc.NewRouter(s.listConductors, cfg.HashPartitionExponent, cfg.RingResetInterval)

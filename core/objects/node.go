@@ -102,6 +102,11 @@ type Node struct {
 	// only the nodes one of them names (docs/admin/security.md).
 	Owner  *string `rivet:"owner"`
 	Lessee *string `rivet:"lessee"`
+	// NetworkData is the node's static network configuration in
+	// OpenStack's network_data.json layout (1.2, API 1.66): the config
+	// drive carries it when the deploy's own configdrive has none. {}
+	// when unset.
+	NetworkData map[string]any `rivet:"network_data"`
 }
 
 // Faults the conductor records in Node.Fault, as Ironic's
@@ -225,9 +230,10 @@ func NodeKind() Kind {
 			{Name: "allocation_id", Since: v("1.2"), Nullable: true},
 			{Name: "owner", Since: v("1.2"), Nullable: true},
 			{Name: "lessee", Since: v("1.2"), Nullable: true},
+			{Name: "network_data", Since: v("1.2"), Default: map[string]any{}},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.2-b59c6d01fc65dd504e506fadf8513605",
+		Fingerprint: "1.2-31813511d59bbb7429a1fad4c1fb9b3d",
 	}
 }

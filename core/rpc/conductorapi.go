@@ -129,8 +129,15 @@ func (c ConductorAPI) DoNodeTearDown(ctx context.Context, n *objects.Node) error
 }
 
 // DoNodeClean starts manual cleaning of a manageable node with the steps.
-func (c ConductorAPI) DoNodeClean(ctx context.Context, n *objects.Node, steps []map[string]any) error {
-	_, err := c.call(ctx, n, "do_node_clean", map[string]any{"node_id": n.UUID, "clean_steps": steps})
+// disableRamdisk (at most one; REST API 1.70) runs them without booting
+// the agent: sent as RPC 1.5's disable_ramdisk only when true, so capped
+// below, such a call fails with *CapError before anything is sent.
+func (c ConductorAPI) DoNodeClean(ctx context.Context, n *objects.Node, steps []map[string]any, disableRamdisk ...bool) error {
+	args := map[string]any{"node_id": n.UUID, "clean_steps": steps}
+	if len(disableRamdisk) > 0 && disableRamdisk[0] {
+		args["disable_ramdisk"] = true
+	}
+	_, err := c.call(ctx, n, "do_node_clean", args)
 	return err
 }
 

@@ -142,6 +142,21 @@ func (d *Driver) TearDown(_ context.Context, node plugins.Node) error {
 var cleanSteps = []plugins.CleanStep{
 	{Interface: plugins.InterfaceDeploy, Step: "erase_devices_metadata", Priority: 99, Abortable: true},
 	{Interface: plugins.InterfaceDeploy, Step: "erase_devices", Priority: 10, Abortable: true},
+	// An out-of-band step (manual cleaning only, as a BMC reset is): it
+	// runs without the agent, so with disable_ramdisk too (API 1.70).
+	{Interface: plugins.InterfaceManagement, Step: "reset_bmc", Priority: 0},
+}
+
+// Cleaned lists the clean steps the driver ran on the node, in order,
+// and whether its deploy ramdisk was booted (Deploy) since it was last
+// torn down: what a test checks.
+func (d *Driver) Cleaned(uuid string) (steps []string, deployed bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s, ok := d.nodes[uuid]; ok {
+		return slices.Clone(s.cleaned), s.deployed
+	}
+	return nil, false
 }
 
 // ListCleanSteps implements plugins.CleanStepLister.
