@@ -552,6 +552,12 @@ func TestRealIPA(t *testing.T) {
 		if got["provision_state"] != "deploy failed" || !strings.Contains(fmt.Sprint(got["last_error"]), "Timeout reached while waiting for callback") {
 			t.Fatalf("after the agent died: %v, %v", got["provision_state"], got["last_error"])
 		}
+		// The task saves the failed state, then releases its lease: a read
+		// in between sees both. The lease must be gone shortly after.
+		for released := time.Now().Add(15 * time.Second); got["reservation"] != nil && time.Now().Before(released); {
+			time.Sleep(200 * time.Millisecond)
+			got = r.call("GET", "/v1/nodes/"+id, nil, 200)
+		}
 		if got["reservation"] != nil {
 			t.Errorf("lease left: %v", got["reservation"])
 		}
