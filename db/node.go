@@ -87,6 +87,8 @@ type Node struct {
 	// The projects owning and leasing the node (Node 1.2); NULL for none.
 	Owner  *string `bun:"owner"`
 	Lessee *string `bun:"lessee"`
+	// ServiceStep is the service step running (Node 1.2); NULL reads as {}.
+	ServiceStep JSONObject `bun:"service_step"`
 
 	Timestamps
 	// Version is the Node object version the row was written at.

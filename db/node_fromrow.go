@@ -26,6 +26,7 @@ var nodeRowFields = []string{
 	"parent_node", "disable_power_off", "instance_name", "health",
 	"allocation_id",
 	"owner", "lessee",
+	"service_step",
 }
 
 // typedNodeRows caches, per registry, whether its Node fields are exactly
@@ -123,6 +124,7 @@ func (s *Store) nodeFromRow(row *Node) (objects.Object, error) {
 	n.AllocationID = copyPtr(row.AllocationID)
 	n.Owner = copyPtr(row.Owner)
 	n.Lessee = copyPtr(row.Lessee)
+	n.ServiceStep = orDefault(row.ServiceStep, n.ServiceStep)
 	if row.Version == nil {
 		return nil, fmt.Errorf("db: nodes row has no object version; run `rivet dbsync upgrade` to check the database")
 	}

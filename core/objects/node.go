@@ -102,6 +102,9 @@ type Node struct {
 	// only the nodes one of them names (docs/admin/security.md).
 	Owner  *string `rivet:"owner"`
 	Lessee *string `rivet:"lessee"`
+	// ServiceStep is the service step running (1.2, API 1.87), {} when
+	// none.
+	ServiceStep map[string]any `rivet:"service_step"`
 }
 
 // Faults the conductor records in Node.Fault, as Ironic's
@@ -225,9 +228,10 @@ func NodeKind() Kind {
 			{Name: "allocation_id", Since: v("1.2"), Nullable: true},
 			{Name: "owner", Since: v("1.2"), Nullable: true},
 			{Name: "lessee", Since: v("1.2"), Nullable: true},
+			{Name: "service_step", Since: v("1.2"), Default: map[string]any{}},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.2-b59c6d01fc65dd504e506fadf8513605",
+		Fingerprint: "1.2-274c695091c457c2fa3b65bc869c2114",
 	}
 }

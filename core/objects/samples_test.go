@@ -52,6 +52,7 @@ func samples() map[string]func() Object {
 				DisablePowerOff: true, InstanceName: ptr("web-1"), Health: ptr("OK"),
 				AllocationID: ptr(int64(5)),
 				Owner:        ptr("f3b2c1d0a9e84f7b8c6d5e4f3a2b1c0d"), Lessee: ptr("tenant-b"),
+				ServiceStep: map[string]any{"step": "apply_configuration", "interface": "raid", "args": map[string]any{}},
 			}
 		},
 		"Allocation": func() Object {
