@@ -41,6 +41,11 @@ type fakeConductor struct {
 		configdrive any
 		steps       []map[string]any
 	}
+	// service holds the arguments of the last DoNodeService.
+	service struct {
+		steps          []map[string]any
+		disableRamdisk bool
+	}
 	// heartbeat holds the agent fields of the last heartbeat passed on.
 	heartbeat struct {
 		agentVersion string
@@ -242,6 +247,16 @@ func (f *fakeConductor) DoNodeClean(ctx context.Context, n *objects.Node, _ []ma
 	}
 	n.ProvisionState = string(states.Manageable) // manual cleaning returns to manageable
 	return f.store.Save(ctx, n)
+}
+
+// DoNodeService records its arguments and services at once: servicing,
+// then active.
+func (f *fakeConductor) DoNodeService(ctx context.Context, n *objects.Node, steps []map[string]any, disableRamdisk bool) error {
+	f.record("do_node_service")
+	f.mu.Lock()
+	f.service.steps, f.service.disableRamdisk = steps, disableRamdisk
+	f.mu.Unlock()
+	return f.move(ctx, n, states.ServiceEv)
 }
 
 func (f *fakeConductor) DoProvisioningAction(ctx context.Context, n *objects.Node, action string) error {

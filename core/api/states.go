@@ -3,10 +3,12 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/core/steps"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
@@ -110,13 +112,25 @@ var verbSince = map[string]version.Version{
 	// unhold (1.85) is checked after the state, as Ironic does: from a
 	// state without a hold it is 400 at every version.
 	"unhold": v1_1,
+	// service (1.87) is checked after the state, as Ironic does: from a
+	// state other than active or service failed it is 400 at every version.
+	"service": v1_1,
 }
 
 // laterVerbs are Ironic verbs Rivet does not serve yet.
-var laterVerbs = map[string]bool{"service": true}
+var laterVerbs = map[string]bool{}
 
 // laterProvisionArgs are provision body attributes Rivet does not take yet.
-var laterProvisionArgs = []string{"deploy_steps", "disable_ramdisk", "service_steps", "runbook"}
+// disable_ramdisk is taken with service (1.108) only: see
+// provisionDisableRamdisk.
+var laterProvisionArgs = []string{"deploy_steps", "runbook"}
+
+// Servicing's microversions: the service verb and the node's service_step
+// (1.87), disable_ramdisk with service (1.108).
+var (
+	v1_87  = version.Version{Major: 1, Minor: 87}
+	v1_108 = version.Version{Major: 1, Minor: 108}
+)
 
 // putProvisionState serves PUT /v1/nodes/{node}/states/provision: 202.
 func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error {
@@ -135,7 +149,8 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 			return errNotAcceptable()
 		}
 	}
-	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password"); err != nil {
+	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password",
+		"service_steps", "disable_ramdisk"); err != nil {
 		return err
 	}
 	target, _, err := body.str("target", false)
@@ -165,6 +180,14 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	rawService, err := serviceStepsArg(body)
+	if err != nil {
+		return err
+	}
+	disableRamdisk, _, err := body.boolean("disable_ramdisk")
+	if err != nil {
+		return err
+	}
 	steps, err := cleanSteps(body, verb)
 	if err != nil {
 		return err
@@ -177,6 +200,17 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}
 	}
 	if verb == "unhold" && v.Less(v1_85) {
+		return errNotAcceptable()
+	}
+	// Ironic's order after the state: disable_ramdisk, then service_steps
+	// outside service, then the service verb's version.
+	if err := checkDisableRamdisk(verb, disableRamdisk, v); err != nil {
+		return err
+	}
+	if rawService != nil && verb != "service" {
+		return errorf(http.StatusBadRequest, "\"service_steps\" is only valid when setting target provision state to service")
+	}
+	if verb == "service" && v.Less(v1_87) {
 		return errNotAcceptable()
 	}
 	password, err := rescuePassword(body, verb)
@@ -202,6 +236,11 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 		err = s.Conductor.InspectHardware(ctx, n)
 	case "clean":
 		err = s.Conductor.DoNodeClean(ctx, n, steps)
+	case "service":
+		var service []map[string]any
+		if service, err = serviceSteps(rawService); err == nil {
+			err = s.Conductor.DoNodeService(ctx, n, service, disableRamdisk != nil && *disableRamdisk)
+		}
 	default:
 		err = s.Conductor.DoProvisioningAction(ctx, n, verb)
 	}
@@ -257,6 +296,72 @@ func cleanSteps(body object, verb string) ([]map[string]any, error) {
 		}
 	}
 	return steps, nil
+}
+
+// serviceStepsArg returns the raw service_steps (null as absent) after
+// checking it is a list, as Ironic's argument types do.
+func serviceStepsArg(body object) ([]any, error) {
+	raw, present := body["service_steps"]
+	if !present || isNull(raw) {
+		return nil, nil
+	}
+	var list []any
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, typeError("service_steps", raw, "list")
+	}
+	return list, nil
+}
+
+// serviceSteps checks the service verb's steps as Ironic's
+// _check_service_steps: required and not empty, each an object with an
+// interface among the step interfaces, a non-empty step name and optional
+// object args, nothing else.
+func serviceSteps(raw []any) ([]map[string]any, error) {
+	if len(raw) == 0 {
+		return nil, errorf(http.StatusBadRequest, "\"service_steps\" is required when setting target provision state to service")
+	}
+	out := make([]map[string]any, 0, len(raw))
+	for i, it := range raw {
+		st, ok := it.(map[string]any)
+		if !ok {
+			return nil, errorf(http.StatusBadRequest, "Invalid service_steps: %s is not of type 'object'", pyValue(it))
+		}
+		iface, _ := st["interface"].(string)
+		name, _ := st["step"].(string)
+		switch {
+		case !slices.Contains(steps.CleanInterfaces, iface):
+			return nil, errorf(http.StatusBadRequest, "Invalid service_steps: step %d needs \"interface\", one of %s", i, strings.Join(steps.CleanInterfaces, ", "))
+		case name == "":
+			return nil, errorf(http.StatusBadRequest, "Invalid service_steps: step %d needs \"step\", a non-empty string", i)
+		}
+		if args, present := st["args"]; present {
+			if _, ok := args.(map[string]any); !ok {
+				return nil, errorf(http.StatusBadRequest, "Invalid service_steps: %s is not of type 'object'", pyValue(args))
+			}
+		}
+		for k := range st {
+			if !slices.Contains([]string{"interface", "step", "args", "order", "execute_on_child_nodes", "limit_child_node_execution"}, k) {
+				return nil, errorf(http.StatusBadRequest, "Invalid service_steps: Additional properties are not allowed ('%s' was unexpected)", k)
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// checkDisableRamdisk is Ironic's check_allow_disable_ramdisk: with
+// service from 1.108; with clean not served yet by Rivet (1.70), 406;
+// with any other verb 400.
+func checkDisableRamdisk(verb string, disable *bool, v version.Version) error {
+	switch {
+	case disable == nil:
+		return nil
+	case verb == "service" && !v.Less(v1_108):
+		return nil
+	case verb == "service" || verb == "clean":
+		return &Error{Status: http.StatusNotAcceptable, Message: "disable_ramdisk is not acceptable in this API version"}
+	}
+	return errorf(http.StatusBadRequest, "disable_ramdisk is supported only with manual cleaning or servicing")
 }
 
 // setMaintenance serves PUT (with an optional {"reason"}) and DELETE

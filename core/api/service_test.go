@@ -1,0 +1,96 @@
+package api
+
+import (
+	"net/http"
+	"testing"
+)
+
+// serviceBody is a service request with one step of the fake driver's.
+func serviceBody(extra map[string]any) map[string]any {
+	b := map[string]any{"target": "service", "service_steps": []any{
+		map[string]any{"interface": "raid", "step": "delete_configuration", "args": map[string]any{}}}}
+	for k, v := range extra {
+		b[k] = v
+	}
+	return b
+}
+
+// TestV1_87Service: the service verb and the node's service_step arrive
+// with 1.87. Below it an active node's service is 406; from a state the
+// verb does not leave it is 400 at every version (Ironic checks the state
+// first); the steps are required, checked and handed to the conductor.
+func TestV1_87Service(t *testing.T) {
+	e := newEnv(t, withMaxAPI(maxAPI03))
+	id := activeNode(t, e, nil)
+	if got := fieldGate(t, e, id, "service_step", "1.87"); got == nil || len(got.(map[string]any)) != 0 {
+		t.Errorf("service_step = %v, want {}", got)
+	}
+	prov := "/v1/nodes/" + id + "/states/provision"
+	e.must(http.StatusNotAcceptable, "PUT", prov, "1.86", serviceBody(nil))
+	e.must(http.StatusAccepted, "PUT", prov, "1.87", serviceBody(nil))
+	e.cond.mu.Lock()
+	steps := e.cond.service.steps
+	e.cond.mu.Unlock()
+	if len(steps) != 1 || steps[0]["step"] != "delete_configuration" || steps[0]["interface"] != "raid" {
+		t.Errorf("conductor got steps %v", steps)
+	}
+	if got := e.must(http.StatusOK, "GET", "/v1/nodes/"+id, "1.87", nil).JSON(t)["provision_state"]; got != "active" {
+		t.Errorf("after service: %v, want active", got)
+	}
+	faults := map[string]struct {
+		body map[string]any
+		want string
+	}{
+		"no steps":    {map[string]any{"target": "service"}, `"service_steps" is required when setting target provision state to service`},
+		"empty steps": {map[string]any{"target": "service", "service_steps": []any{}}, `"service_steps" is required when setting target provision state to service`},
+		"bad interface": {map[string]any{"target": "service", "service_steps": []any{map[string]any{"interface": "boot", "step": "x"}}},
+			`Invalid service_steps: step 0 needs "interface", one of vendor, power, management, firmware, deploy, bios, raid`},
+		"no step name": {map[string]any{"target": "service", "service_steps": []any{map[string]any{"interface": "raid"}}},
+			`Invalid service_steps: step 0 needs "step", a non-empty string`},
+		"extra key": {map[string]any{"target": "service", "service_steps": []any{map[string]any{"interface": "raid", "step": "x", "priority": 1}}},
+			`Invalid service_steps: Additional properties are not allowed ('priority' was unexpected)`},
+		"steps elsewhere": {map[string]any{"target": "rebuild", "service_steps": []any{map[string]any{"interface": "raid", "step": "x"}}},
+			`"service_steps" is only valid when setting target provision state to service`},
+		"not a list": {map[string]any{"target": "service", "service_steps": "raid.x"},
+			`Invalid input for field/attribute service_steps. Value: '"raid.x"'. Wrong type. Expected 'list'.`},
+	}
+	for name, tc := range faults {
+		t.Run(name, func(t *testing.T) {
+			if got := e.must(http.StatusBadRequest, "PUT", prov, "1.87", tc.body).Fault(t); got != tc.want {
+				t.Errorf("fault %q\nwant  %q", got, tc.want)
+			}
+		})
+	}
+	other := e.node(nil)
+	want := `The requested action "service" can not be performed on node "` + other + `" while it is in state "enroll".`
+	for _, ver := range []string{"1.86", "1.87"} {
+		if got := e.must(http.StatusBadRequest, "PUT", "/v1/nodes/"+other+"/states/provision", ver, serviceBody(nil)).Fault(t); got != want {
+			t.Errorf("service from enroll at %s: %q", ver, got)
+		}
+	}
+	// The service states are states the API knows.
+	e.must(http.StatusOK, "GET", "/v1/nodes?provision_state=service%20failed", "1.87", nil)
+}
+
+// TestV1_108ServiceDisableRamdisk: disable_ramdisk goes with service from
+// 1.108 (406 below); with another verb than clean or service it is 400.
+func TestV1_108ServiceDisableRamdisk(t *testing.T) {
+	e := newEnv(t, withMaxAPI(maxAPI03))
+	id := activeNode(t, e, nil)
+	prov := "/v1/nodes/" + id + "/states/provision"
+	body := serviceBody(map[string]any{"disable_ramdisk": true})
+	if got := e.must(http.StatusNotAcceptable, "PUT", prov, "1.107", body).Fault(t); got != "disable_ramdisk is not acceptable in this API version" {
+		t.Errorf("1.107: %q", got)
+	}
+	e.must(http.StatusAccepted, "PUT", prov, "1.108", body)
+	e.cond.mu.Lock()
+	disabled := e.cond.service.disableRamdisk
+	e.cond.mu.Unlock()
+	if !disabled {
+		t.Error("disable_ramdisk not passed to the conductor")
+	}
+	if got := e.must(http.StatusBadRequest, "PUT", prov, "1.108", map[string]any{"target": "rebuild", "disable_ramdisk": true}).Fault(t); got != "disable_ramdisk is supported only with manual cleaning or servicing" {
+		t.Errorf("with rebuild: %q", got)
+	}
+	e.must(http.StatusBadRequest, "PUT", prov, "1.108", serviceBody(map[string]any{"disable_ramdisk": "yes"}))
+}
