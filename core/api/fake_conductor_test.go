@@ -74,7 +74,7 @@ func (f *fakeConductor) locked(n *objects.Node) error {
 // fakeCatalog is what a conductor serving fake-hardware with every
 // interface offers.
 var fakeCatalog = catalog.ForConductor([]catalog.Served{{HardwareType: "fake-hardware",
-	Interfaces: []string{"power", "management", "deploy", "inspect"}}}, catalog.Options{})
+	Interfaces: []string{"power", "management", "deploy", "inspect", "raid"}}}, catalog.Options{})
 
 // checkInterfaces is the conductor's check of a node's interfaces, with
 // its classed errors.
