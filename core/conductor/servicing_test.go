@@ -196,3 +196,30 @@ func TestCleanRAIDSteps(t *testing.T) {
 		t.Errorf("last_error %q", deref(got.LastError))
 	}
 }
+
+// noRAID is a driver whose plugin predates the raid interface: it has
+// every other method of the fake.
+type noRAID struct{ Hardware }
+
+// An older plugin (no raid interface negotiated) offers no raid
+// implementation: choosing one is Ironic's 400 naming the valid ones, and
+// a raid service step fails the servicing with a clear message, nothing
+// crashes.
+func TestRAIDOlderPlugin(t *testing.T) {
+	h := startHarness(t, nil, "cond-a", nil, func(hw *hookedFake) StaticDrivers {
+		return StaticDrivers{"fake-hardware": noRAID{hw}}
+	})
+	ctx := context.Background()
+	n := h.enroll("node-1")
+	err := h.update(n.UUID, func(n *objects.Node) { n.RAIDInterface = ptr("fake") })
+	if c, code := classOf(err); code != http.StatusBadRequest || !strings.Contains(err.Error(), "Valid interfaces are ['no-raid']") {
+		t.Fatalf("raid_interface fake with an older plugin: %v (%s %d)", err, c, code)
+	}
+	a := h.active("node-2")
+	if err := h.api.DoNodeService(ctx, a, []map[string]any{raidStep("delete_configuration", nil)}, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.waitState(a.UUID, "service failed"); !strings.Contains(deref(got.LastError), "node does not support this service step: raid.delete_configuration") {
+		t.Errorf("last_error %q", deref(got.LastError))
+	}
+}
