@@ -46,7 +46,9 @@ func TestServiceThroughRealConductor(t *testing.T) {
 	// A step that fails (the fake's disks hold 4000 GiB) and abort.
 	s.call("1.87", "PUT", prov, `{"target":"service","service_steps":[{"interface":"raid","step":"apply_configuration",
 		"args":{"raid_config":{"logical_disks":[{"size_gb":9000,"raid_level":"0"}]}}}]}`, 202)
-	n = s.waitFor("/v1/nodes/"+id, func(n map[string]any) bool { return n["provision_state"] == "service failed" && n["reservation"] == nil })
+	n = s.waitFor("/v1/nodes/"+id, func(n map[string]any) bool {
+		return n["provision_state"] == "service failed" && n["reservation"] == nil
+	})
 	if msg, _ := n["last_error"].(string); !strings.Contains(msg, "failed service step raid.apply_configuration") || n["maintenance"] != true {
 		t.Fatalf("service failed: last_error %v, maintenance %v", n["last_error"], n["maintenance"])
 	}
