@@ -223,3 +223,32 @@ func TestRAIDOlderPlugin(t *testing.T) {
 		t.Errorf("last_error %q", deref(got.LastError))
 	}
 }
+
+// The direct deploy runs the raid interface's deploy steps:
+// raid.apply_configuration at a priority above the agent's boot runs
+// first and records raid_config; raid.create_configuration, a clean step
+// only, is refused before the deploy starts.
+func TestDeployRAIDStep(t *testing.T) {
+	h := newHarness(t, nil, "cond-a", nil)
+	ctx := context.Background()
+	n := h.directNode("node-1", nil)
+	if err := h.update(n.UUID, func(n *objects.Node) { n.RAIDInterface = ptr("fake") }); err != nil {
+		t.Fatal(err)
+	}
+	n = h.node(n.UUID)
+	bad := []map[string]any{{"interface": "raid", "step": "create_configuration", "priority": 150, "args": map[string]any{}}}
+	err := h.api.DoNodeDeploy(ctx, n, false, nil, bad)
+	wantClass(t, err, "InvalidParameterValue", http.StatusBadRequest)
+	if !strings.Contains(err.Error(), "node does not support this deploy step: raid.create_configuration") {
+		t.Errorf("message %q", err.Error())
+	}
+	cfg := map[string]any{"logical_disks": []any{map[string]any{"size_gb": 100, "raid_level": "1", "is_root_volume": true}}}
+	good := []map[string]any{{"interface": "raid", "step": "apply_configuration", "priority": 150, "args": map[string]any{"raid_config": cfg}}}
+	if err := h.api.DoNodeDeploy(ctx, h.node(n.UUID), false, nil, good); err != nil {
+		t.Fatal(err)
+	}
+	got := h.waitState(n.UUID, "wait call-back")
+	if disks, _ := got.RAIDConfig["logical_disks"].([]any); len(disks) != 1 || got.LastError != nil {
+		t.Fatalf("raid_config %v, last_error %v", got.RAIDConfig, deref(got.LastError))
+	}
+}
