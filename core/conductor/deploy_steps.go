@@ -10,8 +10,8 @@ import (
 	"github.com/rivetmetal/rivet/core/conductor/agentclient"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
-	"github.com/rivetmetal/rivet/plugins"
 	"github.com/rivetmetal/rivet/core/steps"
+	"github.com/rivetmetal/rivet/plugins"
 )
 
 // The deploy-steps engine of the direct deploy, as Ironic's
