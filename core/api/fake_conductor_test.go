@@ -41,6 +41,8 @@ type fakeConductor struct {
 		configdrive any
 		steps       []map[string]any
 	}
+	// cleanSteps are the steps of the last DoNodeClean.
+	cleanSteps []map[string]any
 	// service holds the arguments of the last DoNodeService.
 	service struct {
 		steps          []map[string]any
@@ -240,8 +242,11 @@ func (f *fakeConductor) DoNodeTearDown(ctx context.Context, n *objects.Node) err
 	return f.move(ctx, n, states.Delete)
 }
 
-func (f *fakeConductor) DoNodeClean(ctx context.Context, n *objects.Node, _ []map[string]any) error {
+func (f *fakeConductor) DoNodeClean(ctx context.Context, n *objects.Node, steps []map[string]any) error {
 	f.record("do_node_clean")
+	f.mu.Lock()
+	f.cleanSteps = steps
+	f.mu.Unlock()
 	if err := f.move(ctx, n, states.Clean); err != nil {
 		return err
 	}

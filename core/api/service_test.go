@@ -94,3 +94,53 @@ func TestV1_108ServiceDisableRamdisk(t *testing.T) {
 	}
 	e.must(http.StatusBadRequest, "PUT", prov, "1.108", serviceBody(map[string]any{"disable_ramdisk": "yes"}))
 }
+
+// TestRunbookForService: a runbook (1.92) named in a service request
+// (Ironic's _handle_runbook before 1.112) gives the service steps, in
+// their order, when the node has its name among its traits; with
+// service_steps too it is 400; its disable_ramdisk (a boolean, never
+// absent) makes it 406 below 1.108, as in Ironic; unknown, 404.
+func TestRunbookForService(t *testing.T) {
+	e := newEnv(t, withMaxAPI(maxAPI03))
+	id := activeNode(t, e, nil)
+	prov := "/v1/nodes/" + id + "/states/provision"
+	e.must(http.StatusCreated, "POST", "/v1/runbooks", "1.92", map[string]any{"name": "CUSTOM_RAID", "steps": []any{
+		map[string]any{"interface": "raid", "step": "apply_configuration", "order": 2,
+			"args": map[string]any{"raid_config": map[string]any{"logical_disks": []any{}}}},
+		map[string]any{"interface": "raid", "step": "delete_configuration", "order": "1", "args": map[string]any{}},
+	}})
+	use := map[string]any{"target": "service", "runbook": "CUSTOM_RAID"}
+	want := "This runbook has not been approved for use on this node " + id + ". Please ask an administrator to add it to your node traits."
+	if got := e.must(http.StatusBadRequest, "PUT", prov, "1.108", use).Fault(t); got != want {
+		t.Errorf("without the trait: %q", got)
+	}
+	e.must(http.StatusNoContent, "PUT", "/v1/nodes/"+id+"/traits", "1.37", map[string]any{"traits": []string{"CUSTOM_RAID"}})
+	e.must(http.StatusNotAcceptable, "PUT", prov, "1.91", use)
+	e.must(http.StatusNotAcceptable, "PUT", prov, "1.107", use)
+	e.must(http.StatusNotFound, "PUT", prov, "1.108", map[string]any{"target": "service", "runbook": "CUSTOM_NONE"})
+	both := serviceBody(map[string]any{"runbook": "CUSTOM_RAID"})
+	if got := e.must(http.StatusBadRequest, "PUT", prov, "1.108", both).Fault(t); got != `Please provide either "service_steps" or a runbook, but not both.` {
+		t.Errorf("both: %q", got)
+	}
+	e.must(http.StatusAccepted, "PUT", prov, "1.108", use)
+	e.cond.mu.Lock()
+	steps, disabled := e.cond.service.steps, e.cond.service.disableRamdisk
+	e.cond.mu.Unlock()
+	if len(steps) != 2 || steps[0]["step"] != "delete_configuration" || steps[1]["step"] != "apply_configuration" || disabled {
+		t.Errorf("conductor got %v (disable_ramdisk %v), want the runbook's steps by order", steps, disabled)
+	}
+	if got := e.must(http.StatusBadRequest, "PUT", prov, "1.108", map[string]any{"target": "rebuild", "runbook": "CUSTOM_RAID"}).Fault(t); got != "disable_ramdisk is supported only with manual cleaning or servicing" {
+		t.Errorf("runbook with rebuild: %q", got)
+	}
+	// Manual cleaning takes a runbook the same way.
+	other := e.node(nil)
+	e.must(http.StatusAccepted, "PUT", "/v1/nodes/"+other+"/states/provision", "1.108", map[string]any{"target": "manage"})
+	e.must(http.StatusNoContent, "PUT", "/v1/nodes/"+other+"/traits", "1.37", map[string]any{"traits": []string{"CUSTOM_RAID"}})
+	e.must(http.StatusAccepted, "PUT", "/v1/nodes/"+other+"/states/provision", "1.108", map[string]any{"target": "clean", "runbook": "CUSTOM_RAID"})
+	e.cond.mu.Lock()
+	clean := e.cond.cleanSteps
+	e.cond.mu.Unlock()
+	if len(clean) != 2 || clean[0]["step"] != "delete_configuration" {
+		t.Errorf("clean with a runbook: conductor got %v", clean)
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/core/steps"
 	"github.com/rivetmetal/rivet/core/version"
+	"github.com/uptrace/bun"
 )
 
 // getStates serves GET /v1/nodes/{node}/states (reference §11.4).
@@ -123,7 +125,7 @@ var laterVerbs = map[string]bool{}
 // laterProvisionArgs are provision body attributes Rivet does not take yet.
 // disable_ramdisk is taken with service (1.108) only: see
 // provisionDisableRamdisk.
-var laterProvisionArgs = []string{"deploy_steps", "runbook"}
+var laterProvisionArgs = []string{"deploy_steps"}
 
 // Servicing's microversions: the service verb and the node's service_step
 // (1.87), disable_ramdisk with service (1.108).
@@ -150,7 +152,7 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 		}
 	}
 	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password",
-		"service_steps", "disable_ramdisk"); err != nil {
+		"service_steps", "disable_ramdisk", "runbook"); err != nil {
 		return err
 	}
 	target, _, err := body.str("target", false)
@@ -188,9 +190,15 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	steps, err := cleanSteps(body, verb)
+	runbook, _, err := body.str("runbook", true)
 	if err != nil {
 		return err
+	}
+	var steps []map[string]any
+	if runbook == nil || verb != "clean" {
+		if steps, err = cleanSteps(body, verb); err != nil {
+			return err
+		}
 	}
 	event, _ := states.VerbEvent(verb)
 	if _, err := states.Next(n.UUID, state, event); err != nil {
@@ -202,8 +210,24 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if verb == "unhold" && v.Less(v1_85) {
 		return errNotAcceptable()
 	}
-	// Ironic's order after the state: disable_ramdisk, then service_steps
-	// outside service, then the service verb's version.
+	// Ironic's order after the state: the runbook, disable_ramdisk, then
+	// service_steps outside service, then the service verb's version.
+	if runbook != nil {
+		rb, err := s.provisionRunbook(r, n, verb, *runbook, body)
+		if err != nil {
+			return err
+		}
+		switch verb {
+		case "clean":
+			steps = rb.steps
+		case "service":
+			rawService = rb.raw
+		}
+		disableRamdisk = &rb.disableRamdisk
+		if verb == "clean" && !rb.disableRamdisk {
+			disableRamdisk = nil // Rivet's clean takes no disable_ramdisk yet (1.70)
+		}
+	}
 	if err := checkDisableRamdisk(verb, disableRamdisk, v); err != nil {
 		return err
 	}
@@ -296,6 +320,84 @@ func cleanSteps(body object, verb string) ([]map[string]any, error) {
 		}
 	}
 	return steps, nil
+}
+
+// runbookSteps are a runbook's steps as a clean or service request.
+type runbookSteps struct {
+	steps          []map[string]any
+	raw            []any
+	disableRamdisk bool
+}
+
+// provisionRunbook is Ironic's _handle_runbook (API 1.92, before 1.112's
+// runbook traits): the runbook (UUID or name) must be one of the node's
+// traits; with clean or service its steps, in their order, replace
+// clean_steps or service_steps, which may not be given too; its
+// disable_ramdisk applies.
+func (s *server) provisionRunbook(r *http.Request, n *objects.Node, verb, ident string, body object) (runbookSteps, error) {
+	if VersionFrom(r.Context()).Less(v1_92) {
+		return runbookSteps{}, errNotAcceptable()
+	}
+	col := "uuid"
+	if !isUUID(ident) {
+		if !validLogicalName(ident, VersionFrom(r.Context())) {
+			return runbookSteps{}, errorf(http.StatusBadRequest, "Expected UUID or name for runbook: %s", ident)
+		}
+		col = "name"
+	}
+	obj, err := s.Store.Load(r.Context(), "Runbook", func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("?TableAlias.? = ?", bun.Ident(col), ident)
+	})
+	if isNotFound(err) {
+		return runbookSteps{}, runbooks.notFound(ident)
+	}
+	if err != nil {
+		return runbookSteps{}, err
+	}
+	rb := obj.(*objects.Runbook)
+	traits, err := s.Store.NodeTraits(r.Context(), n.ID)
+	if err != nil {
+		return runbookSteps{}, err
+	}
+	if !slices.Contains(traits, rb.Name) {
+		return runbookSteps{}, errorf(http.StatusBadRequest, "This runbook has not been approved for use on this node %s. Please ask an administrator to add it to your node traits.", n.UUID)
+	}
+	for _, k := range []string{"clean_steps", "service_steps"} {
+		if raw, ok := body[k]; ok && !isNull(raw) && verb == strings.TrimSuffix(k, "_steps") {
+			return runbookSteps{}, errorf(http.StatusBadRequest, "Please provide either \"%s\" or a runbook, but not both.", k)
+		}
+	}
+	// With another verb no step applies; Ironic then refuses the
+	// runbook's disable_ramdisk (a boolean, never absent) as given with a
+	// verb other than clean or service.
+	ordered := slices.Clone(rb.Steps)
+	slices.SortStableFunc(ordered, func(a, b map[string]any) int { return stepOrder(a) - stepOrder(b) })
+	out := runbookSteps{disableRamdisk: rb.DisableRamdisk}
+	for _, st := range ordered {
+		args, _ := st["args"].(map[string]any)
+		if args == nil {
+			args = map[string]any{}
+		}
+		m := map[string]any{"interface": st["interface"], "step": st["step"], "args": args}
+		out.steps = append(out.steps, m)
+		out.raw = append(out.raw, m)
+	}
+	return out, nil
+}
+
+// stepOrder is a runbook step's order (a number or a string of digits).
+func stepOrder(st map[string]any) int {
+	switch o := st["order"].(type) {
+	case json.Number:
+		n, _ := o.Int64()
+		return int(n)
+	case float64:
+		return int(o)
+	case string:
+		n, _ := strconv.Atoi(o)
+		return n
+	}
+	return 0
 }
 
 // serviceStepsArg returns the raw service_steps (null as absent) after
