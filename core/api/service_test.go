@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"testing"
+
+	"github.com/rivetmetal/rivet/core/release"
 )
 
 // serviceBody is a service request with one step of the fake driver's.
@@ -142,5 +144,23 @@ func TestRunbookForService(t *testing.T) {
 	e.cond.mu.Unlock()
 	if len(clean) != 2 || clean[0]["step"] != "delete_configuration" {
 		t.Errorf("clean with a runbook: conductor got %v", clean)
+	}
+}
+
+// TestServicePinned: pinned to release 0.2 (API 1.31, conductor RPC 1.4)
+// the service verb is 406 whatever the test cap: nothing reaches the
+// conductor.
+func TestServicePinned(t *testing.T) {
+	old, ok := release.Default().Lookup("0.2")
+	if !ok {
+		t.Fatal("no release 0.2")
+	}
+	e := newEnvPinned(t, release.NewPinner(release.Default(), release.Pin{Mode: release.PinRelease, Release: old}), withMaxAPI(maxAPI03))
+	id := e.node(nil)
+	e.must(http.StatusNotAcceptable, "PUT", "/v1/nodes/"+id+"/states/provision", "1.87", serviceBody(nil))
+	for _, c := range e.cond.calls {
+		if c == "do_node_service" {
+			t.Fatal("a pinned API called do_node_service")
+		}
 	}
 }
