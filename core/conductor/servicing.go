@@ -166,6 +166,33 @@ func (s *Service) serviceFailed(ctx context.Context, t *Task, err error) {
 	s.fail(ctx, t, err)
 }
 
+// abortService is Ironic's abort of servicing: from service wait the node
+// fails then aborts, from service failed it aborts (refused in
+// maintenance, 409); either way it is active again with last_error
+// saying so, the step and the plan cleared (do_node_service_abort).
+func abortService(n *objects.Node) error {
+	if n.ProvisionState == string(states.ServiceFailed) && n.Maintenance {
+		return errInvalidState("Can not abort service on node \"%s\" while it is in maintenance mode. Please remove the node "+
+			"from maintenance prior to issuing the request to abort the service operation.", n.UUID)
+	}
+	if n.ProvisionState == string(states.ServiceWait) {
+		if err := fire(n, states.Fail, "abort"); err != nil {
+			return err
+		}
+	}
+	if err := fire(n, states.Abort, "abort"); err != nil {
+		return err
+	}
+	msg := "By request, the service operation was aborted"
+	if iface, _ := n.ServiceStep["interface"].(string); iface != "" {
+		msg += fmt.Sprintf(" during or after the completion of step \"%s.%v\"", iface, n.ServiceStep["step"])
+	}
+	n.LastError = &msg
+	n.ServiceStep = map[string]any{}
+	dropInternal(n, serviceKeys)
+	return nil
+}
+
 // dropInternal removes keys from the node's driver_internal_info.
 func dropInternal(n *objects.Node, keys []string) {
 	dii := cloneMap(n.DriverInternalInfo)

@@ -106,6 +106,9 @@ func TestServiceFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = h.waitState(n.UUID, "active")
+	if deref(got.LastError) != "By request, the service operation was aborted" {
+		t.Errorf("after abort: last_error %q", deref(got.LastError))
+	}
 
 	// 5000 GiB does not fit the fake's 4000.
 	big := map[string]any{"logical_disks": []any{map[string]any{"size_gb": 5000, "raid_level": "0"}}}
@@ -117,9 +120,11 @@ func TestServiceFailures(t *testing.T) {
 		!strings.Contains(deref(got.LastError), "failed service step raid.apply_configuration") {
 		t.Fatalf("maintenance %v, fault %v, service_step %v, last_error %q", got.Maintenance, deref(got.Fault), got.ServiceStep, deref(got.LastError))
 	}
-	// In maintenance, service is refused synchronously.
+	// In maintenance, service and abort are refused synchronously.
 	err := h.api.DoNodeService(ctx, got, []map[string]any{raidStep("delete_configuration", nil)}, false)
 	wantClass(t, err, "NodeInMaintenance", http.StatusBadRequest)
+	err = h.api.DoProvisioningAction(ctx, got, "abort")
+	wantClass(t, err, "InvalidState", http.StatusConflict)
 	if err := h.update(n.UUID, func(n *objects.Node) { n.Maintenance = false }); err != nil {
 		t.Fatal(err)
 	}
