@@ -76,6 +76,9 @@ func TestServiceRAIDSteps(t *testing.T) {
 			t.Errorf("driver_internal_info keeps %s after servicing", k)
 		}
 	}
+	if v, err := h.api.ValidateDriverInterfaces(ctx, got); err != nil || !v["raid"].Result {
+		t.Errorf("validate raid: %+v, %v", v["raid"], err)
+	}
 	if err := h.api.DoNodeService(ctx, got, []map[string]any{raidStep("delete_configuration", nil)}, true); err != nil {
 		t.Fatal(err)
 	}
