@@ -97,6 +97,7 @@ func InterfaceVersions() map[Interface][]int {
 		InterfaceManagement: {1},
 		InterfaceDeploy:     {1},
 		InterfaceInspect:    {1},
+		InterfaceRAID:       {1},
 	}
 }
 
@@ -153,6 +154,7 @@ func Describe(d Driver, protocols []int) (Info, error) {
 	_, served[InterfaceManagement] = d.(ManagementInterface)
 	_, served[InterfaceDeploy] = d.(DeployInterface)
 	_, served[InterfaceInspect] = d.(Inspector)
+	_, served[InterfaceRAID] = d.(RAIDInterface)
 	for iface, ok := range served {
 		if ok {
 			info.Interfaces[iface] = all[iface]

@@ -127,6 +127,17 @@ func TestClientCommands(t *testing.T) {
 				maxAPI + " PUT /v1/nodes/sim-0/states/provision " + `{"target":"clean","clean_steps":[{"interface":"deploy","step":"erase_devices"}]}`,
 			},
 		},
+		"service with steps": {
+			args: []string{"node", "service", "sim-0", "--disable-ramdisk", "--service-steps", `[{"interface":"raid","step":"delete_configuration"}]`},
+			wantCalls: []string{
+				maxAPI + " PUT /v1/nodes/sim-0/states/provision " + `{"target":"service","service_steps":[{"interface":"raid","step":"delete_configuration"}],"disable_ramdisk":true}`,
+			},
+		},
+		"service without steps": {
+			args:     []string{"node", "service", "sim-0"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"service needs --service-steps"},
+		},
 		"unknown flag after the node": {
 			args:     []string{"node", "show", "sim-0", "--bogus"},
 			wantCode: exitClientUsage,

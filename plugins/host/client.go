@@ -23,6 +23,7 @@ import (
 type Client struct {
 	rpc   driverv1.DriverClient
 	power driverv2.PowerClient // nil below protocol 2
+	raid  driverv2.RAIDClient  // nil below protocol 2
 	// validation is the Validation service, served under every protocol
 	// major and called only for what the plugin advertised.
 	validation driverv1.ValidationClient

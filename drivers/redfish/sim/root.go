@@ -62,6 +62,7 @@ func (s *Simulator) routes() http.Handler {
 	mux.Handle(systemsPath+"/{id}", methods{http.MethodGet: s.getSystem, http.MethodPatch: s.patchSystem})
 	mux.Handle(systemsPath+"/{id}/Actions/ComputerSystem.Reset", methods{http.MethodPost: s.reset})
 	s.inventoryRoutes(get)
+	s.storageRoutes(mux)
 
 	get(managersPath, s.listManagers)
 	get(managersPath+"/{mid}", s.getManager)
