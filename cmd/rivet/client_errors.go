@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"syscall"
 
 	"github.com/rivetmetal/rivet/core/client"
@@ -87,7 +88,11 @@ func cliError(err error, on clientTarget) error {
 		case 406:
 			msg += fmt.Sprintf(" (refused at API %s: this needs a newer --api-version)", apiErr.Version)
 		case 409:
-			msg += " (the node is busy or in the wrong state; retry or check rivet node show)"
+			// Only a lock is worth retrying; a duplicate MAC or name, a
+			// node bound to an instance, … say themselves what is wrong.
+			if strings.Contains(apiErr.Message, " is locked by ") {
+				msg += " (still locked after the client's retries: raise --retries, or see what the node is doing with rivet node show)"
+			}
 		case 503:
 			msg += " (still unavailable after the retries; retry later)"
 		case 507:

@@ -468,3 +468,28 @@ func TestConnectionFlagsBeforeTheNoun(t *testing.T) {
 		t.Fatalf("negotiated list: exit %d: %s", code, errOut)
 	}
 }
+
+// TestAPIErrorHintsOnlyWhereTheyApply is issue 31's "the node is busy"
+// appended to every 409: a duplicate MAC gets none, a lock does.
+func TestAPIErrorHintsOnlyWhereTheyApply(t *testing.T) {
+	on := clientTarget{kind: client.Ports, ident: ""}
+	cases := map[string]struct {
+		err  *client.APIError
+		want string
+	}{
+		"duplicate MAC": {&client.APIError{Status: 409, Message: "A port with MAC address 52:54:00:00:00:01 already exists."},
+			"port: A port with MAC address 52:54:00:00:00:01 already exists."},
+		"node locked": {&client.APIError{Status: 409, Message: "Node sim-0 is locked by host c1, please retry after the current operation is completed."},
+			"port: Node sim-0 is locked by host c1, please retry after the current operation is completed. " +
+				"(still locked after the client's retries: raise --retries, or see what the node is doing with rivet node show)"},
+		"long message whole": {&client.APIError{Status: 400, Message: strings.Repeat("x ", 200) + "set --driver redfish."},
+			"port: " + strings.Repeat("x ", 200) + "set --driver redfish."},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := cliError(tc.err, on).Error(); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
