@@ -90,6 +90,11 @@ func (f *cliFakeIronic) route(w http.ResponseWriter, r *http.Request, body []byt
 		_ = json.Unmarshal(body, &n)
 		n["uuid"] = "33333333-0000-0000-0000-000000000000"
 		fakeReply(w, 201, n)
+	case r.Method == "POST" && len(parts) == 1 && parts[0] == "ports":
+		var p map[string]any
+		_ = json.Unmarshal(body, &p)
+		p["uuid"] = "44444444-0000-0000-0000-000000000000"
+		fakeReply(w, 201, p)
 	case parts[0] == "drivers":
 		f.driverRoute(w, parts[1:], w.Header().Get(client.HeaderVersion))
 	case parts[0] != "nodes" || len(parts) < 2:

@@ -54,6 +54,22 @@ func TestClientCommands(t *testing.T) {
 			args:      []string{"node", "set", "sim-0", "name=web-1", "properties/cpus:=4"},
 			wantCalls: []string{maxAPI + ` PATCH /v1/nodes/sim-0 [{"op":"add","path":"/name","value":"web-1"},{"op":"add","path":"/properties/cpus","value":4}]`},
 		},
+		// Issue 31: port create --node NAME said "could not be found".
+		"port create --node NAME looks the name up": {
+			args:    []string{"port", "create", "--node", "sim-0", "address=52:54:00:00:00:01", "-f", "value", "--fields", "node_uuid"},
+			wantOut: []string{"11111111-0000-0000-0000-000000000000\n"},
+			wantCalls: []string{maxAPI + " GET /v1/nodes/sim-0?fields=uuid",
+				maxAPI + ` POST /v1/ports {"address":"52:54:00:00:00:01","node_uuid":"11111111-0000-0000-0000-000000000000"}`},
+		},
+		"port create --node UUID sends it as is": {
+			args:      []string{"port", "create", "address=52:54:00:00:00:01", "--node", "22222222-0000-0000-0000-000000000000"},
+			wantCalls: []string{maxAPI + ` POST /v1/ports {"address":"52:54:00:00:00:01","node_uuid":"22222222-0000-0000-0000-000000000000"}`},
+		},
+		"port create --node of a missing node": {
+			args:     []string{"port", "create", "--node", "sim-9", "address=52:54:00:00:00:01"},
+			wantCode: exitClientAPI,
+			wantErr:  []string{"node sim-9 not found (rivet node list shows the nodes)"},
+		},
 		"unset": {
 			args:      []string{"node", "unset", "sim-0", "extra/foo"},
 			wantCalls: []string{maxAPI + ` PATCH /v1/nodes/sim-0 [{"op":"remove","path":"/extra/foo"}]`},

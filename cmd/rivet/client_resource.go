@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -27,7 +28,49 @@ type resourceSpec struct {
 	// fieldFlags are flags create and set take for top-level string fields
 	// (--deploy-interface fake sets deploy_interface), beside FIELD=VALUE.
 	fieldFlags []fieldFlag
+	// nodeFlag gives create --node NODE, a node's UUID or name, sent as
+	// node_uuid (ports and portgroups belong to a node).
+	nodeFlag bool
 }
+
+// createFlags are the flags of create: output, field flags and --node.
+func (s resourceSpec) createFlags() []cli.Flag {
+	flags := append(outputFlags(), s.fieldCLIFlags()...)
+	if s.nodeFlag {
+		flags = append(flags, &cli.StringFlag{Name: "node", Usage: "the `NODE` (UUID or name) this " + s.kind.Noun + " belongs to"})
+	}
+	return flags
+}
+
+// nodeValue sets node_uuid from --node: a UUID as it is, a name looked up
+// first, so that it works at every API version (Ironic takes a name, as
+// node_ident, only from API 1.94 and for ports only).
+func (s resourceSpec) nodeValue(c *cli.Context, api *client.Client, vals map[string]any) error {
+	if !s.nodeFlag || !c.IsSet("node") {
+		return nil
+	}
+	if _, dup := vals["node_uuid"]; dup {
+		return clientUsage(c, "--node and node_uuid= both set the node")
+	}
+	ident := c.String("node")
+	if uuidRE.MatchString(ident) {
+		vals["node_uuid"] = ident
+		return nil
+	}
+	n, err := api.Get(c.Context, client.Nodes, ident, "uuid")
+	if err != nil {
+		return cliError(err, clientTarget{client.Nodes, ident})
+	}
+	u, _ := n["uuid"].(string)
+	if u == "" {
+		return cli.Exit(fmt.Sprintf("node %s: the API answered no uuid", ident), exitClientAPI)
+	}
+	vals["node_uuid"] = u
+	return nil
+}
+
+// uuidRE matches a UUID in its canonical form.
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // fieldFlag is a flag naming one top-level string field of a resource.
 type fieldFlag struct {
@@ -113,7 +156,7 @@ func (s resourceSpec) commands() []*cli.Command {
 		clientLeaf("list", "list "+s.kind.Path, "", listFlags, s.list),
 		clientLeaf("show", "show one "+s.kind.Noun, noun, outputFlags(), s.show),
 		clientLeaf("create", "create a "+s.kind.Noun+" from FIELD=VALUE pairs (FIELD:=JSON for non-strings; a/b=v nests)",
-			"FIELD=VALUE…", append(outputFlags(), s.fieldCLIFlags()...), s.create),
+			"FIELD=VALUE…", s.createFlags(), s.create),
 		clientLeaf("set", "set fields: PATH=VALUE (PATH:=JSON for non-strings; driver_info/ipmi_address=… reaches inside)",
 			noun+" PATH=VALUE…", s.fieldCLIFlags(), s.set),
 		clientLeaf("unset", "remove fields by PATH", noun+" PATH…", nil, s.unset),
@@ -180,6 +223,9 @@ func (s resourceSpec) create(c *cli.Context, api *client.Client) error {
 		return err
 	}
 	if err := s.fieldValues(c, vals); err != nil {
+		return err
+	}
+	if err := s.nodeValue(c, api, vals); err != nil {
 		return err
 	}
 	body := map[string]any{}
