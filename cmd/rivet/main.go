@@ -52,9 +52,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 }
 
-// clientNouns are the admin client's commands: they read no configuration
-// file (their connection flags are declared on every one of them instead).
-var clientNouns = []string{"node", "port", "portgroup", "chassis", "driver", "completion"}
+// clientNouns are the admin client's commands and the file tools: they read
+// no configuration file (the client's connection flags are declared on
+// every one of them instead).
+var clientNouns = []string{"node", "port", "portgroup", "chassis", "driver", "completion", "htpasswd"}
 
 // withConfigFileFlag declares --config-file on every command and
 // subcommand that reads the configuration, so that it may stand after the
@@ -86,6 +87,7 @@ func commands() []*cli.Command {
 		pluginCommand(),
 		configCommand(),
 		tlsCommand(),
+		htpasswdCommand(),
 		dbsyncCommand(),
 		upgradeCommand(),
 		conductorCommand(),
