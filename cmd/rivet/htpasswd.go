@@ -117,4 +117,3 @@ func setHtpasswdUser(path, user, hash string) error {
 	}
 	return os.Rename(tmp, path)
 }
-
