@@ -130,6 +130,15 @@ func (f *cliFakeIronic) nodeRoute(w http.ResponseWriter, r *http.Request, name s
 	case "PUT maintenance", "DELETE maintenance":
 		w.WriteHeader(202)
 	case "PUT states power":
+		var req struct {
+			Target string `json:"target"`
+		}
+		_ = json.Unmarshal(body, &req)
+		if name == "sim-1" && req.Target == client.PowerOff {
+			n["last_error"] = "BMC says no"
+		} else {
+			n["power_state"] = client.PowerReached(req.Target)
+		}
 		w.WriteHeader(202)
 	case "GET vifs", "POST vifs", "DELETE vifs vif-1", "DELETE vifs vif-2", "PUT management inject_nmi":
 		needs := "1.28"

@@ -54,6 +54,17 @@ func TestClientCommands(t *testing.T) {
 			args:      []string{"node", "set", "sim-0", "name=web-1", "properties/cpus:=4"},
 			wantCalls: []string{maxAPI + ` PATCH /v1/nodes/sim-0 [{"op":"add","path":"/name","value":"web-1"},{"op":"add","path":"/properties/cpus","value":4}]`},
 		},
+		// Issue 31: power actions had no --wait.
+		"power on --wait": {
+			args:      []string{"node", "power", "on", "sim-0", "--wait", "--interval", "1ms"},
+			wantOut:   []string{"node sim-0: power on\n"},
+			wantCalls: []string{maxAPI + ` PUT /v1/nodes/sim-0/states/power {"target":"power on"}`, maxAPI + " GET /v1/nodes/sim-0/states"},
+		},
+		"power off --wait, refused by the BMC": {
+			args:     []string{"node", "power", "off", "sim-1", "--wait", "--interval", "1ms"},
+			wantCode: exitClientWaitFailed,
+			wantErr:  []string{`node sim-1: the power change failed, still "power on" instead of "power off": BMC says no`},
+		},
 		// Issue 31: port create --node NAME said "could not be found".
 		"port create --node NAME looks the name up": {
 			args:    []string{"port", "create", "--node", "sim-0", "address=52:54:00:00:00:01", "-f", "value", "--fields", "node_uuid"},

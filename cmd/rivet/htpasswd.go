@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -55,15 +54,25 @@ func htpasswdCommand() *cli.Command {
 func readNewPassword(c *cli.Context, user string) (string, error) {
 	fd := int(os.Stdin.Fd())
 	if !term.IsTerminal(fd) {
-		line, err := bufio.NewReader(os.Stdin).ReadString('\n')
-		if err != nil && line == "" {
-			return "", errors.New("no password on standard input")
+		// Byte by byte, so that the next command of a script reading the
+		// same standard input gets the next line.
+		var line []byte
+		b := make([]byte, 1)
+		for {
+			n, err := os.Stdin.Read(b)
+			if n == 1 && b[0] != '\n' {
+				line = append(line, b[0])
+				continue
+			}
+			if n == 1 || err != nil {
+				break
+			}
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			return "", errors.New("the password is empty")
+		pw := strings.TrimRight(string(line), "\r")
+		if pw == "" {
+			return "", errors.New("no password on standard input (an empty line or none)")
 		}
-		return line, nil
+		return pw, nil
 	}
 	var pw [2]string
 	for i, prompt := range []string{"New password for %s: ", "Again: "} {
