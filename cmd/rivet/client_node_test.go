@@ -54,6 +54,11 @@ func TestClientCommands(t *testing.T) {
 			args:      []string{"node", "set", "sim-0", "name=web-1", "properties/cpus:=4"},
 			wantCalls: []string{maxAPI + ` PATCH /v1/nodes/sim-0 [{"op":"add","path":"/name","value":"web-1"},{"op":"add","path":"/properties/cpus","value":4}]`},
 		},
+		// Issue 31: node set had no -f; it prints the node when asked.
+		"set -f prints the updated node": {
+			args:    []string{"node", "set", "sim-0", "name=web-2", "-f", "value", "--fields", "name"},
+			wantOut: []string{"web-2\n"},
+		},
 		// Issue 31: power actions had no --wait.
 		"power on --wait": {
 			args:      []string{"node", "power", "on", "sim-0", "--wait", "--interval", "1ms"},
@@ -424,8 +429,19 @@ func TestCompletion(t *testing.T) {
 		"unknown shell":  {args: []string{"completion", "tcsh"}, wantCode: exitClientUsage},
 		"node commands":  {args: []string{"node", "--generate-bash-completion"}, want: []string{"list\n", "deploy\n", "maintenance\n"}},
 		"power commands": {args: []string{"node", "power", "--generate-bash-completion"}, want: []string{"on\n", "off\n", "reboot\n"}},
+		// Issue 31: node names complete, and flags without a "-" typed.
+		"node names":       {args: []string{"node", "show", "--url", "URL", "--generate-bash-completion"}, want: []string{"sim-0\nsim-1\n"}},
+		"node names again": {args: []string{"node", "deploy", "--url", "URL", "sim-0", "--generate-bash-completion"}, want: []string{"sim-0\nsim-1\n"}},
+		"flags of list":    {args: []string{"node", "list", "--generate-bash-completion"}, want: []string{"--fields\n", "--provision-state\n"}},
+		"flags after -":    {args: []string{"node", "show", "-", "--generate-bash-completion"}, want: []string{"--fields\n", "--url\n"}},
 	}
+	_, url := newCLIFake(t, "1.1", maxAPI)
 	for name, tc := range cases {
+		for i, a := range tc.args {
+			if a == "URL" {
+				tc.args[i] = url
+			}
+		}
 		t.Run(name, func(t *testing.T) {
 			// urfave's completion reads os.Args, not the app's arguments.
 			saved := os.Args

@@ -108,7 +108,8 @@ type apiAction func(c *cli.Context, api *client.Client) error
 func clientLeaf(name, about, argsUsage string, flags []cli.Flag, fn apiAction) *cli.Command {
 	return &cli.Command{
 		Name: name, Usage: about, ArgsUsage: argsUsage,
-		Flags: append(connFlags(), flags...),
+		Flags:        append(connFlags(), flags...),
+		BashComplete: func(c *cli.Context) { completeLeaf(c, argsUsage) },
 		Action: interleaved(func(c *cli.Context) error {
 			api, err := newAPIClient(c)
 			if err != nil {
@@ -157,9 +158,11 @@ func (s resourceSpec) commands() []*cli.Command {
 		clientLeaf("show", "show one "+s.kind.Noun, noun, outputFlags(), s.show),
 		clientLeaf("create", "create a "+s.kind.Noun+" from FIELD=VALUE pairs (FIELD:=JSON for non-strings; a/b=v nests)",
 			"FIELD=VALUE…", s.createFlags(), s.create),
-		clientLeaf("set", "set fields: PATH=VALUE (PATH:=JSON for non-strings; driver_info/ipmi_address=… reaches inside)",
-			noun+" PATH=VALUE…", s.fieldCLIFlags(), s.set),
-		clientLeaf("unset", "remove fields by PATH", noun+" PATH…", nil, s.unset),
+		clientLeaf("set", "set fields: PATH=VALUE (PATH:=JSON for non-strings; driver_info/ipmi_address=… reaches inside); "+
+			"prints nothing, or the updated "+s.kind.Noun+" with -f/--fields",
+			noun+" PATH=VALUE…", append(outputFlags(), s.fieldCLIFlags()...), s.set),
+		clientLeaf("unset", "remove fields by PATH; prints nothing, or the updated "+s.kind.Noun+" with -f/--fields",
+			noun+" PATH…", outputFlags(), s.unset),
 		clientLeaf("delete", "delete "+s.kind.Path, noun+"…", []cli.Flag{concurrencyFlag()}, s.delete),
 	}
 }
@@ -254,8 +257,24 @@ func (s resourceSpec) set(c *cli.Context, api *client.Client) error {
 	if len(vals) == 0 {
 		return clientUsage(c, "give the %s and at least one PATH=VALUE", s.kind.Noun)
 	}
-	_, err = api.Update(c.Context, s.kind, args[0], client.SetOps(vals))
-	return cliError(err, clientTarget{s.kind, args[0]})
+	r, err := api.Update(c.Context, s.kind, args[0], client.SetOps(vals))
+	if err != nil {
+		return cliError(err, clientTarget{s.kind, args[0]})
+	}
+	return printUpdated(c, r)
+}
+
+// printUpdated prints what a set or unset answered when -f/--format or
+// --fields asks for it; otherwise nothing, as `baremetal node set`.
+func printUpdated(c *cli.Context, r client.Resource) error {
+	if !c.IsSet(flagFormat) && !c.IsSet(flagFields) {
+		return nil
+	}
+	p, err := newOutPrinter(c)
+	if err != nil {
+		return err
+	}
+	return p.one(r)
 }
 
 func (s resourceSpec) unset(c *cli.Context, api *client.Client) error {
@@ -263,8 +282,11 @@ func (s resourceSpec) unset(c *cli.Context, api *client.Client) error {
 	if len(args) < 2 {
 		return clientUsage(c, "give the %s and at least one PATH", s.kind.Noun)
 	}
-	_, err := api.Update(c.Context, s.kind, args[0], client.UnsetOps(args[1:]...))
-	return cliError(err, clientTarget{s.kind, args[0]})
+	r, err := api.Update(c.Context, s.kind, args[0], client.UnsetOps(args[1:]...))
+	if err != nil {
+		return cliError(err, clientTarget{s.kind, args[0]})
+	}
+	return printUpdated(c, r)
 }
 
 func (s resourceSpec) delete(c *cli.Context, api *client.Client) error {
