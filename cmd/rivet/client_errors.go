@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -83,6 +84,8 @@ func cliError(err error, on clientTarget) error {
 			msg = fmt.Sprintf("%s: the API answered %d", subject, apiErr.Status)
 		}
 		switch apiErr.Status {
+		case 400:
+			msg += stateHint(apiErr.Message, on)
 		case 401, 403:
 			msg += " (check --username/--password or RIVET_USERNAME/RIVET_PASSWORD)"
 		case 406:
@@ -104,6 +107,27 @@ func cliError(err error, on clientTarget) error {
 		return cli.Exit(msg, exitClientAPI)
 	}
 	return cli.Exit(subject+": "+err.Error(), exitClientAPI)
+}
+
+// invalidState matches Ironic's InvalidStateRequested message.
+var invalidState = regexp.MustCompile(`^The requested action "([^"]+)" can not be performed on node "([^"]+)" while it is in state "([^"]+)"`)
+
+// stateHint says what to do about an action refused in the node's state:
+// deploying a node that is already active (re-running the README's session
+// on a reused rivet dev state) needs an undeploy first.
+func stateHint(msg string, on clientTarget) string {
+	m := invalidState.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	node := on.ident
+	if node == "" {
+		node = m[2]
+	}
+	if m[1] == "active" && m[3] == "active" {
+		return fmt.Sprintf(" (it is deployed already: to deploy it again, rivet node undeploy %s --wait first)", node)
+	}
+	return fmt.Sprintf(" (rivet node show %s shows its state and target)", node)
 }
 
 // transportCause shortens a transport error to its useful part.

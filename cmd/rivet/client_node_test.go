@@ -525,6 +525,9 @@ func TestAPIErrorHintsOnlyWhereTheyApply(t *testing.T) {
 		"node locked": {&client.APIError{Status: 409, Message: "Node sim-0 is locked by host c1, please retry after the current operation is completed."},
 			"port: Node sim-0 is locked by host c1, please retry after the current operation is completed. " +
 				"(still locked after the client's retries: raise --retries, or see what the node is doing with rivet node show)"},
+		"deploy an active node": {&client.APIError{Status: 400, Message: `The requested action "active" can not be performed on node "5d1c0f3e-0000-4000-8000-000000000001" while it is in state "active".`},
+			`port: The requested action "active" can not be performed on node "5d1c0f3e-0000-4000-8000-000000000001" while it is in state "active". ` +
+				"(it is deployed already: to deploy it again, rivet node undeploy 5d1c0f3e-0000-4000-8000-000000000001 --wait first)"},
 		"long message whole": {&client.APIError{Status: 400, Message: strings.Repeat("x ", 200) + "set --driver redfish."},
 			"port: " + strings.Repeat("x ", 200) + "set --driver redfish."},
 	}

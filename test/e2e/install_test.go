@@ -81,7 +81,14 @@ func TestInstallGuide(t *testing.T) {
 		t.Fatal(err)
 	}
 	const adminPassword, rpcPassword = "admin-secret-31", "rpc-secret-31"
+	// The CLI's version cache goes to a temporary XDG_CACHE_HOME; Go's
+	// build cache stays where it is, or the guide's go build starts cold.
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
 	env := append(os.Environ(),
+		"GOCACHE="+strings.TrimSpace(string(gocache)),
 		"PATH="+h.path("/usr/local/bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"RIVET_DATABASE_CONNECTION="+dbURL,
 		"RIVET_JSON_RPC_PASSWORD="+rpcPassword,
@@ -109,7 +116,7 @@ func TestInstallGuide(t *testing.T) {
 			runGuideScript(t, h, env, stdin, b)
 		case "file":
 			p := h.path(arg)
-			if err := os.WriteFile(p, []byte(b.body), 0o640); err != nil {
+			if err := os.WriteFile(p, []byte(h.path(b.body)), 0o640); err != nil {
 				t.Fatalf("install.md line %d: write %s: %v", b.line, arg, err)
 			}
 		case "host":
@@ -226,17 +233,20 @@ func startGuideServices(t *testing.T, h *installHost, env []string, b docBlock, 
 			}
 			args := strings.Fields(h.path(string(m[1])))
 			svcEnv := append(slices.Clone(env), "RIVET_JSON_RPC_PORT="+rpcPorts[host], "RIVET_API_PORT="+apiPorts[host])
-			startGuideService(t, fmt.Sprintf("%s on host %d", unit, host+1), args, svcEnv)
+			name := fmt.Sprintf("%s on host %d", unit, host+1)
+			exited := startGuideService(t, name, args, svcEnv)
 			switch args[len(args)-1] {
 			case "conductor":
-				name := "127.0.0.1:" + rpcPorts[host]
-				waitFor(t, 90*time.Second, unit+" registered as "+name, func() bool {
+				reg := "127.0.0.1:" + rpcPorts[host]
+				waitFor(t, 90*time.Second, name+" registered as "+reg, func() bool {
+					exited()
 					var online bool
-					err := dbh.QueryRow("SELECT online FROM conductors WHERE hostname = $1", name).Scan(&online)
+					err := dbh.QueryRow("SELECT online FROM conductors WHERE hostname = $1", reg).Scan(&online)
 					return err == nil && online
 				})
 			case "api":
-				waitFor(t, 90*time.Second, unit+" serving", func() bool {
+				waitFor(t, 90*time.Second, name+" serving", func() bool {
+					exited()
 					res, err := http.Get("http://127.0.0.1:" + apiPorts[host] + "/")
 					if err != nil {
 						return false
@@ -249,7 +259,9 @@ func startGuideServices(t *testing.T, h *installHost, env []string, b docBlock, 
 	}
 }
 
-func startGuideService(t *testing.T, name string, args, env []string) {
+// startGuideService starts a service; the function it returns fails t
+// when the service has exited.
+func startGuideService(t *testing.T, name string, args, env []string) func() {
 	t.Helper()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = env
@@ -267,6 +279,13 @@ func startGuideService(t *testing.T, name string, args, env []string) {
 			t.Logf("%s output:\n%s", name, tail(log.String(), 40))
 		}
 	})
+	return func() {
+		select {
+		case <-done:
+			t.Fatalf("%s exited:\n%s", name, tail(log.String(), 20))
+		default:
+		}
+	}
 }
 
 // waitFor polls cond until it is true.
