@@ -192,7 +192,7 @@ func devRun(ctx context.Context, cfg *config.Config, files []string, o devOption
 	}
 	fmt.Fprintf(out, `
 Rivet dev is running.
-  API:        %s   (noauth; Ironic clients work too: baremetal --os-endpoint %s/v1 --os-auth-type none)
+  API:        %s   (noauth; Ironic clients work too: baremetal --os-endpoint %s --os-auth-type none)
   Redfish:    %s   (%d simulated systems, user %s)
   State:      %s
   Drivers:    %s

@@ -85,3 +85,24 @@ func TestConfigFileAfterTheCommand(t *testing.T) {
 		t.Errorf("node list --config-file: exit %d: %s", code, errOut)
 	}
 }
+
+// TestConfigCheckRefusesTheOldGuideLine is issue 31's install guide line,
+// which `config check` said was OK: now it names the line and the fix, and
+// a service refuses to start with the same message.
+func TestConfigCheckRefusesTheOldGuideLine(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "rivet.conf")
+	if err := os.WriteFile(conf, []byte("[DEFAULT]\nhost = cond1.example.com          # unique per service host; conductors are known by it\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// One line: problemLines collapses the value's blanks.
+	want := `config file ` + conf + `, line 2: [DEFAULT] host: the value "cond1.example.com # unique per service host; conductors are known by it" ` +
+		`holds an inline comment: a value runs to the end of its line, comments included (as in oslo.config); move the comment to a line of its own starting with #`
+	code, _, errOut := runCLI(t, "config", "check", "--config-file", conf)
+	if code != 1 || errOut != "rivet: "+want+"\n" {
+		t.Errorf("config check: exit %d: %q\nwant %q", code, errOut, want)
+	}
+	code, _, errOut = runCLI(t, "--config-file", conf, "conductor")
+	if code != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("conductor: exit %d: %s", code, errOut)
+	}
+}
