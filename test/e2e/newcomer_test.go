@@ -74,6 +74,12 @@ func TestDevRestartReusesState(t *testing.T) {
 	if normalize(out) != "sim-0 available\nsim-1 active" {
 		t.Fatalf("after a restart: %q", out)
 	}
+	// Issue 31: the README's session run again on this state failed
+	// without saying what to do.
+	if _, errOut, err := again.run("node", "deploy", "sim-1", "--wait"); err == nil ||
+		!strings.Contains(errOut, "(it is deployed already: to deploy it again, rivet node undeploy sim-1 --wait first)") {
+		t.Errorf("deploying sim-1 again: %v: %s", err, errOut)
+	}
 	// Issue 31: the new simulator started with every system off, so
 	// sim-1 showed a stale "power on" until a power sync turned it off.
 	// It gets back the power its node was left with.
