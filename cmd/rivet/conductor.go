@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -40,6 +41,23 @@ func conductorCommand() *cli.Command {
 	}
 }
 
+// warnUnresolvedHost warns when this conductor listens for other hosts
+// ([json_rpc] host_ip not loopback) under a [DEFAULT] host that does not
+// resolve here: APIs on other hosts dial it at that name, and answer 503
+// naming it for its nodes until it resolves (docs/admin/ha.md).
+func warnUnresolvedHost(log *slog.Logger, host, hostIP string, lookup func(context.Context, string) ([]string, error)) {
+	if ip := net.ParseIP(hostIP); ip != nil && ip.IsLoopback() || net.ParseIP(host) != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := lookup(ctx, host); err != nil {
+		log.Warn("[DEFAULT] host does not resolve on this host: APIs on other hosts dial this conductor at that name "+
+			"and answer 503 for its nodes until it resolves to [json_rpc] host_ip (DNS or /etc/hosts)",
+			"host", host, "host_ip", hostIP, "error", err)
+	}
+}
+
 func runConductor(c *cli.Context) error {
 	cfg, err := loadServiceConfig(c, config.ServiceConductor)
 	if err != nil {
@@ -55,6 +73,7 @@ func runConductor(c *cli.Context) error {
 	}
 	log = log.With("service", "conductor", "host", cfg.Default.Host)
 	logNotices(log, cfg, config.ServiceConductor)
+	warnUnresolvedHost(log, cfg.Default.Host, cfg.JSONRPC.HostIP, net.DefaultResolver.LookupHost)
 	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
