@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/rivetmetal/rivet/core/conductor/agentclient"
 	"github.com/rivetmetal/rivet/core/conductor/bootserver"
 	"github.com/rivetmetal/rivet/core/conductor/powersync"
@@ -44,6 +46,9 @@ type Deps struct {
 	// name a node's rescue_interface gives (see RescueInterface); without
 	// one, rescue is refused as for no-rescue.
 	Rescue map[string]RescueInterface
+	// Metrics receives the conductor's Prometheus metrics; nil keeps them
+	// on a registry nobody reads.
+	Metrics *Metrics
 
 	// wrapListener, in tests, wraps the JSON-RPC listener.
 	wrapListener func(net.Listener) net.Listener
@@ -73,6 +78,7 @@ type Service struct {
 	http    *jsonRPCListener
 	boot    *bootserver.Server  // iPXE scripts, when BootHTTPAddress is set
 	agent   *agentclient.Client // the ironic-python-agent's command API
+	metrics *Metrics
 
 	// validations caches drivers' Validate answers briefly
 	// (validate_driver.go).
@@ -100,6 +106,7 @@ type Service struct {
 	stopBeat  chan struct{}
 	beat      sync.WaitGroup
 	powerSeen sync.Map // node UUID → consecutive differing syncs (int)
+	syncLog   *failureLog
 	// servicePin is the pin last written to the services row.
 	servicePin atomic.Pointer[string]
 }
@@ -142,10 +149,22 @@ func New(cfg Config, d Deps) (*Service, error) {
 		stopBg:    make(chan struct{}),
 		stopBeat:  make(chan struct{}),
 		rescuers:  d.Rescue,
+		metrics:   d.Metrics,
 	}
+	s.syncLog = newFailureLog(log.With("periodic", "power_sync"))
+	if s.metrics == nil {
+		if s.metrics, err = NewMetrics(prometheus.NewRegistry()); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.metrics.reg.Register(newNodeCollector(s)); err != nil {
+		return nil, fmt.Errorf("conductor metrics: %w", err)
+	}
+	s.tasks.metrics = s.metrics
 	s.tasks.history = &historyRecorder{cfg: cfg.History, store: d.Store, pinner: d.Pinner, host: cfg.Hostname, log: log}
 	s.router = rpc.NewRouter(s.listConductors, cfg.HashPartitionExponent, cfg.RingResetInterval)
 	s.server = rpc.NewServer(rpc.ConductorMethods(), rpc.ObjectCodecFor(d.Store.Registry(), d.Pinner), log, context.Background())
+	s.server.SetObserver(s.metrics.rpcObserver())
 	s.registerHandlers()
 	if s.psync, err = powersync.New(cfg.PowerSync, powersync.Deps{
 		Source: powerSource{s}, Prober: powerProber{s}, Recorder: powerRecorder{s}, Runner: pool,

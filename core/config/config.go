@@ -16,6 +16,8 @@ type Config struct {
 	Inspector InspectorOpts
 	Agent     AgentOpts
 	Deploy    DeployOpts
+	Metrics   MetricsOpts
+	Sensors   SensorOpts
 }
 
 // section groups the declarations of one INI section.
@@ -38,6 +40,7 @@ type registry struct {
 var declared = newRegistry(
 	defaultSection(), apiSection(), conductorSection(), databaseSection(),
 	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), agentSection(), deploySection(),
+	metricsSection(), sensorsSection(),
 )
 
 func newRegistry(secs ...section) *registry {

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rivetmetal/rivet/plugins"
 )
@@ -49,7 +50,11 @@ func callChecked[T any](ctx context.Context, d *Driver, iface plugins.Interface,
 		inst.inflight.Done()
 		return zero, fmt.Errorf("driver %s: %s: %w", d.sup.src.Driver, op, err)
 	}
+	start := time.Now()
 	v, err := fn(inst.driver)
+	if o := d.sup.cfg.Observer; o != nil {
+		o.DriverCall(d.hardwareType, op, time.Since(start), err)
+	}
 	if err = d.sup.release(inst, op, err); err != nil {
 		if _, crashed := err.(*PluginCrashedError); crashed {
 			return zero, err
