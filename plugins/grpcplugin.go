@@ -54,6 +54,7 @@ func registerServer(s *grpc.Server, driver any, protocols []int, protocol int) e
 	driverv1.RegisterValidationServer(s, &validationServer{driver: d, info: info})
 	if protocol >= 2 {
 		driverv2.RegisterPowerServer(s, &powerServer{driver: d, info: info})
+		driverv2.RegisterSensorsServer(s, &sensorsServer{driver: d, info: info})
 	}
 	return nil
 }
