@@ -107,6 +107,10 @@ type Service struct {
 	beat      sync.WaitGroup
 	powerSeen sync.Map // node UUID → consecutive differing syncs (int)
 	syncLog   *failureLog
+	// sensors holds the latest sensor readings (sensors.go);
+	// sensorsNoted the hardware types logged as unable to read them.
+	sensors      *sensorStore
+	sensorsNoted sync.Map
 	// servicePin is the pin last written to the services row.
 	servicePin atomic.Pointer[string]
 }
@@ -157,8 +161,11 @@ func New(cfg Config, d Deps) (*Service, error) {
 			return nil, err
 		}
 	}
-	if err := s.metrics.reg.Register(newNodeCollector(s)); err != nil {
-		return nil, fmt.Errorf("conductor metrics: %w", err)
+	s.sensors = newSensorStore()
+	for _, c := range []prometheus.Collector{newNodeCollector(s), s.sensors} {
+		if err := s.metrics.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("conductor metrics: %w", err)
+		}
 	}
 	s.tasks.metrics = s.metrics
 	s.tasks.history = &historyRecorder{cfg: cfg.History, store: d.Store, pinner: d.Pinner, host: cfg.Hostname, log: log}
@@ -268,6 +275,9 @@ func (s *Service) Start(ctx context.Context) error {
 	s.background(s.orphanLoop)
 	if s.cfg.History.CleanupInterval > 0 {
 		s.background(s.historyCleanupLoop)
+	}
+	if s.cfg.Sensors.Enabled && s.cfg.Sensors.Interval > 0 {
+		s.background(s.sensorLoop)
 	}
 	s.background(func() {
 		if err := s.psync.Run(context.Background()); err != nil {
