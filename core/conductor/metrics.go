@@ -104,6 +104,10 @@ func (m *Metrics) DriverCall(hardwareType, call string, d time.Duration, err err
 	}
 }
 
+// pluginSeen starts a driver's restart count at 0, so the series exists
+// (and rate() works) before its first restart.
+func (m *Metrics) pluginSeen(driver string) { m.pluginRestarts.WithLabelValues(driver).Add(0) }
+
 // PluginRestarted implements host.Observer.
 func (m *Metrics) PluginRestarted(driver string) { m.pluginRestarts.WithLabelValues(driver).Inc() }
 

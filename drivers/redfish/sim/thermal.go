@@ -9,8 +9,8 @@ import (
 
 // The chassis of each system has Thermal and Power resources (Redfish's
 // Chassis Thermal v1 and Power v1, which gofish and Ironic's sensor data
-// read): two CPU temperatures and an inlet, two fans, the power consumed,
-// two supplies and two rails. Readings follow the system's power state and
+// read): two CPU temperatures and an inlet, three fans (one reported in
+// percent), the power consumed, two supplies and two rails. Readings follow the system's power state and
 // drift slowly with the simulator's clock (a period of a few minutes,
 // phase-shifted per system), so a scraper sees plausible, changing values;
 // they are deterministic for a given clock.
@@ -35,6 +35,7 @@ type readings struct {
 	cpu       [2]float64 // celsius
 	inlet     float64    // celsius
 	fans      [2]int     // RPM
+	fanPct    int        // percent: a fan some BMCs report by duty cycle
 	consumed  float64    // watts
 	supplyOut [2]float64 // watts
 	v12, v3   float64    // volts
@@ -48,10 +49,12 @@ func readingsOf(i int, now int64, on bool) readings {
 	if on {
 		r.cpu = [2]float64{round(52+8*w, 1), round(49+7*w2, 1)}
 		r.fans = [2]int{int(6000 + 1200*w), int(5800 + 1100*w2)}
+		r.fanPct = int(55 + 10*w)
 		r.consumed = round(210+45*w, 1)
 	} else {
 		r.cpu = [2]float64{round(r.inlet+3, 1), round(r.inlet+2.5, 1)}
 		r.fans = [2]int{1200, 1150}
+		r.fanPct = 15
 		r.consumed = round(9+0.5*w, 1)
 	}
 	r.supplyOut = [2]float64{round(r.consumed/2+1, 1), round(r.consumed/2-1, 1)}
@@ -80,11 +83,15 @@ func (s *Simulator) getThermal(w http.ResponseWriter, r *http.Request) {
 			"SensorNumber": n + 1, "ReadingCelsius": v, "PhysicalContext": ctx,
 			"UpperThresholdNonCritical": upper - 10, "UpperThresholdCritical": upper, "Status": statusOK()}
 	}
-	fan := func(n int, name string, rpm int) obj {
+	fan := func(n int, name string, v int, unit string) obj {
 		id := strconv.Itoa(n)
+		low := 500
+		if unit == "Percent" {
+			low = 5
+		}
 		return obj{"@odata.id": base + "#/Fans/" + id, "MemberId": id, "Name": name,
-			"Reading": rpm, "ReadingUnits": "RPM", "PhysicalContext": "SystemBoard",
-			"LowerThresholdCritical": 500, "Status": statusOK()}
+			"Reading": v, "ReadingUnits": unit, "PhysicalContext": "SystemBoard",
+			"LowerThresholdCritical": low, "Status": statusOK()}
 	}
 	writeJSON(w, http.StatusOK, obj{
 		"@odata.id":   base,
@@ -96,7 +103,7 @@ func (s *Simulator) getThermal(w http.ResponseWriter, r *http.Request) {
 			temp(1, "CPU2 Temp", rd.cpu[1], "CPU", 95),
 			temp(2, "Inlet Temp", rd.inlet, "Intake", 42),
 		},
-		"Fans":   []obj{fan(0, "Fan1", rd.fans[0]), fan(1, "Fan2", rd.fans[1])},
+		"Fans":   []obj{fan(0, "Fan1", rd.fans[0], "RPM"), fan(1, "Fan2", rd.fans[1], "RPM"), fan(2, "Fan3", rd.fanPct, "Percent")},
 		"Status": statusOK(),
 	})
 }
