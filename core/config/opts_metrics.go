@@ -55,7 +55,7 @@ func sensorsSection() section {
 		"[conductor] send_sensor_data*.", options: []*Option{
 		boolOpt("send_sensor_data", false, func(c *Config) *bool { return &c.Sensors.SendSensorData },
 			"Read sensor data from every node this conductor manages, every send_sensor_data_interval, "+
-				"with a driver whose plugin supports it (redfish). Nodes in maintenance and nodes a task "+
+				"with a driver whose plugin supports it (redfish, ipmi). Nodes in maintenance and nodes a task "+
 				"holds (a deploy, a power action) are skipped. It runs on workers of its own and never delays "+
 				"the power-state sync."),
 		durOpt("send_sensor_data_interval", 600*time.Second, func(c *Config) *time.Duration { return &c.Sensors.SendSensorDataInterval },
