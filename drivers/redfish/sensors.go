@@ -2,6 +2,7 @@ package redfish
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -15,8 +16,10 @@ var _ plugins.SensorReader = (*Driver)(nil)
 
 // GetSensorData implements plugins.SensorReader: the Thermal (temperatures,
 // fans) and Power (power consumed, supplies, voltages) resources of every
-// chassis linked from the node's system. A chassis without them, or one
-// that answers 404 for them, contributes nothing; a reading the BMC leaves
+// chassis linked from the node's system, or, for a chassis that links
+// neither (the newer ThermalSubsystem/PowerSubsystem schema), its Sensors
+// collection. A chassis without them, or one that answers 404 for them,
+// contributes nothing; a reading the BMC leaves
 // out is left out. Sensor names that repeat across chassis get the
 // chassis's id appended.
 func (d *Driver) GetSensorData(ctx context.Context, node plugins.Node) ([]plugins.Sensor, error) {
@@ -40,6 +43,20 @@ func (d *Driver) GetSensorData(ctx context.Context, node plugins.Node) ([]plugin
 			out = append(out, s)
 		}
 		for _, ch := range chassis {
+			if !hasLink(ch.RawData, "Thermal") && !hasLink(ch.RawData, "Power") {
+				// A BMC of the newer schema: the chassis's Sensors
+				// collection carries every reading.
+				sensors, err := ch.Sensors()
+				if err != nil {
+					if fatal := sensorSkip(ctx, t, ch, "Sensors", err); fatal != nil {
+						return fatal
+					}
+				}
+				for _, s := range sensorCollection(sensors) {
+					add(ch, s)
+				}
+				continue
+			}
 			if th, err := ch.Thermal(); err != nil {
 				if fatal := sensorSkip(ctx, t, ch, "Thermal", err); fatal != nil {
 					return fatal
@@ -146,4 +163,47 @@ func powerSensors(pw *schemas.Power) []plugins.Sensor {
 func f32(v float32) float64 {
 	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
 	return f
+}
+
+// hasLink reports whether a resource's JSON links key ({"@odata.id": …}).
+func hasLink(raw []byte, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	var l struct {
+		ID string `json:"@odata.id"`
+	}
+	return json.Unmarshal(m[key], &l) == nil && l.ID != ""
+}
+
+// readingTypes maps the Sensor resource's ReadingType to a sensor type and
+// the unit its value is in.
+var readingTypes = map[schemas.ReadingType]struct {
+	typ  plugins.SensorType
+	unit string
+}{
+	schemas.TemperatureReadingType: {plugins.SensorTemperature, "Cel"},
+	schemas.RotationalReadingType:  {plugins.SensorFan, "RPM"},
+	schemas.PowerReadingType:       {plugins.SensorPower, "W"},
+	schemas.VoltageReadingType:     {plugins.SensorVoltage, "V"},
+}
+
+// sensorCollection keeps the temperature, fan, power and voltage readings
+// of a Sensors collection.
+func sensorCollection(sensors []*schemas.Sensor) []plugins.Sensor {
+	var out []plugins.Sensor
+	for _, s := range sensors {
+		rt, ok := readingTypes[s.ReadingType]
+		if s == nil || !ok || s.Reading == nil {
+			continue
+		}
+		unit := rt.unit
+		if s.ReadingUnits != "" {
+			unit = s.ReadingUnits
+		}
+		out = append(out, plugins.Sensor{Type: rt.typ, Name: sensorName(s.Name, s.ID, string(s.ReadingType)),
+			Value: *s.Reading, Unit: unit, Health: string(s.Status.Health)})
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package redfish_test
 
 import (
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -90,5 +91,37 @@ func TestSensorDataFromMockup(t *testing.T) {
 	}
 	if kinds[plugins.SensorTemperature] == 0 || kinds[plugins.SensorFan] == 0 || kinds[plugins.SensorPower] == 0 {
 		t.Fatalf("sensors by type %v from %v", kinds, ss)
+	}
+}
+
+// A chassis of the newer schema, linking neither Thermal nor Power, is
+// read through its Sensors collection (the mockup's chassis with those
+// two links removed).
+func TestSensorDataFromSensorsCollection(t *testing.T) {
+	dir := testenv.RequireRedfishMockups(t)
+	m := startMockup(t, filepath.Join(dir, "public-rackmount1"))
+	m.mu.Lock()
+	for path, res := range m.res {
+		if strings.HasPrefix(path, "/redfish/v1/Chassis/") && res["Sensors"] != nil {
+			delete(res, "Thermal")
+			delete(res, "Power")
+		}
+	}
+	m.mu.Unlock()
+	systems := m.systems()
+	n := plugins.Node{UUID: "uuid-sensors", HardwareType: redfish.HardwareType, DriverInfo: plugins.DriverInfo{
+		redfish.KeyAddress: m.URL, redfish.KeySystemID: systems[0], redfish.KeyUsername: "admin", redfish.KeyPassword: password}}
+	d := newDriver(t, testOptions())
+	ss, err := d.GetSensorData(ctx(t), n)
+	must(t, "get sensor data", err)
+	kinds := map[plugins.SensorType]int{}
+	for _, s := range ss {
+		kinds[s.Type]++
+	}
+	if kinds[plugins.SensorTemperature] == 0 || kinds[plugins.SensorPower] == 0 || kinds[plugins.SensorVoltage] == 0 {
+		t.Fatalf("sensors by type %v from %v", kinds, ss)
+	}
+	if got := sensorsByName(ss)["power/Power reading for the Chassis"]; got.Unit != "W" || got.Value <= 0 {
+		t.Errorf("chassis power %+v", got)
 	}
 }
