@@ -63,7 +63,10 @@ func Listen(option, addr string, allowRemote bool, reg prometheus.Gatherer, log 
 		return nil, fmt.Errorf("%s: %w", option, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogErrors{log}}))
+	// A collector that fails (the node counts when the database is
+	// unreachable) is logged and left out; the other families still serve.
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogErrors{log},
+		ErrorHandling: promhttp.ContinueOnError}))
 	return &Server{ln: ln, log: log, done: make(chan struct{}), srv: &http.Server{Handler: mux,
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute,
 		MaxHeaderBytes: 16 << 10}}, nil
