@@ -11,11 +11,12 @@ import (
 var _ plugins.SensorReader = (*Driver)(nil)
 
 // GetSensorData implements plugins.SensorReader: the plugin's Sensors
-// service (protocol 2), only when it advertised capability sensors. A
+// service (protocol 2), only when it advertised capability sensors, which
+// belongs to no hardware interface (as validate and properties). A
 // plugin built with an older SDK answers plugins.ErrNotSupported without a
 // round trip.
 func (d *Driver) GetSensorData(ctx context.Context, n plugins.Node) ([]plugins.Sensor, error) {
-	return call(ctx, d, plugins.InterfaceManagement, plugins.CapabilitySensors, "get sensor data", func(c *Client) ([]plugins.Sensor, error) {
+	return call(ctx, d, "", plugins.CapabilitySensors, "get sensor data", func(c *Client) ([]plugins.Sensor, error) {
 		return c.GetSensorData(ctx, d.node(n))
 	})
 }
