@@ -179,7 +179,9 @@ func Describe(d Driver, protocols []int) (Info, error) {
 	_, runs := d.(CleanStepExecutor)
 	_, validates := d.(Validator)
 	_, declares := d.(PropertyDeclarer)
+	_, sensors := d.(SensorReader)
 	derived := map[Capability]bool{
+		CapabilitySensors:    sensors && slices.Max(append([]int{1}, protocols...)) >= 2,
 		CapabilityNMI:        nmi && served[InterfaceManagement],
 		CapabilityCleanSteps: lists && runs && served[InterfaceDeploy],
 		CapabilitySoftPower:  soft && powerV2 && served[InterfacePower],

@@ -106,7 +106,12 @@ func runConductor(c *cli.Context) error {
 	if err := objects.Install(reg); err != nil {
 		return fail(1, err)
 	}
-	mgr, err := startPlugins(ctx, cfg, log)
+	mreg := newServiceRegistry()
+	cmetrics, err := conductor.NewMetrics(mreg)
+	if err != nil {
+		return fail(1, err)
+	}
+	mgr, err := startPlugins(ctx, cfg, log, cmetrics)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -127,10 +132,16 @@ func runConductor(c *cli.Context) error {
 		JSONRPC: rpcOpts,
 		Guard:   guard,
 		TooOld:  stopTooOld,
+		Metrics: cmetrics,
 	})
 	if err != nil {
 		return fail(2, err)
 	}
+	stopMetrics, err := serveMetrics(cfg, "conductor_listen", cfg.Metrics.ConductorListen, mreg, log)
+	if err != nil {
+		return fail(2, err)
+	}
+	defer stopMetrics()
 	if err := svc.Start(ctx); err != nil {
 		_ = svc.Stop(context.Background())
 		return fail(1, err)
@@ -152,7 +163,7 @@ func runConductor(c *cli.Context) error {
 // startPlugins starts the driver plugins: built-ins by re-executing this
 // binary, rivet-driver-* in plugin_dir (default: this binary's directory)
 // first.
-func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*host.Manager, error) {
+func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger, obs host.Observer) (*host.Manager, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the rivet executable for built-in drivers: %w", err)
@@ -182,7 +193,7 @@ func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*h
 		builtIn[name] = cmd
 	}
 	mgr, err := host.New(host.Config{PluginDir: dir, BuiltIn: builtIn, Checksums: sums,
-		Logger: log.With("component", "plugins"), HostVersion: release.Current})
+		Logger: log.With("component", "plugins"), HostVersion: release.Current, Observer: obs})
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,7 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *g
 	if c.protocol >= 2 {
 		c.power = driverv2.NewPowerClient(conn)
 		c.raid = driverv2.NewRAIDClient(conn)
+		c.sensors = driverv2.NewSensorsClient(conn)
 	}
 	return c, nil
 }

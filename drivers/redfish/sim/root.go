@@ -79,6 +79,8 @@ func (s *Simulator) routes() http.Handler {
 
 	get(chassisPath, s.listChassis)
 	get(chassisPath+"/{id}", s.getChassis)
+	get(chassisPath+"/{id}/Thermal", s.getThermal)
+	get(chassisPath+"/{id}/Power", s.getPower)
 
 	var h http.Handler = mux
 	h = s.withAuth(h)
