@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // Management interface version 2: version 1 (boot devices) plus the boot
@@ -90,10 +89,10 @@ func VirtualMediaDevices() []VirtualMediaDevice {
 	return []VirtualMediaDevice{VirtualMediaDisk, VirtualMediaCDROM, VirtualMediaFloppy}
 }
 
-// ParseVirtualMediaDevice validates a device type (case-insensitive, as
-// Ironic's examples send "CDROM").
+// ParseVirtualMediaDevice validates a device type, spelled exactly as
+// Ironic's (lower case).
 func ParseVirtualMediaDevice(s string) (VirtualMediaDevice, error) {
-	d := VirtualMediaDevice(strings.ToLower(s))
+	d := VirtualMediaDevice(s)
 	if !slices.Contains(VirtualMediaDevices(), d) {
 		return "", fmt.Errorf("invalid virtual media device type %q (valid are disk, cdrom, floppy)", s)
 	}
