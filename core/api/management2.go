@@ -3,9 +3,9 @@ package api
 import (
 	"context"
 	"maps"
-	"slices"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
