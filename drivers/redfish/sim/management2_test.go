@@ -72,9 +72,9 @@ func TestIndicatorLEDs(t *testing.T) {
 		t.Errorf("blinking system LED: LocationIndicatorActive %v", b["LocationIndicatorActive"])
 	}
 	for p, body := range map[string]map[string]any{
-		node0:   {"IndicatorLED": "Flashing"},
-		chassis: {"IndicatorLED": 3},
-		chassis + " ": {"LocationIndicatorActive": "on"},
+		node0:          {"IndicatorLED": "Flashing"},
+		chassis:        {"IndicatorLED": 3},
+		chassis + " ":  {"LocationIndicatorActive": "on"},
 		chassis + "  ": {"PowerState": "Off"},
 	} {
 		if got := g.do(http.MethodPatch, trim(p), admin, body); got.status != http.StatusBadRequest {
