@@ -83,14 +83,20 @@ func (c *mgmt2Client) fault(method, path, ver, body string, want int) string {
 // settle polls n1 at 1.76 until no lease is held and returns it.
 func (c *mgmt2Client) settle() map[string]any {
 	c.t.Helper()
+	return c.settleNode("n1")
+}
+
+// settleNode is settle for the node named name.
+func (c *mgmt2Client) settleNode(name string) map[string]any {
+	c.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		n := c.obj("GET", "/v1/nodes/n1", "1.76", "", http.StatusOK)
+		n := c.obj("GET", "/v1/nodes/"+name, "1.76", "", http.StatusOK)
 		if n["reservation"] == nil {
 			return n
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("node n1 still reserved: %v", n["reservation"])
+			c.t.Fatalf("node %s still reserved: %v", name, n["reservation"])
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -157,6 +163,13 @@ func TestV1_76SetBootModeAndSecureBoot(t *testing.T) {
 	n := c.settle()
 	if n["boot_mode"] != "uefi" || n["secure_boot"] != true || n["last_error"] != nil {
 		t.Fatalf("after uefi + secure boot: boot_mode %v, secure_boot %v, last_error %v", n["boot_mode"], n["secure_boot"], n["last_error"])
+	}
+	// Verifying a node (manage) reads them from the BMC (Ironic's
+	// node_update_cache): a new node's nulls become the fake BMC's values.
+	c.do("POST", "/v1/nodes", "1.76", `{"name":"n2","driver":"fake-hardware"}`, http.StatusCreated)
+	c.do("PUT", "/v1/nodes/n2/states/provision", "1.76", `{"target":"manage"}`, http.StatusAccepted)
+	if n := c.settleNode("n2"); n["provision_state"] != "manageable" || n["boot_mode"] != "uefi" || n["secure_boot"] != false {
+		t.Fatalf("after manage: %v, boot_mode %v, secure_boot %v", n["provision_state"], n["boot_mode"], n["secure_boot"])
 	}
 	// Below 1.75 the fields stay hidden.
 	if n := c.obj("GET", "/v1/nodes/n1", "1.74", "", http.StatusOK); n["boot_mode"] != nil || n["secure_boot"] != nil {

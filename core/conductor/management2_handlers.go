@@ -62,24 +62,46 @@ func BootModeOf(n *objects.Node) plugins.BootMode {
 	return mode
 }
 
+// instanceInfoWithBootMode is the instance_info a driver gets: n's, with
+// "boot_mode" set to the boot mode the conductor recorded when the user
+// did not set one, so the deploy boots the mode the node is in (Ironic's
+// boot_mode_utils.get_boot_mode order: instance_info first, then the
+// node's boot_mode). n's own map is never changed.
+func instanceInfoWithBootMode(n *objects.Node) map[string]any {
+	mode := BootModeOf(n)
+	if _, set := n.InstanceInfo[diiBootMode]; set || mode == plugins.BootModeUnknown {
+		return n.InstanceInfo
+	}
+	ii := maps.Clone(n.InstanceInfo)
+	if ii == nil {
+		ii = map[string]any{}
+	}
+	ii[diiBootMode] = string(mode)
+	return ii
+}
+
 // recordBootMode stores what was read or set into n's
 // driver_internal_info; it reports whether anything changed.
 func recordBootMode(n *objects.Node, mode *plugins.BootMode, secure *bool) bool {
-	before := maps.Clone(n.DriverInternalInfo)
-	if n.DriverInternalInfo == nil {
-		n.DriverInternalInfo = map[string]any{}
+	dii := maps.Clone(n.DriverInternalInfo)
+	if dii == nil {
+		dii = map[string]any{}
 	}
 	if mode != nil {
 		if *mode == plugins.BootModeUnknown {
-			delete(n.DriverInternalInfo, diiBootMode)
+			delete(dii, diiBootMode)
 		} else {
-			n.DriverInternalInfo[diiBootMode] = string(*mode)
+			dii[diiBootMode] = string(*mode)
 		}
 	}
 	if secure != nil {
-		n.DriverInternalInfo[diiSecureBoot] = *secure
+		dii[diiSecureBoot] = *secure
 	}
-	return !maps.EqualFunc(before, n.DriverInternalInfo, func(a, b any) bool { return a == b })
+	if maps.EqualFunc(dii, n.DriverInternalInfo, func(a, b any) bool { return a == b }) && len(dii) == len(n.DriverInternalInfo) {
+		return false
+	}
+	n.DriverInternalInfo = dii
+	return true
 }
 
 // changeNodeBootMode sets the node's boot mode in the background (Ironic's
@@ -219,6 +241,19 @@ func (s *Service) refreshBootMode(ctx context.Context, n *objects.Node, hw Hardw
 		sp = &secure
 	}
 	return recordBootMode(n, mp, sp)
+}
+
+// cacheBootMode refreshes the node's recorded boot mode and secure boot
+// from the BMC while verifying and inspecting it (Ironic's
+// node_update_cache); failures only leave the old values.
+func (s *Service) cacheBootMode(ctx context.Context, t *Task) {
+	hw, err := s.hardware(t.Node)
+	if err != nil {
+		return
+	}
+	if s.refreshBootMode(ctx, t.Node, hw) {
+		t.log.Info("boot mode recorded", "boot_mode", t.Node.DriverInternalInfo[diiBootMode], "secure_boot", t.Node.DriverInternalInfo[diiSecureBoot])
+	}
 }
 
 // getSupportedIndicators lists the node's indicators as Ironic's
