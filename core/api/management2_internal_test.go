@@ -44,3 +44,38 @@ func TestBootModeTransitioning(t *testing.T) {
 		t.Errorf("stable states never reached the conductor: %v", e.cond.calls)
 	}
 }
+
+// TestManagement2Policies: the endpoints follow Ironic's default policies:
+// setting the boot mode needs a project member (owner or lessee), setting
+// an indicator an owner member, reading indicators a project reader. A
+// request the policy lets through reaches the (fake) conductor, whose
+// answer is 400 for a driver without them.
+func TestManagement2Policies(t *testing.T) {
+	e := newRBACEnv(t, true)
+	for _, tc := range []struct {
+		user, method, path string
+		body               any
+		code               int
+		policy             string
+	}{
+		{"p1reader", "PUT", "/states/boot_mode", map[string]any{"target": "uefi"}, 403, "baremetal:node:set_boot_mode"},
+		{"p2member", "PUT", "/states/boot_mode", map[string]any{"target": "uefi"}, 400, ""},
+		{"p1reader", "PUT", "/states/secure_boot", map[string]any{"target": true}, 403, "baremetal:node:set_secure_boot"},
+		{"p2member", "PUT", "/management/indicators/led@system", map[string]any{"state": "ON"}, 403, "baremetal:node:set_indicator_state"},
+		{"p1member", "PUT", "/management/indicators/led@system", map[string]any{"state": "ON"}, 400, ""},
+		{"p1reader", "GET", "/management/indicators", nil, 400, ""},
+		{"p2member", "GET", "/management/indicators", nil, 400, ""},
+		{"p3member", "GET", "/management/indicators", nil, 404, ""},
+	} {
+		r := e.doAs(tc.user, tc.method, "/v1/nodes/"+e.a+tc.path, "1.76", tc.body)
+		if r.Code != tc.code {
+			t.Errorf("%s %s %s: %d, want %d: %s", tc.user, tc.method, tc.path, r.Code, tc.code, r.Body)
+			continue
+		}
+		if tc.policy != "" {
+			if got, want := r.Fault(t), "Access was denied to the following resource: "+tc.policy; got != want {
+				t.Errorf("%s %s %s: %q, want %q", tc.user, tc.method, tc.path, got, want)
+			}
+		}
+	}
+}
