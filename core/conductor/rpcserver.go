@@ -56,6 +56,14 @@ func (s *Service) registerHandlers() {
 		"create_allocation":                s.createAllocation,
 		"destroy_allocation":               s.destroyAllocation,
 		"do_node_service":                  s.doNodeService,
+		"change_node_boot_mode":            s.changeNodeBootMode,
+		"change_node_secure_boot":          s.changeNodeSecureBoot,
+		"get_supported_indicators":         s.getSupportedIndicators,
+		"get_indicator_state":              s.getIndicatorState,
+		"set_indicator_state":              s.setIndicatorState,
+		"get_virtual_media":                s.getVirtualMedia,
+		"attach_virtual_media":             s.attachVirtualMedia,
+		"detach_virtual_media":             s.detachVirtualMedia,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

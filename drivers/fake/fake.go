@@ -35,6 +35,11 @@ type nodeState struct {
 	cleaned  []string
 	// volumes are the node's logical disks (the raid interface).
 	volumes []plugins.LogicalDisk
+	// management interface version 2 (management2.go)
+	bootMode   plugins.BootMode
+	secureBoot bool
+	indicators map[string]plugins.IndicatorState // by "name@component"
+	media      map[plugins.VirtualMediaDevice]string
 }
 
 // New returns a fake driver logging to log (nil: discard).
