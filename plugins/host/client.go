@@ -23,6 +23,10 @@ import (
 type Client struct {
 	rpc   driverv1.DriverClient
 	power driverv2.PowerClient // nil below protocol 2
+	// bios and firmware are the BIOS and Firmware services (nil below
+	// protocol 2), called only when their interface was negotiated.
+	bios     driverv2.BIOSClient
+	firmware driverv2.FirmwareClient
 	// validation is the Validation service, served under every protocol
 	// major and called only for what the plugin advertised.
 	validation driverv1.ValidationClient
