@@ -78,8 +78,11 @@ func (s *Simulator) routes() http.Handler {
 
 	get(chassisPath, s.listChassis)
 	get(chassisPath+"/{id}", s.getChassis)
+	s.biosRoutes(mux)
+	s.updateRoutes(mux)
 
 	var h http.Handler = mux
+	h = s.withTasks(h)
 	h = s.withAuth(h)
 	h = s.withQuirks(h)
 	h = s.withFaults(h)
@@ -115,6 +118,9 @@ func (s *Simulator) getRoot(w http.ResponseWriter, r *http.Request) {
 		"Chassis":        link(chassisPath),
 		"SessionService": link(sessionServicePath),
 		"AccountService": link(accountServicePath),
+		"Registries":     link(registriesPath),
+		"UpdateService":  link(updateServicePath),
+		"TaskService":    link(taskServicePath),
 		"Links":          obj{"Sessions": link(sessionsPath)},
 	}
 	if s.opts.Quirks.NoSessionService {

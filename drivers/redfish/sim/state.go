@@ -52,6 +52,7 @@ type system struct {
 	lastBoot    uint8 // index into bootTargets, valid when boots > 0
 	lastImage   string
 	media       [len(mediaSlots)]slot
+	hw          *hwState // BIOS settings and firmware (bios.go); nil: untouched
 	fault       atomic.Pointer[Fault]
 	requests    atomic.Int64 // requests to its resources, faulted ones included
 }
@@ -182,6 +183,7 @@ func (s *system) bootNow() {
 			s.lastImage = m.image
 		}
 	}
+	s.bootHW()
 	s.boots++
 }
 
