@@ -70,6 +70,8 @@ func rowFor(kind string) (any, error) {
 		return new(NodeHistory), nil
 	case "BIOSSetting":
 		return new(BIOSSetting), nil
+	case "FirmwareComponent":
+		return new(FirmwareComponent), nil
 	}
 	return nil, fmt.Errorf("db: no table for object kind %q", kind)
 }

@@ -23,6 +23,7 @@ const (
 	TableAllocations                 = "allocations"
 	TableNodeHistory                 = "node_history"
 	TableBIOSSettings                = "bios_settings"
+	TableFirmwareComponents          = "firmware_information"
 )
 
 // objectTables maps each object kind of core/release to the table holding
@@ -34,14 +35,15 @@ var objectTables = map[string]string{
 	"Port":      TablePorts,
 	"Portgroup": TablePortgroups,
 	// 0.3 (REST API 1.32)
-	"VolumeConnector": TableVolumeConnectors,
-	"VolumeTarget":    TableVolumeTargets,
-	"DeployTemplate":  TableDeployTemplates,
-	"Runbook":         TableRunbooks,
-	"Trait":           TableNodeTraits,
-	"Allocation":      TableAllocations,
-	"NodeHistory":     TableNodeHistory,
-	"BIOSSetting":     TableBIOSSettings,
+	"VolumeConnector":   TableVolumeConnectors,
+	"VolumeTarget":      TableVolumeTargets,
+	"DeployTemplate":    TableDeployTemplates,
+	"Runbook":           TableRunbooks,
+	"Trait":             TableNodeTraits,
+	"Allocation":        TableAllocations,
+	"NodeHistory":       TableNodeHistory,
+	"BIOSSetting":       TableBIOSSettings,
+	"FirmwareComponent": TableFirmwareComponents,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

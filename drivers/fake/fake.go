@@ -33,6 +33,8 @@ type nodeState struct {
 	prepared bool
 	deployed bool
 	cleaned  []string
+	bios     map[string]string // nil: the defaults (bios.go)
+	firmware map[string]string // nil: the defaults (bios.go)
 }
 
 // New returns a fake driver logging to log (nil: discard).

@@ -55,8 +55,13 @@ func TestConformance(t *testing.T) {
 			if fmt.Sprint(tgt.Info.Capabilities) != fmt.Sprint(wantCaps) {
 				t.Errorf("capabilities %v, want %v", tgt.Info.Capabilities, wantCaps)
 			}
-			if len(tgt.Info.Interfaces) != 4 {
-				t.Errorf("interfaces %v, want power, management, deploy, inspect", tgt.Info.Interfaces)
+			// bios and firmware (version 1) need protocol 2.
+			wantIfaces := 6
+			if name == "in-process protocol 1" {
+				wantIfaces = 4
+			}
+			if len(tgt.Info.Interfaces) != wantIfaces {
+				t.Errorf("interfaces %v, want power, management, deploy, inspect (and bios, firmware from protocol 2)", tgt.Info.Interfaces)
 			}
 			plugintest.Run(t, tgt, plugins.Node{UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Name: "n1"})
 		})
