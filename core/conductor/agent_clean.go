@@ -173,10 +173,11 @@ func (s *Service) runCleanSteps(ctx context.Context, t *Task, steps []plugins.Cl
 		if st.Interface != plugins.InterfaceDeploy {
 			// A step of the driver's interfaces: the plugin runs it.
 			if !s.step(ctx, t, "execute clean step "+st.Step, func(ctx context.Context, hw Hardware, pn plugins.Node) error {
-				return hw.ExecuteCleanStep(ctx, pn, st)
+				return s.executeCleanStep(ctx, n, hw, pn, st)
 			}) {
 				return
 			}
+			s.afterStep(ctx, t, st)
 			continue
 		}
 		res, err := s.agent.Execute(ctx, agentTarget(n), cmdExecuteClean, map[string]any{

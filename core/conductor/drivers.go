@@ -128,10 +128,18 @@ func (s StaticDrivers) HardwareTypes() []string { return slices.Sorted(maps.Keys
 
 // Interfaces implements DriverSet.
 func (s StaticDrivers) Interfaces(hw string) []plugins.Interface {
-	if _, ok := s[hw]; !ok {
+	d, ok := s[hw]
+	if !ok {
 		return nil
 	}
-	return []plugins.Interface{plugins.InterfaceDeploy, plugins.InterfaceInspect, plugins.InterfaceManagement, plugins.InterfacePower}
+	out := []plugins.Interface{plugins.InterfaceDeploy, plugins.InterfaceInspect, plugins.InterfaceManagement, plugins.InterfacePower}
+	if _, ok := d.(plugins.BIOSInterface); ok {
+		out = append(out, plugins.InterfaceBIOS)
+	}
+	if _, ok := d.(plugins.FirmwareInterface); ok {
+		out = append(out, plugins.InterfaceFirmware)
+	}
+	return out
 }
 
 // Plugins implements DriverSet.

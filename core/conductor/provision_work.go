@@ -162,18 +162,21 @@ func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanS
 		}
 		slices.SortStableFunc(steps, func(a, b plugins.CleanStep) int { return b.Priority - a.Priority })
 	}
+	s.updateCache(ctx, t)
 	for _, st := range steps {
 		t.Node.CleanStep = map[string]any{"interface": string(st.Interface), "step": st.Step, "args": st.Args}
 		if !s.save(ctx, t) {
 			return
 		}
 		if !s.step(ctx, t, "execute clean step "+st.Step, func(ctx context.Context, hw Hardware, pn plugins.Node) error {
-			return hw.ExecuteCleanStep(ctx, pn, st)
+			return s.executeCleanStep(ctx, t.Node, hw, pn, st)
 		}) {
 			s.cleanStepFailed(ctx, t)
 			return
 		}
+		s.afterStep(ctx, t, st)
 	}
+	s.updateCache(ctx, t)
 	t.Node.CleanStep = map[string]any{}
 	// A retired node goes back to manageable after automated cleaning
 	// rather than to available (Ironic's do_next_clean_step).
@@ -206,6 +209,7 @@ func (s *Service) verifyWork(ctx context.Context, t *Task) {
 	}) {
 		return
 	}
+	s.updateCache(ctx, t)
 	s.finish(ctx, t, states.Done, func(n *objects.Node) { n.PowerState = ptr(string(ps)) })
 }
 
@@ -255,6 +259,7 @@ func (s *Service) inspectWork(ctx context.Context, t *Task) {
 		}
 		t.log.Info("port created from inspection", "port", port.UUID, "address", port.Address)
 	}
+	s.cacheFirmware(ctx, t, nil)
 	s.finish(ctx, t, states.Done, func(n *objects.Node) {
 		now := clock.Now()
 		n.InspectionFinishedAt = &now
