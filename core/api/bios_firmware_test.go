@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rivetmetal/rivet/core/release"
+	"github.com/rivetmetal/rivet/db"
 )
 
 // waitProvision polls the node until its provision_state is want (a
@@ -197,5 +200,28 @@ func TestV1_86Firmware(t *testing.T) {
 	e.must(http.StatusBadRequest, "GET", base+"?limit=1", "1.86", nil)
 	if !slices.Contains(keys(e.must(http.StatusOK, "GET", "/v1/nodes/"+id, "1.86", nil).JSON(t)), "firmware_interface") {
 		t.Error("firmware_interface not shown at 1.86")
+	}
+}
+
+// TestPinnedBIOSFirmware: pinned to release 0.2 (API 1.31), the registry
+// fields (1.74) and the firmware resource (1.86) are 406, and the real
+// conductor neither reads nor writes either cache when it verifies a node:
+// BIOSSetting and FirmwareComponent are kinds of release 0.3.
+func TestPinnedBIOSFirmware(t *testing.T) {
+	old, ok := release.Default().Lookup("0.2")
+	if !ok {
+		t.Fatal("no release 0.2")
+	}
+	e := newEnvPinned(t, release.NewPinner(release.Default(), release.Pin{Mode: release.PinRelease, Release: old}),
+		withMaxAPI(maxAPI03), withRealConductor(t))
+	id := e.node(nil)
+	e.must(http.StatusNotAcceptable, "GET", "/v1/nodes/"+id+"/bios?detail=True", "1.74", nil)
+	e.must(http.StatusNotAcceptable, "GET", "/v1/nodes/"+id+"/firmware", "1.86", nil)
+	e.must(http.StatusAccepted, "PUT", "/v1/nodes/"+id+"/states/provision", "1.31", map[string]any{"target": "manage"})
+	waitProvision(t, e, id, "1.31", "manageable")
+	for _, table := range []string{db.TableBIOSSettings, db.TableFirmwareComponents} {
+		if n, err := e.store.DB().Bun().NewSelect().Table(table).Count(t.Context()); err != nil || n != 0 {
+			t.Errorf("%s: %d rows (%v) written while pinned to 0.2", table, n, err)
+		}
 	}
 }
