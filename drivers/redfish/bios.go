@@ -434,10 +434,15 @@ func (d *Driver) FactoryResetBIOS(ctx context.Context, node plugins.Node) error 
 	})
 }
 
+// biosSettleTimeout is the least rebootUntil waits for the BIOS to apply
+// its pending settings: a server's POST with a settings change takes
+// minutes, longer than a power change.
+const biosSettleTimeout = 15 * time.Minute
+
 // rebootUntil reboots the node (powers it on when off), waits for it to be
-// on, then reads the Bios resource until done accepts it or the node's
-// power_state_change_timeout passes; a node that was off is powered off
-// again.
+// on, then reads the Bios resource until done accepts it or
+// biosSettleTimeout (or the node's longer power_state_change_timeout)
+// passes; a node that was off is powered off again.
 func (d *Driver) rebootUntil(ctx context.Context, node plugins.Node, op string, wasOff bool, done func(biosResource) error) error {
 	if err := d.restart(ctx, node, op, actRestart, 0); err != nil {
 		return err
@@ -448,7 +453,7 @@ func (d *Driver) rebootUntil(ctx context.Context, node plugins.Node, op string, 
 		var last error
 		var limit time.Duration
 		err := d.call(ctx, node, op, func(t target) error {
-			limit = t.ni.powerTimeout
+			limit = max(t.ni.powerTimeout, biosSettleTimeout)
 			_, b, err := t.bios()
 			if err != nil {
 				return err
