@@ -23,7 +23,8 @@ const (
 	TableAllocations                 = "allocations"
 	TableNodeHistory                 = "node_history"
 	TableBIOSSettings                = "bios_settings"
-	TableFirmwareComponents          = "firmware_information"
+
+	TableFirmwareComponents = "firmware_information"
 )
 
 // objectTables maps each object kind of core/release to the table holding
@@ -35,14 +36,15 @@ var objectTables = map[string]string{
 	"Port":      TablePorts,
 	"Portgroup": TablePortgroups,
 	// 0.3 (REST API 1.32)
-	"VolumeConnector":   TableVolumeConnectors,
-	"VolumeTarget":      TableVolumeTargets,
-	"DeployTemplate":    TableDeployTemplates,
-	"Runbook":           TableRunbooks,
-	"Trait":             TableNodeTraits,
-	"Allocation":        TableAllocations,
-	"NodeHistory":       TableNodeHistory,
-	"BIOSSetting":       TableBIOSSettings,
+	"VolumeConnector": TableVolumeConnectors,
+	"VolumeTarget":    TableVolumeTargets,
+	"DeployTemplate":  TableDeployTemplates,
+	"Runbook":         TableRunbooks,
+	"Trait":           TableNodeTraits,
+	"Allocation":      TableAllocations,
+	"NodeHistory":     TableNodeHistory,
+	"BIOSSetting":     TableBIOSSettings,
+
 	"FirmwareComponent": TableFirmwareComponents,
 }
 
