@@ -35,11 +35,10 @@ type BIOSSetting struct {
 }
 
 // ReplaceBIOSSettings replaces every BIOS setting of the node by settings
-// (name → value), in one transaction; an empty map leaves none. It is what
-// a bios interface's cache step (Ironic's cache_bios_settings, run after
-// apply_configuration and factory_reset) calls with what it read from the
-// BMC; until a hardware type has a bios interface other than no-bios only
-// tests call it. The caller holds the node's lease.
+// (name → value, without registry fields), in one transaction; an empty map
+// leaves none. The conductor's cache uses SyncBIOSSettings, which keeps
+// created_at and the registry fields; this is for tests and tools. The
+// caller holds the node's lease.
 func (s *Store) ReplaceBIOSSettings(ctx context.Context, nodeID int64, settings map[string]*string) error {
 	rows := make([]*BIOSSetting, 0, len(settings))
 	for name, value := range settings {

@@ -5,7 +5,7 @@ import "time"
 // BIOSSetting is one BIOS setting of a node as its bios interface last
 // read it (Ironic's BIOSSetting, API 1.40): a name and its value. A
 // node's settings are replaced as a whole by the bios interface's cache
-// step (db.Store.ReplaceBIOSSettings) and shown read-only at
+// step (db.Store.SyncBIOSSettings) and shown read-only at
 // /v1/nodes/{node}/bios. The registry fields (API 1.74) say what the
 // hardware's attribute registry says of the setting; they are nil (empty)
 // when the bios interface has no registry. All are 1.0 fields: the kind is
