@@ -131,6 +131,9 @@ func TestFirmwareAgainstSim(t *testing.T) {
 	if !slices.Equal(comps, want) {
 		t.Errorf("components after the update %v, want %v", comps, want)
 	}
+	if st := b.state(t, "node-1"); st.PowerState != sim.PowerOff || st.Boots != 1 {
+		t.Errorf("after the update of a node that was off: %s, %d boots; want off again after the BIOS reboot", st.PowerState, st.Boots)
+	}
 	// The other system was not touched: Targets named node-1's items.
 	other, err := d.ListFirmwareComponents(ctx(t), node(b, "node-0"))
 	must(t, "list node-0", err)

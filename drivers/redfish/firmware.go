@@ -140,11 +140,17 @@ func CheckFirmwareUpdates(updates []plugins.FirmwareUpdate) error {
 // UpdateFirmware implements plugins.FirmwareInterface: for each update, a
 // SimpleUpdate naming the component's FirmwareInventory item when the BMC
 // lists one, a wait for its Task, a reboot after a BIOS or NIC image
-// (which apply on reset), and the update's own wait.
+// (which apply on reset), and the update's own wait; a node that was off
+// and was rebooted is powered off again.
 func (d *Driver) UpdateFirmware(ctx context.Context, node plugins.Node, updates []plugins.FirmwareUpdate) error {
 	if err := CheckFirmwareUpdates(updates); err != nil {
 		return fmt.Errorf("driver redfish: node %s: update firmware: %w", node.UUID, err)
 	}
+	before, err := d.GetPowerState(ctx, node)
+	if err != nil {
+		return err
+	}
+	rebooted := false
 	for _, u := range updates {
 		op := "update firmware " + u.Component
 		var monitor string
@@ -165,6 +171,7 @@ func (d *Driver) UpdateFirmware(ctx context.Context, node plugins.Node, updates 
 			if err := d.restart(ctx, node, op, actRestart, 0); err != nil {
 				return err
 			}
+			rebooted = true
 		}
 		if u.Wait > 0 {
 			tm := time.NewTimer(u.Wait)
@@ -175,6 +182,9 @@ func (d *Driver) UpdateFirmware(ctx context.Context, node plugins.Node, updates 
 				return fmt.Errorf("driver redfish: node %s: %s: %w", node.UUID, op, ctx.Err())
 			}
 		}
+	}
+	if rebooted && before == plugins.PowerOff {
+		return d.switchPower(ctx, node, "update firmware", schemas.OffPowerState, actOff, 0)
 	}
 	return nil
 }
