@@ -296,7 +296,8 @@ func bound(p *int64) string {
 
 // ApplyBIOSSettings implements plugins.BIOSInterface: the settings are
 // checked against the registry, PATCHed to the settings object (apply
-// time OnReset when the BMC offers it), and the node is rebooted; the
+// time OnReset when the BMC offers it; with If-Match when the object has
+// an ETag), and the node is rebooted; the
 // call returns once the Bios resource reads them, then puts a node that
 // was off back off. Settings that already read as asked change nothing
 // and cost no reboot (as Ironic).
@@ -350,7 +351,15 @@ func (d *Driver) ApplyBIOSSettings(ctx context.Context, node plugins.Node, setti
 		if slices.Contains(b.Settings.SupportedApplyTimes, "OnReset") {
 			body["@Redfish.SettingsApplyTime"] = map[string]string{"ApplyTime": "OnReset"}
 		}
-		resp, err := t.c.Patch(b.Settings.SettingsObject.ID, body)
+		// A BMC that versions the settings object wants its ETag back.
+		var headers map[string]string
+		var so struct {
+			ETag string `json:"@odata.etag"`
+		}
+		if getJSON(t.c, b.Settings.SettingsObject.ID, &so) == nil && so.ETag != "" {
+			headers = map[string]string{"If-Match": so.ETag}
+		}
+		resp, err := t.c.PatchWithHeaders(b.Settings.SettingsObject.ID, body, headers)
 		if err != nil {
 			return err
 		}

@@ -192,7 +192,7 @@ func (s *Simulator) getBiosSettings(w http.ResponseWriter, r *http.Request) {
 		gen = sys.hw.settingsGen
 	}
 	sys.mu.Unlock()
-	writeResource(w, `"b`+strconv.FormatUint(uint64(gen), 10)+`"`, obj{
+	writeResource(w, settingsETag(gen), obj{
 		"@odata.id":         systemPath(i) + "/Bios/Settings",
 		"@odata.type":       "#Bios.v1_2_0.Bios",
 		"Id":                "Settings",
@@ -202,9 +202,13 @@ func (s *Simulator) getBiosSettings(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// settingsETag is the settings object's ETag at generation gen.
+func settingsETag(gen uint32) string { return `"b` + strconv.FormatUint(uint64(gen), 10) + `"` }
+
 // patchBiosSettings takes {"Attributes": {...}} (and an optional
 // @Redfish.SettingsApplyTime of OnReset). Every attribute is checked
-// against the registry; nothing is kept unless all are valid.
+// against the registry; nothing is kept unless all are valid. If-Match is
+// honoured (412 for a stale ETag), after the body is judged.
 func (s *Simulator) patchBiosSettings(w http.ResponseWriter, r *http.Request) {
 	i, ok := s.systemFor(w, r)
 	if !ok {
@@ -252,6 +256,11 @@ func (s *Simulator) patchBiosSettings(w http.ResponseWriter, r *http.Request) {
 	sys := &s.systems[i]
 	sys.mu.Lock()
 	h := sys.hwState()
+	if !ifMatch(r, settingsETag(h.settingsGen)) {
+		sys.mu.Unlock()
+		writeError(w, errPrecondition(systemPath(i)+"/Bios/Settings"))
+		return
+	}
 	if h.pending == nil {
 		h.pending = map[string]any{}
 	}

@@ -35,8 +35,11 @@ func TestBiosSettingsApplyOnReset(t *testing.T) {
 	}
 	g.do(http.MethodPatch, bios, admin, map[string]any{"Attributes": map[string]any{"ProcVirtualization": "Disabled"}}).
 		want(t, http.StatusMethodNotAllowed, "GeneralError")
-	g.do(http.MethodPatch, settings, admin, map[string]any{"Attributes": map[string]any{"ProcVirtualization": "Disabled", "ProcCoreDisable": 2}}).
-		want(t, http.StatusNoContent, "")
+	etag := str(g.get(settings).body, "@odata.etag")
+	g.do(http.MethodPatch, settings, admin, map[string]any{"Attributes": map[string]any{"ProcVirtualization": "Disabled", "ProcCoreDisable": 2}},
+		"If-Match", etag).want(t, http.StatusNoContent, "")
+	g.do(http.MethodPatch, settings, admin, map[string]any{"Attributes": map[string]any{"ProcTurboMode": "Disabled"}},
+		"If-Match", etag).want(t, http.StatusPreconditionFailed, "PreconditionFailed")
 	if got := g.get(settings).body["Attributes"].(map[string]any)["ProcVirtualization"]; got != "Disabled" {
 		t.Errorf("pending value %v", got)
 	}
