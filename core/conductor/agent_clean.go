@@ -201,6 +201,7 @@ func (s *Service) runCleanSteps(ctx context.Context, t *Task, steps []plugins.Cl
 		s.fail(ctx, t, err)
 		return
 	}
+	s.updateCache(ctx, t) // and as it ends
 	manual := manualClean(n)
 	n.PowerState = ptr(string(plugins.PowerOff))
 	n.CleanStep = map[string]any{}

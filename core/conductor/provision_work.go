@@ -136,6 +136,7 @@ func (s *Service) tearDownWork(ctx context.Context, t *Task) {
 // (automated cleaning, on to available). A driver without clean steps has
 // nothing to run.
 func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanStep, manual bool) {
+	s.updateCache(ctx, t) // Ironic's node_update_cache as cleaning starts
 	if s.isDirect(t.Node) {
 		s.agentCleanWork(ctx, t, steps, manual)
 		return
@@ -162,7 +163,6 @@ func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanS
 		}
 		slices.SortStableFunc(steps, func(a, b plugins.CleanStep) int { return b.Priority - a.Priority })
 	}
-	s.updateCache(ctx, t)
 	for _, st := range steps {
 		t.Node.CleanStep = map[string]any{"interface": string(st.Interface), "step": st.Step, "args": st.Args}
 		if !s.save(ctx, t) {
