@@ -128,9 +128,18 @@ func TestV1_74BIOSRegistry(t *testing.T) {
 		t.Errorf("after factory_reset: %v", v)
 	}
 
+	// validate reports bios and firmware, as Ironic's (every interface).
+	v := e.must(http.StatusOK, "GET", "/v1/nodes/"+id+"/validate", "1.74", nil).JSON(t)
+	if b, f := v["bios"].(map[string]any), v["firmware"].(map[string]any); b["result"] != true || f["result"] != true {
+		t.Errorf("validate bios %v, firmware %v", b, f)
+	}
+
 	// A node on no-bios: the step is refused before cleaning starts, as
 	// Ironic's UnsupportedDriverExtension.
 	e.must(http.StatusOK, "PATCH", "/v1/nodes/"+id, "1.74", []map[string]any{{"op": "replace", "path": "/bios_interface", "value": "no-bios"}})
+	if b := e.must(http.StatusOK, "GET", "/v1/nodes/"+id+"/validate", "1.74", nil).JSON(t)["bios"].(map[string]any); b["result"] != false || b["reason"] != "not supported" {
+		t.Errorf("validate bios on no-bios: %v", b)
+	}
 	got := clean(http.StatusBadRequest, map[string]any{"interface": "bios", "step": "factory_reset"}).Fault(t)
 	if got != "Driver fake-hardware does not support bios (disabled or not implemented)." {
 		t.Errorf("bios step on no-bios: %q", got)
