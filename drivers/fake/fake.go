@@ -40,6 +40,8 @@ type nodeState struct {
 	secureBoot bool
 	indicators map[string]plugins.IndicatorState // by "name@component"
 	media      map[plugins.VirtualMediaDevice]string
+	bios       map[string]string // nil: the defaults (bios.go)
+	firmware   map[string]string // nil: the defaults (bios.go)
 }
 
 // New returns a fake driver logging to log (nil: discard).

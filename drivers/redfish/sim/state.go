@@ -67,6 +67,7 @@ type system struct {
 	led        uint8
 	chassisLED uint8
 	chassisGen uint32
+	hw         *hwState // BIOS settings and firmware (bios.go); nil: untouched
 	fault      atomic.Pointer[Fault]
 	requests   atomic.Int64 // requests to its resources, faulted ones included
 }
@@ -215,6 +216,7 @@ func (s *system) bootNow() {
 			s.lastImage = m.image
 		}
 	}
+	s.bootHW()
 	s.boots++
 }
 
