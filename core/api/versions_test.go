@@ -114,11 +114,11 @@ var versionTests = map[string]string{
 	"1.94":  "TestV1_94PortNodeIdent",
 	"1.95":  "TestV1_95DisablePowerOff",
 	"1.96":  "TestV1_96InspectionRules",
-	"1.97":  "TestV1_97PortDescription",
+	"1.97":  "TestPortTextFields/1.97",
 	"1.98":  "TestV1_98PatchEscapes",
 	"1.99":  "TestV1_99ConductorGroupsFilter",
-	"1.100": "TestV1_100PortVendor",
-	"1.101": "TestV1_101PortCategory",
+	"1.100": "TestPortTextFields/1.100",
+	"1.101": "TestPortTextFields/1.101",
 	"1.102": "TestV1_102PortgroupPhysicalNetwork",
 	"1.103": "TestV1_103PortgroupCategory",
 	"1.104": "TestV1_104InstanceName",
@@ -303,7 +303,7 @@ func TestVerbGates(t *testing.T) {
 		"abort 1.13":   {verb: "abort", below: "1.12", at: "1.13", status: http.StatusBadRequest}, // enroll: invalid
 		"clean 1.15":   {setup: []string{"manage"}, verb: "clean", body: map[string]any{"clean_steps": []any{map[string]any{"interface": "deploy", "step": "erase_devices"}}}, below: "1.14", at: "1.15", status: http.StatusAccepted},
 		"adopt 1.17":   {setup: []string{"manage"}, verb: "adopt", below: "1.16", at: "1.17", status: http.StatusAccepted},
-		"deploy 1.73":  {verb: "deploy", below: "1.26", at: "latest", status: http.StatusNotAcceptable},
+		"deploy 1.73":  {verb: "deploy", below: "1.72", at: "1.73", status: http.StatusBadRequest}, // from enroll: a state error
 		"rescue 1.38":  {verb: "rescue", below: "1.37", at: "1.38", status: http.StatusBadRequest}, // from enroll: a state error
 		"bogus target": {verb: "bogus", below: "", at: "latest", status: http.StatusBadRequest},
 	}

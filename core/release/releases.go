@@ -24,7 +24,7 @@ func v(s string) version.Version { return version.MustParse(s) }
 //   - ServiceVersion: bumped with any RPC change or online migration.
 var head = Entry{
 	Version: HeadKey,
-	API:     v("1.62"),
+	API:     v("1.110"),
 	RPC:     v("1.5"),
 	Objects: map[string][]version.Version{
 		"Chassis":         {v("1.0")},
