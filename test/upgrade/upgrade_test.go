@@ -367,6 +367,12 @@ func (r *run) checkVersions(step string) {
 			t.Errorf("step %s: a request at the new maximum %s: %v", step, newOnly, err)
 		}
 	}
+	if served {
+		r.checkEveryVersion(step, r.newMax)
+	} else {
+		r.checkEveryVersion(step, r.oldMax)
+		r.checkFamilies(step)
+	}
 	for _, f := range features {
 		v := version.MustParse(f.since)
 		if v.Compare(r.oldMax) <= 0 || v.Compare(r.newMax) > 0 {
