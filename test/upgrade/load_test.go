@@ -36,6 +36,9 @@ type nodeSpec struct {
 	info         map[string]any
 	state        string // enroll, manageable, available or active
 	powerOn      bool
+	// resourceClass, when set, makes the node a candidate of the
+	// allocations the load creates once the new API is served.
+	resourceClass string
 }
 
 // Sizes of the fleet: ~100 nodes.
@@ -59,8 +62,11 @@ func (d *deployment) specs() []nodeSpec {
 			if i%4 == 0 {
 				s.info["fake_deploy_delay"] = 1
 			}
-		case i < 48: // PATCHed by the writers
+		case i < 48: // PATCHed by the writers; the last eight are allocated once unpinned
 			s.state = "available"
+			if i >= 40 {
+				s.resourceClass = allocClass
+			}
 		case i < 60: // ports
 			s.state = "manageable"
 		default: // PATCHed by the writers
@@ -112,6 +118,9 @@ func (d *deployment) populate(ctx context.Context, c *client) *fleet {
 		s := specs[i]
 		body := map[string]any{"name": s.name, "driver": s.driver, "driver_info": s.info,
 			"properties": map[string]any{"cpu_arch": "x86_64"}, "chassis_uuid": chassis[i%2]}
+		if s.resourceClass != "" {
+			body["resource_class"] = s.resourceClass
+		}
 		var n apiNode
 		if _, err := c.call(ctx, http.MethodPost, "/v1/nodes", body, &n, http.StatusCreated); err != nil {
 			return err
@@ -308,6 +317,10 @@ type load struct {
 	fieldable   map[string]bool                     // nodes whose interfaces the writers change
 	fields      map[string]map[string]string        // node → field → last acknowledged value
 	fieldWrites atomic.Int64
+
+	// nk is the new release's resources, once the load speaks the newest
+	// microversion.
+	nk atomic.Pointer[newKinds]
 }
 
 // startLoad starts the workers; stopLoad ends them after their current
@@ -557,6 +570,7 @@ func (l *load) useNewest(ctx context.Context, t *testing.T, probe *client, v str
 			}
 		}
 	}
+	l.startNewKinds(ctx)
 	if len(ch) == 0 {
 		t.Logf("API %s: no node interface of fake-hardware has two implementations; the writers write extra only", v)
 		return
