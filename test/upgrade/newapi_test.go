@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -155,7 +156,7 @@ func (r *run) checkFamilies(step string) {
 		}
 		c := *r.probe
 		c.version = f.since
-		status, data, err := rawCall(r.ctx, &c, f.method, fmt.Sprintf(f.path, r.f.nmi), withNode(f.body, r.f.nmi))
+		status, data, err := rawCall(r.ctx, &c, f.method, strings.ReplaceAll(f.path, "%s", r.f.nmi), withNode(f.body, r.f.nmi))
 		if err != nil || status != http.StatusNotAcceptable {
 			t.Errorf("step %s: %s (%s %s at %s) while the fleet serves %s: HTTP %d, %v, want 406: %.200s",
 				step, f.name, f.method, f.path, f.since, r.oldMax, status, err, data)
