@@ -25,6 +25,9 @@ type fleet struct {
 	deploy [][]string        // deploy / undeploy
 	ports  [][]string        // port create / delete
 	nmi    string            // a fake node no worker changes, for feature checks
+	// direct (with a port of address directMAC) is deployed with the
+	// direct deploy through a fake agent once the new API is served.
+	direct, directMAC string
 	// fieldable are the writers' nodes not deployed: their interfaces may
 	// change (the newest microversion's fields).
 	fieldable []string
@@ -57,7 +60,7 @@ func (d *deployment) specs() []nodeSpec {
 		switch {
 		case i < 16: // deployed, PATCHed by the writers
 			s.state = "active"
-		case i < 32: // deploy / undeploy cycles; a few deploys take a second
+		case i < 32: // deploy / undeploy cycles (the last: direct deploys once unpinned); a few deploys take a second
 			s.state = "available"
 			if i%4 == 0 {
 				s.info["fake_deploy_delay"] = 1
@@ -149,7 +152,11 @@ func (d *deployment) populate(ctx context.Context, c *client) *fleet {
 	writerNodes := append(append(append(names("fake", 1, 16), names("fake", 32, 48)...), names("fake", 60, 72)...), names("redfish", 12, 24)...)
 	f.writer = split(writerNodes, 2)
 	f.power = [][]string{names("redfish", 0, 6), names("redfish", 6, 12), names("ipmi", 0, ipmiNodes)}
-	f.deploy = split(names("fake", 16, 32), 2)
+	f.deploy = split(names("fake", 16, 31), 2)
+	f.direct, f.directMAC = f.byName["fake-31"], mac(0xfc, 0)
+	if _, err := c.call(ctx, http.MethodPost, "/v1/ports", map[string]any{"node_uuid": f.direct, "address": f.directMAC}, nil, http.StatusCreated); err != nil {
+		t.Fatal(err)
+	}
 	f.ports = [][]string{names("fake", 48, 60)}
 	f.nmi = f.byName["fake-0"]
 	f.fieldable = append(names("fake", 32, 48), names("fake", 60, 72)...)

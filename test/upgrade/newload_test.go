@@ -31,7 +31,10 @@ type newKinds struct {
 	// kept is an allocation created first and never deleted, on keptNode.
 	kept, keptNode string
 
-	traitWrites, allocCycles, historyReads, historyEntries, biosReads, biosSettings atomic.Int64
+	traitWrites, allocCycles, historyReads, historyEntries, biosReads, biosSettings, directCycles atomic.Int64
+	// directReady: the direct deploy worker's node is set up (its
+	// worker's own state).
+	directReady bool
 }
 
 // creations are the new kinds the load creates rows of, one per create:
@@ -116,6 +119,7 @@ func (l *load) startNewKinds(ctx context.Context) {
 	run(func(ctx context.Context) { l.allocCycle(ctx, nk, aseq); aseq++ })
 	run(func(ctx context.Context) { l.createOne(ctx, nk, cseq); cseq++ })
 	run(func(ctx context.Context) { l.readNew(ctx, nk) })
+	run(func(ctx context.Context) { l.directCycle(ctx, nk) })
 }
 
 // traitOnce adds a trait to a node and, every third time, lists the
@@ -304,7 +308,7 @@ func (l *load) awaitNewKinds(t *testing.T) {
 				return false
 			}
 		}
-		return nk.kept != "" && nk.traitWrites.Load() > 0 && nk.allocCycles.Load() > 0 &&
+		return nk.kept != "" && nk.traitWrites.Load() > 0 && nk.allocCycles.Load() > 0 && nk.directCycles.Load() > 0 &&
 			(nk.historyReads.Load() > 0 || !l.serves(historySince)) && nk.biosReads.Load() > 0
 	})
 }
@@ -352,6 +356,15 @@ func (l *load) verifyNewKinds(t *testing.T, ctx context.Context, c *client) int 
 			t.Errorf("node %s: allocation_uuid %q, want the kept allocation %s (%v)", nk.keptNode, deref(n.AllocationUUID), nk.kept, err)
 		}
 	}
+	if nk.directCycles.Load() > 0 {
+		checked++
+		var n map[string]any
+		if _, err := c.call(ctx, http.MethodGet, "/v1/nodes/"+l.f.direct, nil, &n, http.StatusOK); err != nil {
+			t.Errorf("read back node %s: %v", l.f.direct, err)
+		} else if n["deploy_interface"] != "direct" || n["automated_clean"] != false {
+			t.Errorf("acknowledged write lost: node %s deploy_interface %v, automated_clean %v; want direct, false", l.f.direct, n["deploy_interface"], n["automated_clean"])
+		}
+	}
 	if nk.historyEntries.Load() == 0 && l.serves(historySince) {
 		t.Errorf("%d node history reads after the unpin found no entry: the power and deploy workers' transitions are not recorded", nk.historyReads.Load())
 	}
@@ -359,8 +372,8 @@ func (l *load) verifyNewKinds(t *testing.T, ctx context.Context, c *client) int 
 	for _, k := range creations {
 		kinds = append(kinds, fmt.Sprintf("%s %d", strings.TrimPrefix(k.path, "/v1/"), len(nk.created[k.path])))
 	}
-	t.Logf("new kinds at API %s: %d trait writes on %d nodes, kept allocation %s on %s and %d allocate/delete cycles, %d history reads (%d entries), %d BIOS reads (%d settings), created %s; %d read back",
-		c.ver(), nk.traitWrites.Load(), len(nk.traits), nk.kept, nk.keptNode, nk.allocCycles.Load(), nk.historyReads.Load(), nk.historyEntries.Load(),
+	t.Logf("new kinds at API %s: %d direct deploys through the fake agent, %d trait writes on %d nodes, kept allocation %s on %s and %d allocate/delete cycles, %d history reads (%d entries), %d BIOS reads (%d settings), created %s; %d read back",
+		c.ver(), nk.directCycles.Load(), nk.traitWrites.Load(), len(nk.traits), nk.kept, nk.keptNode, nk.allocCycles.Load(), nk.historyReads.Load(), nk.historyEntries.Load(),
 		nk.biosReads.Load(), nk.biosSettings.Load(), strings.Join(kinds, ", "), checked)
 	for _, k := range creations {
 		if !l.serves(k.since) {
