@@ -345,3 +345,48 @@ func TestImplementedVersions(t *testing.T) {
 		}
 	}
 }
+
+// checkOldPlugins validates every node while a new conductor runs the old
+// release's driver plugins (manual/postgresql, steps 1.1 to 2.2): what the
+// new host asks of a plugin beyond the old one's services and interface
+// versions (plugins.InterfaceVersions, the Validation service…) must be
+// skipped or refused cleanly, so each node answers 200 with its power
+// and management interfaces valid, whichever conductor and plugin serve
+// it.
+func (r *run) checkOldPlugins(step string) {
+	t := r.t
+	t.Helper()
+	if !r.sc.oldPlugins || r.d.conductors[0].pluginDir != r.old.dir {
+		return
+	}
+	errs := parallel(4, len(r.f.all), func(i int) error {
+		node := r.f.all[i]
+		var v map[string]struct {
+			Result *bool   `json:"result"`
+			Reason *string `json:"reason"`
+		}
+		status, data, err := rawCall(r.ctx, r.probe, http.MethodGet, "/v1/nodes/"+node+"/validate", nil)
+		if err != nil || status != http.StatusOK {
+			return fmt.Errorf("GET /v1/nodes/%s/validate: HTTP %d, %v: %.300s", node, status, err, data)
+		}
+		if err := json.Unmarshal(data, &v); err != nil {
+			return fmt.Errorf("validate %s: %v: %.200s", node, err, data)
+		}
+		for _, iface := range []string{"power", "management"} {
+			if res := v[iface]; res.Result == nil || !*res.Result {
+				return fmt.Errorf("node %s: %s interface not valid beside a plugin of %s: %s", node, iface, r.old.info.Release, deref(res.Reason))
+			}
+		}
+		return nil
+	})
+	for i, err := range errs {
+		if i == 5 {
+			t.Errorf("step %s: … %d nodes in all", step, len(errs))
+			break
+		}
+		t.Errorf("step %s: %v", step, err)
+	}
+	if len(errs) == 0 {
+		t.Logf("step %s: %d nodes validated while %s runs %s's plugins", step, len(r.f.all), r.d.conductors[0].name, r.old.info.Release)
+	}
+}

@@ -322,6 +322,7 @@ func (r *run) expectedMax(s *service) version.Version {
 func (r *run) check(step string) {
 	r.t.Helper()
 	r.checkVersions(step)
+	r.checkOldPlugins(step)
 	r.checkStatus(step)
 }
 
