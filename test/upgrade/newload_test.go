@@ -35,6 +35,8 @@ type newKinds struct {
 	// directReady: the direct deploy worker's node is set up (its
 	// worker's own state).
 	directReady bool
+	// started: the workers running (startNewKinds only).
+	started map[string]bool
 }
 
 // creations are the new kinds the load creates rows of, one per create:
@@ -71,6 +73,7 @@ const (
 	allocationsSince = "1.52"
 	historySince     = "1.78"
 	biosSince        = "1.40"
+	directSince      = "1.47" // automated_clean
 )
 
 // rowsMadeAt is the microversion at which the load creates rows of an
@@ -102,11 +105,20 @@ func (l *load) serves(since string) bool {
 // maxCreates bounds the rows the load creates per kind.
 const maxCreates = 12
 
-// startNewKinds starts the new release's workers.
+// startNewKinds starts the workers of the new resources the load's
+// microversion now serves (a chain run reaches them hop by hop; each
+// worker starts once, and what it acknowledged stays to be read back).
 func (l *load) startNewKinds(ctx context.Context) {
-	nk := &newKinds{traits: map[string]map[string]bool{}, created: map[string][]string{}}
-	l.nk.Store(nk)
-	run := func(fn func(context.Context)) {
+	nk := l.nk.Load()
+	if nk == nil {
+		nk = &newKinds{traits: map[string]map[string]bool{}, created: map[string][]string{}, started: map[string]bool{}}
+		l.nk.Store(nk)
+	}
+	start := func(name, since string, fn func(context.Context)) {
+		if nk.started[name] || !l.serves(since) {
+			return
+		}
+		nk.started[name] = true
 		l.wg.Go(func() {
 			for !l.stop.Load() && ctx.Err() == nil {
 				fn(ctx)
@@ -115,11 +127,11 @@ func (l *load) startNewKinds(ctx context.Context) {
 	}
 	writers := slices.Concat(l.f.writer...)
 	tseq, aseq, cseq := 0, 0, 0
-	run(func(ctx context.Context) { l.traitOnce(ctx, nk, writers[tseq%len(writers)], tseq/len(writers)); tseq++ })
-	run(func(ctx context.Context) { l.allocCycle(ctx, nk, aseq); aseq++ })
-	run(func(ctx context.Context) { l.createOne(ctx, nk, cseq); cseq++ })
-	run(func(ctx context.Context) { l.readNew(ctx, nk) })
-	run(func(ctx context.Context) { l.directCycle(ctx, nk) })
+	start("traits", traitsSince, func(ctx context.Context) { l.traitOnce(ctx, nk, writers[tseq%len(writers)], tseq/len(writers)); tseq++ })
+	start("allocations", allocationsSince, func(ctx context.Context) { l.allocCycle(ctx, nk, aseq); aseq++ })
+	start("creations", "1.32", func(ctx context.Context) { l.createOne(ctx, nk, cseq); cseq++ })
+	start("reads", biosSince, func(ctx context.Context) { l.readNew(ctx, nk) })
+	start("direct", directSince, func(ctx context.Context) { l.directCycle(ctx, nk) })
 }
 
 // traitOnce adds a trait to a node and, every third time, lists the
@@ -281,11 +293,17 @@ func (l *load) readNew(ctx context.Context, nk *newKinds) {
 			nk.biosSettings.Add(int64(len(b.BIOS)))
 		}
 	case 2:
-		_, _ = c.call(ctx, http.MethodGet, "/v1/allocations?resource_class="+allocClass, nil, nil, http.StatusOK)
+		if l.serves(allocationsSince) {
+			_, _ = c.call(ctx, http.MethodGet, "/v1/allocations?resource_class="+allocClass, nil, nil, http.StatusOK)
+		}
 	case 3:
-		_, _ = c.call(ctx, http.MethodGet, "/v1/deploy_templates?detail=True", nil, nil, http.StatusOK)
+		if l.serves("1.55") {
+			_, _ = c.call(ctx, http.MethodGet, "/v1/deploy_templates?detail=True", nil, nil, http.StatusOK)
+		}
 	case 4:
-		_, _ = c.call(ctx, http.MethodGet, "/v1/conductors", nil, nil, http.StatusOK)
+		if l.serves("1.49") {
+			_, _ = c.call(ctx, http.MethodGet, "/v1/conductors", nil, nil, http.StatusOK)
+		}
 	}
 	pace(ctx, 50*time.Millisecond)
 }
@@ -308,8 +326,10 @@ func (l *load) awaitNewKinds(t *testing.T) {
 				return false
 			}
 		}
-		return nk.kept != "" && nk.traitWrites.Load() > 0 && nk.allocCycles.Load() > 0 && nk.directCycles.Load() > 0 &&
-			(nk.historyReads.Load() > 0 || !l.serves(historySince)) && nk.biosReads.Load() > 0
+		reached := func(since string, n int64) bool { return n > 0 || !l.serves(since) }
+		return (nk.kept != "" || !l.serves(allocationsSince)) && reached(allocationsSince, nk.allocCycles.Load()) &&
+			reached(traitsSince, nk.traitWrites.Load()) && reached(directSince, nk.directCycles.Load()) &&
+			reached(historySince, nk.historyReads.Load()) && reached(biosSince, nk.biosReads.Load())
 	})
 }
 
