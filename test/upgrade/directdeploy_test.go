@@ -85,7 +85,10 @@ func directDeployCycle(ctx context.Context, c *client, node, mac string) error {
 	beat := map[string]any{"callback_url": agentURL, "agent_token": a.Token, "agent_version": "9.14.1"}
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		if _, err := c.call(ctx, http.MethodPost, "/v1/heartbeat/"+node, beat, nil, http.StatusAccepted); err != nil {
+		// The deploy ends on a heartbeat: the token is wiped then, and a
+		// heartbeat racing the end is refused (400), as IPA's would be.
+		status, err := c.call(ctx, http.MethodPost, "/v1/heartbeat/"+node, beat, nil, http.StatusAccepted, http.StatusBadRequest)
+		if err != nil {
 			return err
 		}
 		var n apiNode
@@ -94,6 +97,9 @@ func directDeployCycle(ctx context.Context, c *client, node, mac string) error {
 		}
 		if n.ProvisionState == "active" && n.TargetProvisionState == nil {
 			break
+		}
+		if status == http.StatusBadRequest {
+			return c.failed(fmt.Sprintf("node %s in %q refused its agent's heartbeat with the token of its lookup", node, n.ProvisionState))
 		}
 		if err := failedState(n, "deploy"); err != nil {
 			return c.failed(err.Error())
