@@ -46,12 +46,16 @@ func TestNewColumnsOnOldRows(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatalf("%d of %d nodes not created by %s", len(errs), oldRows, old.info.Release)
 	}
-	oa.stop()
-	oc.stop()
 
+	// The step table: the schema, each service replaced by the new
+	// release pinned to the old one, then unpinned (SIGHUP): finalized.
+	pin := pinFor(old)
 	d.rivet(cur, "dbsync", "upgrade").ok(t)
-	d.add("conductor", cur, "")
-	api := d.add("api", cur, "")
+	oc.replace(cur, pin)
+	oa.replace(cur, pin)
+	oc.repin("")
+	oa.repin("")
+	api := oa
 	for i := 0; ; i++ {
 		res := d.rivet(cur, "dbsync", "online-data-migrations")
 		if res.code == 0 {
