@@ -133,8 +133,23 @@ func (l *load) directCycle(ctx context.Context, nk *newKinds) {
 		}
 		nk.directReady = true
 	}
+	var n apiNode
+	if _, err := l.c.call(ctx, http.MethodGet, "/v1/nodes/"+l.f.direct, nil, &n, http.StatusOK); err != nil {
+		pace(ctx, time.Second)
+		return
+	}
+	if n.ProvisionState != "available" {
+		// An earlier cycle failed midway (counted then): undeploy, as an
+		// operator would, then go on.
+		if provision(ctx, l.c, l.f.direct, "deleted", "available") != nil {
+			pace(ctx, time.Second)
+			return
+		}
+	}
 	if directDeployCycle(ctx, l.c, l.f.direct, l.f.directMAC) == nil {
 		nk.directCycles.Add(1)
+	} else {
+		pace(ctx, time.Second)
 	}
 }
 
