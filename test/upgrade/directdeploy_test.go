@@ -43,6 +43,14 @@ func setupDirect(ctx context.Context, c *client, node string) error {
 	patch := []map[string]any{
 		{"op": "replace", "path": "/deploy_interface", "value": "direct"},
 		{"op": "replace", "path": "/automated_clean", "value": false},
+	}
+	_, err := c.call(ctx, http.MethodPatch, "/v1/nodes/"+node, patch, nil, http.StatusOK)
+	return err
+}
+
+// setImage puts the image in node's instance_info (an undeploy clears it).
+func setImage(ctx context.Context, c *client, node string) error {
+	patch := []map[string]any{
 		{"op": "add", "path": "/instance_info/image_source", "value": directImage["image_source"]},
 		{"op": "add", "path": "/instance_info/image_checksum", "value": directImage["image_checksum"]},
 	}
@@ -51,7 +59,8 @@ func setupDirect(ctx context.Context, c *client, node string) error {
 }
 
 // directDeployCycle deploys node (set up by setupDirect, available, with a
-// port of address mac) through a fake agent and undeploys it.
+// port of address mac) through a fake agent and undeploys it (which
+// clears instance_info: each deploy sets the image again).
 func directDeployCycle(ctx context.Context, c *client, node, mac string) error {
 	a := agenttest.New()
 	a.Handle("deploy.execute_deploy_step", func(_ context.Context, p map[string]any) (map[string]any, error) {
@@ -59,6 +68,9 @@ func directDeployCycle(ctx context.Context, c *client, node, mac string) error {
 	})
 	agentURL := a.Start()
 	defer a.Close()
+	if err := setImage(ctx, c, node); err != nil {
+		return err
+	}
 	if _, err := c.call(ctx, http.MethodPut, "/v1/nodes/"+node+"/states/provision", map[string]any{"target": "active"}, nil, http.StatusAccepted); err != nil {
 		return err
 	}
