@@ -28,7 +28,7 @@ var directImage = map[string]any{
 	"image_checksum": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 }
 
-// setupDirect switches node to the direct deploy with the image; c must
+// setupDirect switches node to the direct deploy, without cleaning; c must
 // speak 1.47 or later (automated_clean).
 func setupDirect(ctx context.Context, c *client, node string) error {
 	var drv struct {
