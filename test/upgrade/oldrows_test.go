@@ -51,8 +51,8 @@ func TestNewColumnsOnOldRows(t *testing.T) {
 	// release pinned to the old one, then unpinned (SIGHUP): finalized.
 	pin := pinFor(old)
 	d.rivet(cur, "dbsync", "upgrade").ok(t)
-	oc.replace(cur, pin)
-	oa.replace(cur, pin)
+	oc.restartAs(cur, pin)
+	oa.restartAs(cur, pin)
 	oc.repin("")
 	oa.repin("")
 	api := oa
