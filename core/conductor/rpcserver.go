@@ -55,6 +55,7 @@ func (s *Service) registerHandlers() {
 		"remove_node_traits":               s.removeNodeTraits,
 		"create_allocation":                s.createAllocation,
 		"destroy_allocation":               s.destroyAllocation,
+		"do_node_service":                  s.doNodeService,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

@@ -33,6 +33,8 @@ type nodeState struct {
 	prepared bool
 	deployed bool
 	cleaned  []string
+	// volumes are the node's logical disks (the raid interface).
+	volumes []plugins.LogicalDisk
 }
 
 // New returns a fake driver logging to log (nil: discard).

@@ -36,6 +36,8 @@ func (s *Simulator) getChassis(w http.ResponseWriter, r *http.Request) {
 		"SerialNumber": fmt.Sprintf("RSIM%08d", i),
 		"PowerState":   power,
 		"Status":       statusOK(),
+		"Thermal":      link(thermalOf(i)),
+		"Power":        link(powerOf(i)),
 		"Links": obj{
 			"ComputerSystems": links(systemPath(i)),
 			"ManagedBy":       links(managerPath(i)),

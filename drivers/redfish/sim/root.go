@@ -62,6 +62,7 @@ func (s *Simulator) routes() http.Handler {
 	mux.Handle(systemsPath+"/{id}", methods{http.MethodGet: s.getSystem, http.MethodPatch: s.patchSystem})
 	mux.Handle(systemsPath+"/{id}/Actions/ComputerSystem.Reset", methods{http.MethodPost: s.reset})
 	s.inventoryRoutes(get)
+	s.storageRoutes(mux)
 
 	get(managersPath, s.listManagers)
 	get(managersPath+"/{mid}", s.getManager)
@@ -78,6 +79,8 @@ func (s *Simulator) routes() http.Handler {
 
 	get(chassisPath, s.listChassis)
 	get(chassisPath+"/{id}", s.getChassis)
+	get(chassisPath+"/{id}/Thermal", s.getThermal)
+	get(chassisPath+"/{id}/Power", s.getPower)
 
 	var h http.Handler = mux
 	h = s.withAuth(h)

@@ -52,6 +52,7 @@ type system struct {
 	lastBoot    uint8 // index into bootTargets, valid when boots > 0
 	lastImage   string
 	media       [len(mediaSlots)]slot
+	storage     storageState // volumes (storage.go)
 	fault       atomic.Pointer[Fault]
 	requests    atomic.Int64 // requests to its resources, faulted ones included
 }
