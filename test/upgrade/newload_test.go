@@ -334,6 +334,8 @@ func (l *load) awaitNewKinds(t *testing.T) {
 	// Not fatal: the tables and read-backs that follow say what went wrong.
 	for start := time.Now(); !reachedAll(); time.Sleep(100 * time.Millisecond) {
 		if time.Since(start) > 5*time.Minute {
+			nk.mu.Lock()
+			defer nk.mu.Unlock()
 			t.Errorf("the load did not use every new kind within 5 minutes: kept allocation %q, %d allocation cycles, %d trait writes, %d direct deploys, %d history and %d BIOS reads",
 				nk.kept, nk.allocCycles.Load(), nk.traitWrites.Load(), nk.directCycles.Load(), nk.historyReads.Load(), nk.biosReads.Load())
 			return
