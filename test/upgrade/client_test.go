@@ -122,6 +122,7 @@ func (c *client) call(ctx context.Context, method, path string, body any, out an
 			failure = fmt.Sprintf("%s %s: decode: %v: %.200s", method, path, jerr, data)
 		}
 	}
+	c.rec.kindDone(kindOf(method, path), failure != "")
 	inFault := fault || c.rec.inFault()
 	if inFault && failure != "" && method != http.MethodGet && status == http.StatusInternalServerError && c.rec.cutCalls() {
 		// A write in flight on a conductor killed at that instant: its

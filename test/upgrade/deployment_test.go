@@ -377,9 +377,7 @@ func (s *service) stop() {
 func (s *service) replace(b *build, pin string) {
 	t := s.d.t
 	t.Helper()
-	s.stop()
-	s.b, s.pin = b, pin
-	s.start()
+	s.restartAs(b, pin)
 	if s.kind == "api" {
 		if !s.d.healthz {
 			if _, err := s.d.lb.command(fmt.Sprintf("set server %s/%s state ready", backend, s.name)); err != nil {
@@ -388,6 +386,16 @@ func (s *service) replace(b *build, pin string) {
 		}
 		s.d.lb.waitState(t, s.name, "UP", 10*time.Second)
 	}
+}
+
+// restartAs stops the service and starts it again with build b and pin,
+// on the same host name and port, outside any load balancer (replace puts
+// an API back into HAProxy's rotation).
+func (s *service) restartAs(b *build, pin string) {
+	s.d.t.Helper()
+	s.stop()
+	s.b, s.pin = b, pin
+	s.start()
 }
 
 // repin changes the pin in the configuration file and sends SIGHUP, as an

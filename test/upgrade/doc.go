@@ -23,9 +23,26 @@
 //     (pinned), APIs one at a time, step 3 (manual: unpin with SIGHUP,
 //     conductors then APIs; auto: the pin drops by itself when the last
 //     old service stops, which must finalize), online data migrations.
+//     While the fleet serves the old maximum, every microversion HEAD
+//     implements above it (the keys of versionTests in
+//     core/api/versions_test.go) answers 406, and a request of each new
+//     resource, verb or field family (traits, allocations, deploy
+//     templates, runbooks, history, inventory, inspection rules,
+//     conductors, events, volume, BIOS, firmware, vmedia…; each once
+//     implemented) is refused with 406 before reaching a conductor.
 //     Once every API is unpinned the load moves to HEAD's maximum
 //     microversion and also writes the fields it adds (the node's
-//     interfaces), each read back at the end. In manual/postgresql the
+//     interfaces) and uses the new resources (newload_test.go): node
+//     traits set and listed, allocations (a node allocated, then the
+//     allocation deleted; one kept), deploy templates, volume connectors
+//     and targets, runbooks and inspection rules (once head.API reaches
+//     them), node history and BIOS settings (rivet-sim) read, and a
+//     direct deploy through a fake ironic-python-agent (agenttest: lookup
+//     by MAC, agent token, heartbeats, the write_image step). Each
+//     acknowledged write is read back at the end, and every object table
+//     must have rows at HEAD's versions (an empty one is explained: a
+//     kind the load reaches only above head.API, or BIOS settings no
+//     driver of the run cached). In manual/postgresql the
 //     first upgraded conductor runs R's driver plugins (a plugin one
 //     release older than its conductor) until it is restarted with
 //     HEAD's after step 2.2. In auto/postgresql, on a PostgreSQL server
@@ -50,6 +67,16 @@
 //   - TestSkipReleaseRefused: HEAD beside a release two service-version
 //     steps behind it must refuse to start (skipped with fewer than two
 //     cut releases).
+//   - TestNewColumnsOnOldRows: 2000 nodes written by R, then the schema
+//     upgrade, HEAD's services and the online data migrations: every old
+//     node reads back each Node field HEAD added (from the object
+//     registry) exactly as a node HEAD creates from the same request.
+//   - TestDirectDeployMini: the load's direct deploy through the fake
+//     agent on one HEAD API and conductor, without load.
+//   - TestNewRPCMethodsCapped (no deployment, runs always): each RPC
+//     method and argument in core/rpc/testdata/HEAD/methods.json that R's
+//     methods.json lacks is refused (or the argument left out) by a client
+//     capped at R's RPC version, before anything is sent.
 //   - TestGapA_OnlineMigrationsWhilePinned, TestGapB_AutoMissedHeartbeats,
 //     TestGapC_APIUnpinnedBeforeConductors: small deployments of the
 //     chain's newest upgrade that raises the service version, at the step
@@ -64,7 +91,9 @@
 // write read back, no node left in a transient state or leased, every row
 // at the new release's object versions, no process left behind. A table of
 // requests, retries, errors, unacknowledged writes and latencies per step
-// is printed per run, and a closing table with one line per run.
+// is printed per run, then one of requests and failures per request kind
+// (method and route: each new resource by name), and a closing table with
+// one line per run.
 //
 // The runs take minutes, so `go test ./...` skips them (the harness's own
 // unit tests still run). Run them with

@@ -25,6 +25,9 @@ type fleet struct {
 	deploy [][]string        // deploy / undeploy
 	ports  [][]string        // port create / delete
 	nmi    string            // a fake node no worker changes, for feature checks
+	// direct (with a port of address directMAC) is deployed with the
+	// direct deploy through a fake agent once the new API is served.
+	direct, directMAC string
 	// fieldable are the writers' nodes not deployed: their interfaces may
 	// change (the newest microversion's fields).
 	fieldable []string
@@ -36,6 +39,9 @@ type nodeSpec struct {
 	info         map[string]any
 	state        string // enroll, manageable, available or active
 	powerOn      bool
+	// resourceClass, when set, makes the node a candidate of the
+	// allocations the load creates once the new API is served.
+	resourceClass string
 }
 
 // Sizes of the fleet: ~100 nodes.
@@ -54,13 +60,16 @@ func (d *deployment) specs() []nodeSpec {
 		switch {
 		case i < 16: // deployed, PATCHed by the writers
 			s.state = "active"
-		case i < 32: // deploy / undeploy cycles; a few deploys take a second
+		case i < 32: // deploy / undeploy cycles (the last: direct deploys once unpinned); a few deploys take a second
 			s.state = "available"
 			if i%4 == 0 {
 				s.info["fake_deploy_delay"] = 1
 			}
-		case i < 48: // PATCHed by the writers
+		case i < 48: // PATCHed by the writers; the last eight are allocated once unpinned
 			s.state = "available"
+			if i >= 40 {
+				s.resourceClass = allocClass
+			}
 		case i < 60: // ports
 			s.state = "manageable"
 		default: // PATCHed by the writers
@@ -112,6 +121,9 @@ func (d *deployment) populate(ctx context.Context, c *client) *fleet {
 		s := specs[i]
 		body := map[string]any{"name": s.name, "driver": s.driver, "driver_info": s.info,
 			"properties": map[string]any{"cpu_arch": "x86_64"}, "chassis_uuid": chassis[i%2]}
+		if s.resourceClass != "" {
+			body["resource_class"] = s.resourceClass
+		}
 		var n apiNode
 		if _, err := c.call(ctx, http.MethodPost, "/v1/nodes", body, &n, http.StatusCreated); err != nil {
 			return err
@@ -140,7 +152,11 @@ func (d *deployment) populate(ctx context.Context, c *client) *fleet {
 	writerNodes := append(append(append(names("fake", 1, 16), names("fake", 32, 48)...), names("fake", 60, 72)...), names("redfish", 12, 24)...)
 	f.writer = split(writerNodes, 2)
 	f.power = [][]string{names("redfish", 0, 6), names("redfish", 6, 12), names("ipmi", 0, ipmiNodes)}
-	f.deploy = split(names("fake", 16, 32), 2)
+	f.deploy = split(names("fake", 16, 31), 2)
+	f.direct, f.directMAC = f.byName["fake-31"], mac(0xfc, 0)
+	if _, err := c.call(ctx, http.MethodPost, "/v1/ports", map[string]any{"node_uuid": f.direct, "address": f.directMAC}, nil, http.StatusCreated); err != nil {
+		t.Fatal(err)
+	}
 	f.ports = [][]string{names("fake", 48, 60)}
 	f.nmi = f.byName["fake-0"]
 	f.fieldable = append(names("fake", 32, 48), names("fake", 60, 72)...)
@@ -308,6 +324,10 @@ type load struct {
 	fieldable   map[string]bool                     // nodes whose interfaces the writers change
 	fields      map[string]map[string]string        // node → field → last acknowledged value
 	fieldWrites atomic.Int64
+
+	// nk is the new release's resources, once the load speaks the newest
+	// microversion.
+	nk atomic.Pointer[newKinds]
 }
 
 // startLoad starts the workers; stopLoad ends them after their current
@@ -557,6 +577,7 @@ func (l *load) useNewest(ctx context.Context, t *testing.T, probe *client, v str
 			}
 		}
 	}
+	l.startNewKinds(ctx)
 	if len(ch) == 0 {
 		t.Logf("API %s: no node interface of fake-hardware has two implementations; the writers write extra only", v)
 		return

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -28,7 +30,13 @@ type recorder struct {
 	cut      bool
 	suspects []suspectCall
 	version  string // the load's microversion, shown per step
+	// kinds counts requests per kind (method and route, identifiers
+	// taken out), so each request the load makes shows by name.
+	kinds map[string]*kindStats
 }
+
+// kindStats are the figures of one request kind over the run.
+type kindStats struct{ requests, failed int }
 
 // stepStats are the figures of one step. A request counts in the step it
 // started in; its latency includes its retries.
@@ -149,6 +157,59 @@ func (r *recorder) step() *stepStats {
 		r.steps = append(r.steps, r.cur)
 	}
 	return r.cur
+}
+
+// kindDone counts a request of kind; failed: not answered as wanted
+// (an error or a write a fault left unacknowledged).
+func (r *recorder) kindDone(kind string, failed bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kinds == nil {
+		r.kinds = map[string]*kindStats{}
+	}
+	k := r.kinds[kind]
+	if k == nil {
+		k = &kindStats{}
+		r.kinds[kind] = k
+	}
+	k.requests++
+	if failed {
+		k.failed++
+	}
+}
+
+// kindOf names a request by its method and route: path segments that
+// identify one object (UUIDs, traits, numbers) become placeholders and
+// the query is dropped.
+func kindOf(method, path string) string {
+	path, _, _ = strings.Cut(path, "?")
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		switch {
+		case uuidOnlyRE.MatchString(s):
+			segs[i] = "{uuid}"
+		case strings.HasPrefix(s, "CUSTOM_"):
+			segs[i] = "{trait}"
+		case s != "" && strings.Trim(s, "0123456789") == "":
+			segs[i] = "{n}"
+		}
+	}
+	return method + " " + strings.Join(segs, "/")
+}
+
+var uuidOnlyRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// kindTable prints one line per request kind, sorted by name.
+func (r *recorder) kindTable(w io.Writer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "request\trequests\tfailed\t")
+	for _, name := range slices.Sorted(maps.Keys(r.kinds)) {
+		k := r.kinds[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", name, k.requests, k.failed)
+	}
+	tw.Flush()
 }
 
 func (r *recorder) retried(s *stepStats) {
@@ -297,5 +358,27 @@ func TestSettleSuspects(t *testing.T) {
 	}, "\n")
 	if got := cutCallsLogged(log, "127.0.0.1:4000"); got != 2 {
 		t.Fatalf("cutCallsLogged = %d, want 2 (an EOF and a reset to the killed host; not a refused dial, another host or a success)", got)
+	}
+}
+
+// Request kinds name the route, not the object.
+func TestKindOf(t *testing.T) {
+	for path, want := range map[string]string{
+		"/v1/nodes/6f1c2a8e-1b0e-4c3f-9a55-0d7f1e2b3c4d/traits/CUSTOM_UPGRADE_3": "PUT /v1/nodes/{uuid}/traits/{trait}",
+		"/v1/nodes?limit=40": "PUT /v1/nodes",
+		"/v1/allocations/6f1c2a8e-1b0e-4c3f-9a55-0d7f1e2b3c4d": "PUT /v1/allocations/{uuid}",
+		"/v1/nodes/detail": "PUT /v1/nodes/detail",
+	} {
+		if got := kindOf("PUT", path); got != want {
+			t.Errorf("kindOf(PUT, %s) = %q, want %q", path, got, want)
+		}
+	}
+	var rec recorder
+	rec.kindDone("GET /v1/allocations", false)
+	rec.kindDone("GET /v1/allocations", true)
+	var b strings.Builder
+	rec.kindTable(&b)
+	if !strings.Contains(b.String(), "GET /v1/allocations") || !strings.Contains(b.String(), "2") {
+		t.Errorf("kind table:\n%s", b.String())
 	}
 }

@@ -322,6 +322,7 @@ func (r *run) expectedMax(s *service) version.Version {
 func (r *run) check(step string) {
 	r.t.Helper()
 	r.checkVersions(step)
+	r.checkOldPlugins(step)
 	r.checkStatus(step)
 }
 
@@ -366,6 +367,12 @@ func (r *run) checkVersions(step string) {
 		if _, err := pc.call(r.ctx, http.MethodGet, "/v1/nodes/"+r.f.nmi, nil, nil, code); err != nil {
 			t.Errorf("step %s: a request at the new maximum %s: %v", step, newOnly, err)
 		}
+	}
+	if served {
+		r.checkEveryVersion(step, r.newMax)
+	} else {
+		r.checkEveryVersion(step, r.oldMax)
+		r.checkFamilies(step)
 	}
 	for _, f := range features {
 		v := version.MustParse(f.since)
