@@ -94,7 +94,7 @@ type Negotiation struct {
 func InterfaceVersions() map[Interface][]int {
 	return map[Interface][]int{
 		InterfacePower:      {1, 2},
-		InterfaceManagement: {1},
+		InterfaceManagement: {1, 2}, // 2: Management2 (boot mode, secure boot, indicators, vmedia)
 		InterfaceDeploy:     {1},
 		InterfaceInspect:    {1},
 	}
@@ -165,6 +165,9 @@ func Describe(d Driver, protocols []int) (Info, error) {
 	_, soft := d.(SoftPowerer)
 	if served[InterfacePower] && !powerV2 {
 		info.Interfaces[InterfacePower] = []int{1}
+	}
+	if _, mgmtV2 := d.(ManagementInterfaceV2); served[InterfaceManagement] && !mgmtV2 {
+		info.Interfaces[InterfaceManagement] = []int{1}
 	}
 	if soft && !(powerV2 && served[InterfacePower]) {
 		return Info{}, fmt.Errorf("plugin %s: implements SoftPowerOff and SoftReboot but not power interface version 2 (SetPowerStateWithin and RebootWithin), which carries them", desc.Name)

@@ -52,6 +52,7 @@ func registerServer(s *grpc.Server, driver any, protocols []int, protocol int) e
 	protocol = max(protocol, 1)
 	driverv1.RegisterDriverServer(s, newServer(d, info, protocol))
 	driverv1.RegisterValidationServer(s, &validationServer{driver: d, info: info})
+	driverv2.RegisterManagement2Server(s, &management2Server{driver: d, info: info})
 	if protocol >= 2 {
 		driverv2.RegisterPowerServer(s, &powerServer{driver: d, info: info})
 	}

@@ -49,6 +49,7 @@ type Conductor interface {
 	RemoveNodeTraits(ctx context.Context, n *objects.Node, traits []string) error
 	CreateAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) (*objects.Allocation, error)
 	DestroyAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) error
+	Management2Conductor // boot mode, secure boot, indicators, virtual media (management2.go)
 }
 
 var _ Conductor = rpc.ConductorAPI{}

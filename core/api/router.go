@@ -114,6 +114,7 @@ func (s *server) routes() *http.ServeMux {
 	h("PUT /v1/nodes/{node}/management/boot_device", s.putBootDevice)
 	h("GET /v1/nodes/{node}/management/boot_device/supported", s.getSupportedBootDevices)
 	h("PUT /v1/nodes/{node}/management/inject_nmi", s.injectNMI)
+	s.routeManagement2(h)
 	h("GET /v1/nodes/{node}/validate", s.validateNode)
 	h("GET /v1/nodes/{node}/vendor_passthru/methods", s.vendorMethods)
 	h("GET /v1/nodes/{node}/ports", s.listPorts(false, parentNode))

@@ -249,7 +249,7 @@ func (s *Service) stepOnAgent(ctx context.Context, t *Task, st DeployStep) (step
 // from now on.
 func (s *Service) stepPrepareInstanceBoot(ctx context.Context, t *Task, _ DeployStep) (stepResult, error) {
 	return stepDone, s.withHardware(ctx, t, "set boot device disk", func(ctx context.Context, hw Hardware, pn plugins.Node) error {
-		err := hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: plugins.BootDisk, Persistent: true})
+		err := hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: plugins.BootDisk, Persistent: true, Mode: BootModeOf(t.Node)})
 		if errors.Is(err, plugins.ErrNotSupported) {
 			return nil // a driver that cannot set it boots what its firmware says
 		}

@@ -152,7 +152,7 @@ func pluginNode(n *objects.Node) plugins.Node {
 		name = *n.Name
 	}
 	return plugins.Node{UUID: n.UUID, Name: name, HardwareType: n.Driver,
-		DriverInfo: plugins.DriverInfo(n.DriverInfo), InstanceInfo: n.InstanceInfo}
+		DriverInfo: plugins.DriverInfo(n.DriverInfo), InstanceInfo: instanceInfoWithBootMode(n)}
 }
 
 // bmcOf names a node's BMC for messages and the power-sync per-BMC key:

@@ -189,7 +189,7 @@ func (s *Service) setBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 			return nil, err
 		}
 		return nil, s.driverCallRepeatable(ctx, t.Node, "set boot device to "+device, func(ctx context.Context, pn plugins.Node) error {
-			return hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: dev, Persistent: persistent})
+			return hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: dev, Persistent: persistent, Mode: BootModeOf(t.Node)})
 		})
 	})
 }

@@ -237,6 +237,7 @@ func (s *Service) verifyWork(ctx context.Context, t *Task) {
 	}) {
 		return
 	}
+	s.cacheBootMode(ctx, t)
 	s.finish(ctx, t, states.Done, func(n *objects.Node) { n.PowerState = ptr(string(ps)) })
 }
 
@@ -270,6 +271,7 @@ func (s *Service) inspectWork(ctx context.Context, t *Task) {
 	}) {
 		return
 	}
+	s.cacheBootMode(ctx, t)
 	n := t.Node
 	props := cloneMap(n.Properties)
 	props["cpus"], props["cpu_arch"], props["memory_mb"], props["local_gb"] = inv.CPUs, inv.CPUArch, inv.MemoryMB, inv.LocalGB

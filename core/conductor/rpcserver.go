@@ -55,6 +55,14 @@ func (s *Service) registerHandlers() {
 		"remove_node_traits":               s.removeNodeTraits,
 		"create_allocation":                s.createAllocation,
 		"destroy_allocation":               s.destroyAllocation,
+		"change_node_boot_mode":            s.changeNodeBootMode,
+		"change_node_secure_boot":          s.changeNodeSecureBoot,
+		"get_supported_indicators":         s.getSupportedIndicators,
+		"get_indicator_state":              s.getIndicatorState,
+		"set_indicator_state":              s.setIndicatorState,
+		"get_virtual_media":                s.getVirtualMedia,
+		"attach_virtual_media":             s.attachVirtualMedia,
+		"detach_virtual_media":             s.detachVirtualMedia,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

@@ -115,3 +115,25 @@ func methodMatrix(t *testing.T, calls map[string]map[string]any, since map[strin
 		}
 	}
 }
+
+// TestManagement2Matrix: the management interface version 2 methods (RPC
+// 1.5; REST API 1.63, 1.76, 1.89, 1.93) as TestNodeVIFAndNMIMatrix: a client
+// capped at release 0.2's 1.4 refuses them before sending, a 1.4 conductor
+// answers UnsupportedVersion.
+func TestManagement2Matrix(t *testing.T) {
+	calls := map[string]map[string]any{
+		"change_node_boot_mode":    {"node_id": "n1", "new_state": "uefi"},
+		"change_node_secure_boot":  {"node_id": "n1", "new_state": true},
+		"get_supported_indicators": {"node_id": "n1"},
+		"get_indicator_state":      {"node_id": "n1", "component": "system", "indicator": "led"},
+		"set_indicator_state":      {"node_id": "n1", "component": "system", "indicator": "led", "state": "ON"},
+		"get_virtual_media":        {"node_id": "n1"},
+		"attach_virtual_media":     {"node_id": "n1", "device_type": "cdrom", "image_url": "http://img/x.iso", "image_download_source": "http"},
+		"detach_virtual_media":     {"node_id": "n1", "device_types": []string{"cdrom"}},
+	}
+	since := map[string]string{}
+	for m := range calls {
+		since[m] = "1.5"
+	}
+	methodMatrix(t, calls, since, []string{"1.4", "1.5"})
+}

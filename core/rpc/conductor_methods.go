@@ -78,6 +78,18 @@ func ConductorMethods() *Methods {
 			reqAt(v1_5, "traits", TypeArray), {Name: "replace", Since: v1_5, Type: TypeBoolean}}},
 		Method{Name: "remove_node_traits", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
 			{Name: "traits", Since: v1_5, Type: TypeArray}}},
+		// Management interface version 2 (REST API 1.63, 1.76, 1.89, 1.93).
+		Method{Name: "change_node_boot_mode", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString), reqAt(v1_5, "new_state", TypeString)}},
+		Method{Name: "change_node_secure_boot", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString), reqAt(v1_5, "new_state", TypeBoolean)}},
+		Method{Name: "get_supported_indicators", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString)}},
+		Method{Name: "get_indicator_state", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
+			reqAt(v1_5, "component", TypeString), reqAt(v1_5, "indicator", TypeString)}},
+		Method{Name: "set_indicator_state", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
+			reqAt(v1_5, "component", TypeString), reqAt(v1_5, "indicator", TypeString), reqAt(v1_5, "state", TypeString)}},
+		Method{Name: "get_virtual_media", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString)}},
+		Method{Name: "attach_virtual_media", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
+			reqAt(v1_5, "device_type", TypeString), reqAt(v1_5, "image_url", TypeString), {Name: "image_download_source", Since: v1_5, Type: TypeString}}},
+		Method{Name: "detach_virtual_media", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString), {Name: "device_types", Since: v1_5, Type: TypeArray}}},
 		Method{Name: "create_allocation", Since: v1_5, Args: []Arg{reqAt(v1_5, "allocation", TypeAllocation)}},
 		Method{Name: "destroy_allocation", Since: v1_5, Args: []Arg{reqAt(v1_5, "allocation", TypeAllocation)}},
 	)

@@ -33,6 +33,11 @@ type nodeState struct {
 	prepared bool
 	deployed bool
 	cleaned  []string
+	// management interface version 2 (management2.go)
+	bootMode   plugins.BootMode
+	secureBoot bool
+	indicators map[string]plugins.IndicatorState // by "name@component"
+	media      map[plugins.VirtualMediaDevice]string
 }
 
 // New returns a fake driver logging to log (nil: discard).

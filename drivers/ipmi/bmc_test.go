@@ -34,6 +34,8 @@ const (
 type chassisSim struct {
 	*mock.Chassis
 	nmis atomic.Int32
+	// identify is the last Chassis Identify's seconds, plus one (0: none).
+	identify atomic.Int32
 	// softDelay is how long the simulated OS takes to act on a soft
 	// shutdown; negative: it ignores the request.
 	softDelay time.Duration

@@ -82,7 +82,7 @@ func (d *Driver) Deploy(ctx context.Context, node plugins.Node) error {
 		if err := m.insert(t.c, slot, iso); err != nil {
 			return err
 		}
-		if err := setBoot(t, plugins.BootDeviceSetting{Device: plugins.BootCDROM}); err != nil {
+		if err := setBoot(t, plugins.BootDeviceSetting{Device: plugins.BootCDROM, Mode: instanceBootMode(node)}); err != nil {
 			return fmt.Errorf("set boot device: %w", err)
 		}
 		if sys, err = t.system(); err != nil {
@@ -117,4 +117,16 @@ func (d *Driver) TearDown(ctx context.Context, node plugins.Node) error {
 		}
 		return m.ejectAll()
 	})
+}
+
+// instanceBootMode is instance_info's "boot_mode" ("uefi", "bios"; the
+// conductor fills in the mode it recorded for the node when the user set
+// none), or BootModeUnknown to leave the system's as it is.
+func instanceBootMode(node plugins.Node) plugins.BootMode {
+	s, _ := node.InstanceInfo["boot_mode"].(string)
+	m, err := plugins.ParseBootMode(s)
+	if err != nil {
+		return plugins.BootModeUnknown
+	}
+	return m
 }

@@ -26,10 +26,16 @@ type Client struct {
 	// validation is the Validation service, served under every protocol
 	// major and called only for what the plugin advertised.
 	validation driverv1.ValidationClient
-	protocol   int
+	// mgmt2 is the Management2 service (management interface version 2),
+	// called only once Configure settled on that version.
+	mgmt2    driverv2.Management2Client
+	protocol int
 	// powerVersion is the power interface version sent with Configure
 	// (0 before): version 1 keeps power actions on protocol 1's calls.
 	powerVersion atomic.Int32
+	// mgmtVersion is the management interface version sent with Configure
+	// (0 before): below 2 the Management2 service is never called.
+	mgmtVersion atomic.Int32
 	// caps holds the capabilities of the last Info (nil before): soft
 	// power needs capability soft_power as well as power version 2.
 	caps atomic.Pointer[[]plugins.Capability]
@@ -62,6 +68,7 @@ func (c *Client) Configure(ctx context.Context, n plugins.Negotiation) error {
 	_, err := c.rpc.Configure(ctx, negotiationToProto(n))
 	if err == nil {
 		c.powerVersion.Store(int32(n.Interfaces[plugins.InterfacePower]))
+		c.mgmtVersion.Store(int32(n.Interfaces[plugins.InterfaceManagement]))
 	}
 	return fromStatus(err)
 }

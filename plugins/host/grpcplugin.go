@@ -43,6 +43,7 @@ func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
 	c := &Client{rpc: driverv1.NewDriverClient(conn), protocol: p.protocol()}
 	c.validation = driverv1.NewValidationClient(conn)
+	c.mgmt2 = driverv2.NewManagement2Client(conn)
 	if c.protocol >= 2 {
 		c.power = driverv2.NewPowerClient(conn)
 	}

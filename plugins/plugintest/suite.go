@@ -53,6 +53,7 @@ func Cases(tgt Target, node plugins.Node) []Case {
 		{"power", s.power},
 		{"power v2", s.powerV2},
 		{"management", s.management},
+		{"management v2", s.managementV2},
 		{"deploy", s.deploy},
 		{"inspect", s.inspect},
 		{"validate", s.validate},

@@ -23,9 +23,15 @@ func (s *Simulator) getChassis(w http.ResponseWriter, r *http.Request) {
 	}
 	sys := &s.systems[i]
 	sys.mu.Lock()
-	power := sys.powerState(s.now())
+	body, etag := s.chassisBody(i, sys), sys.chassisETag()
 	sys.mu.Unlock()
-	writeJSON(w, http.StatusOK, obj{
+	writeResource(w, etag, body)
+}
+
+// chassisBody renders the chassis of system i; the caller holds sys.mu.
+func (s *Simulator) chassisBody(i int, sys *system) obj {
+	power := sys.powerState(s.now())
+	body := obj{
 		"@odata.id":    chassisOf(i),
 		"@odata.type":  "#Chassis.v1_22_0.Chassis",
 		"Id":           SystemID(i),
@@ -40,5 +46,7 @@ func (s *Simulator) getChassis(w http.ResponseWriter, r *http.Request) {
 			"ComputerSystems": links(systemPath(i)),
 			"ManagedBy":       links(managerPath(i)),
 		},
-	})
+	}
+	indicatorProps(body, sys.chassisLED)
+	return body
 }

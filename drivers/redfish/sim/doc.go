@@ -35,6 +35,14 @@
 //     settle time has passed: the firmware takes the override target (a Once
 //     override is used up), and booting Cd or Usb with media inserted at that
 //     moment records the image in State.LastBootImage.
+//   - The boot uses the override's BootSourceOverrideMode (State.LastBootMode),
+//     and is secure (SecureBoot resource's SecureBootCurrentBoot, State's
+//     SecureBootCurrentBoot) only when SecureBootEnable is set and the mode is
+//     UEFI. SecureBootEnable is PATCHable at /Systems/{id}/SecureBoot with its
+//     own ETag.
+//   - The system and its chassis each have an indicator LED with state,
+//     shown as IndicatorLED (Off, Lit, Blinking) and LocationIndicatorActive;
+//     either property may be PATCHed (the Chassis has its own ETag).
 //   - Faults (latency, 500s, hangs) are drawn from a generator seeded by
 //     Options.Seed, globally or per system at run time (SetFault). A hung request
 //     answers only when its client gives up or the simulator stops; Close

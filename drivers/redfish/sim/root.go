@@ -61,6 +61,7 @@ func (s *Simulator) routes() http.Handler {
 	get(systemsPath, s.listSystems)
 	mux.Handle(systemsPath+"/{id}", methods{http.MethodGet: s.getSystem, http.MethodPatch: s.patchSystem})
 	mux.Handle(systemsPath+"/{id}/Actions/ComputerSystem.Reset", methods{http.MethodPost: s.reset})
+	mux.Handle(systemsPath+"/{id}/SecureBoot", methods{http.MethodGet: s.getSecureBoot, http.MethodPatch: s.patchSecureBoot})
 	s.inventoryRoutes(get)
 
 	get(managersPath, s.listManagers)
@@ -77,7 +78,7 @@ func (s *Simulator) routes() http.Handler {
 	}
 
 	get(chassisPath, s.listChassis)
-	get(chassisPath+"/{id}", s.getChassis)
+	mux.Handle(chassisPath+"/{id}", methods{http.MethodGet: s.getChassis, http.MethodPatch: s.patchChassis})
 
 	var h http.Handler = mux
 	h = s.withAuth(h)

@@ -52,8 +52,22 @@ type system struct {
 	lastBoot    uint8 // index into bootTargets, valid when boots > 0
 	lastImage   string
 	media       [len(mediaSlots)]slot
-	fault       atomic.Pointer[Fault]
-	requests    atomic.Int64 // requests to its resources, faulted ones included
+	// lastMode is the boot mode (index into bootModes) the last boot
+	// used: the override's BootSourceOverrideMode (boot[2]).
+	lastMode uint8
+	// UEFI secure boot (secureboot.go): secureBoot is SecureBootEnable,
+	// secureCurrent SecureBootCurrentBoot (set at boot), secureGen the
+	// resource's ETag.
+	secureBoot    bool
+	secureCurrent bool
+	secureGen     uint32
+	// led is the system's indicator (index into ledStates); chassisLED
+	// and chassisGen are its chassis's LED and ETag (indicators.go).
+	led        uint8
+	chassisLED uint8
+	chassisGen uint32
+	fault      atomic.Pointer[Fault]
+	requests   atomic.Int64 // requests to its resources, faulted ones included
 }
 
 // delayedReset is a Reset accepted but not yet applied (Quirks.PowerDelay).
@@ -88,6 +102,18 @@ type State struct {
 	// LastBootImage is the virtual media image the last boot came from,
 	// "" when it did not boot from inserted media.
 	LastBootImage string
+	// LastBootMode is the boot mode the last boot used ("UEFI", "Legacy"):
+	// the override's BootSourceOverrideMode; "" before the first boot.
+	LastBootMode string
+	// SecureBootEnable is the secure boot setting for the next boot;
+	// SecureBootCurrentBoot whether the last boot was secure (UEFI with
+	// secure boot enabled).
+	SecureBootEnable      bool
+	SecureBootCurrentBoot bool
+	// IndicatorLED and ChassisIndicatorLED are the system's and its
+	// chassis's LEDs: "Off", "Lit" or "Blinking".
+	IndicatorLED        string
+	ChassisIndicatorLED string
 	// Fault is the per-system fault in force.
 	Fault Fault
 	// Requests counts the requests made to the system's System, Manager
@@ -172,6 +198,12 @@ func (s *system) bootNow() {
 		s.boot[1] = enabledDisabled
 	}
 	s.lastBoot, s.lastImage = target, ""
+	s.lastMode = s.boot[2]
+	current := s.secureBoot && bootModes[s.boot[2]] == "UEFI"
+	if current != s.secureCurrent {
+		s.secureCurrent = current
+		s.secureGen++
+	}
 	switch target {
 	case targetCd:
 		if m := s.media[0]; m.inserted {
@@ -188,6 +220,14 @@ func (s *system) bootNow() {
 // etag is the System resource's ETag.
 func (s *system) etag() string { return `"` + strconv.FormatUint(uint64(s.gen), 10) + `"` }
 
+// secureETag is the SecureBoot resource's ETag.
+func (s *system) secureETag() string { return `"s` + strconv.FormatUint(uint64(s.secureGen), 10) + `"` }
+
+// chassisETag is the Chassis resource's ETag.
+func (s *system) chassisETag() string {
+	return `"c` + strconv.FormatUint(uint64(s.chassisGen), 10) + `"`
+}
+
 func (m *slot) etag() string { return `"m` + strconv.FormatUint(uint64(m.gen), 10) + `"` }
 
 // snapshot copies the state out; the caller holds s.mu and has advanced it.
@@ -200,9 +240,15 @@ func (s *system) snapshot(id string, now int64) State {
 		NMIs:       int(s.nmis),
 		Boots:      int(s.boots),
 		Requests:   s.requests.Load(),
+
+		SecureBootEnable:      s.secureBoot,
+		SecureBootCurrentBoot: s.secureCurrent,
+		IndicatorLED:          ledStates[s.led],
+		ChassisIndicatorLED:   ledStates[s.chassisLED],
 	}
 	if s.boots > 0 {
 		st.LastBootSource, st.LastBootImage = bootTargets[s.lastBoot], s.lastImage
+		st.LastBootMode = bootModes[s.lastMode]
 	}
 	for i, m := range s.media {
 		st.Media = append(st.Media, Media{Slot: mediaSlots[i].id, Image: m.image, Inserted: m.inserted, WriteProtected: m.writeProtected})

@@ -95,10 +95,13 @@ func (s *Simulator) systemBody(i int, sys *system, now int64) obj {
 	if s.opts.SystemVirtualMedia {
 		body["VirtualMedia"] = link(p + "/VirtualMedia")
 	}
+	body["SecureBoot"] = link(secureBootPath(i))
+	indicatorProps(body, sys.led)
 	return body
 }
 
-// patchSystem accepts the Boot override triple. Anything else is refused
+// patchSystem accepts the Boot override triple and the indicator
+// (IndicatorLED, LocationIndicatorActive). Anything else is refused
 // by name, and nothing is applied unless everything is valid.
 func (s *Simulator) patchSystem(w http.ResponseWriter, r *http.Request) {
 	i, ok := s.systemFor(w, r)
@@ -135,8 +138,16 @@ func (s *Simulator) applyPatch(i int, sys *system, body map[string]json.RawMessa
 	}
 	var errs []*apiError
 	var change [3]*uint8
+	var led *uint8
 	for _, name := range sortedKeys(body) {
+		var isLED bool
+		var c *uint8
+		c, isLED, errs = parseIndicator(name, body[name], errs)
 		switch _, shown := current[name]; {
+		case isLED:
+			if c != nil {
+				led = c
+			}
 		case name == "Boot":
 			change, errs = parseBoot(body[name], errs)
 		case shown:
@@ -152,6 +163,9 @@ func (s *Simulator) applyPatch(i int, sys *system, body map[string]json.RawMessa
 		if v != nil {
 			sys.boot[k] = *v
 		}
+	}
+	if led != nil {
+		sys.led = *led
 	}
 	if s.opts.Quirks.BootAlwaysContinuous && sys.boot[1] == enabledOnce {
 		sys.boot[1] = enabledContinuous

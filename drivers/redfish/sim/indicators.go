@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// Indicators: the system and its chassis each have an indicator LED with
+// real state, shown both as IndicatorLED (Off, Lit, Blinking; deprecated
+// in Redfish but what most BMCs still serve) and LocationIndicatorActive
+// (true while the LED is Lit or Blinking). Either property may be
+// PATCHed; LocationIndicatorActive true lights it, false turns it off.
+
+// ledStates are the IndicatorLED values, indexed by the stored state.
+var ledStates = []string{"Off", "Lit", "Blinking"}
+
+const ledOff uint8 = 0
+
+// indicatorProps renders one LED into body.
+func indicatorProps(body obj, led uint8) {
+	body["IndicatorLED"] = ledStates[led]
+	body["LocationIndicatorActive"] = led != ledOff
+}
+
+// parseIndicator reads a PATCH of IndicatorLED or LocationIndicatorActive
+// into the LED state to set; ok is false when name is neither.
+func parseIndicator(name string, raw json.RawMessage, errs []*apiError) (change *uint8, ok bool, _ []*apiError) {
+	switch name {
+	case "IndicatorLED":
+		v, _, isStr := stringValue(raw)
+		idx, known := indexOf(ledStates, v)
+		switch {
+		case !isStr || v == "":
+			return nil, true, append(errs, errPropertyType(name, string(raw)))
+		case !known:
+			return nil, true, append(errs, errPropertyValue(name, v))
+		}
+		return &idx, true, errs
+	case "LocationIndicatorActive":
+		on, isBool := boolValue(raw)
+		if !isBool || string(raw) == "null" {
+			return nil, true, append(errs, errPropertyType(name, string(raw)))
+		}
+		idx := ledOff
+		if on {
+			idx = 1 // Lit
+		}
+		return &idx, true, errs
+	}
+	return nil, false, errs
+}
+
+// patchChassis sets the chassis LED; anything else is refused by name, and
+// nothing is applied unless everything is valid.
+func (s *Simulator) patchChassis(w http.ResponseWriter, r *http.Request) {
+	i, ok := s.systemFor(w, r)
+	if !ok {
+		return
+	}
+	body, aerr := readObject(r)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	if len(body) == 0 {
+		writeError(w, newError(http.StatusBadRequest, "EmptyJSON",
+			"The request body submitted contained an empty JSON object and the service is unable to process it."))
+		return
+	}
+	sys := &s.systems[i]
+	sys.mu.Lock()
+	defer sys.mu.Unlock()
+	current := s.chassisBody(i, sys)
+	if !ifMatch(r, sys.chassisETag()) {
+		writeError(w, errPrecondition(chassisOf(i)))
+		return
+	}
+	var errs []*apiError
+	var change *uint8
+	for _, name := range sortedKeys(body) {
+		var handled bool
+		var c *uint8
+		c, handled, errs = parseIndicator(name, body[name], errs)
+		switch _, shown := current[name]; {
+		case handled:
+			if c != nil {
+				change = c
+			}
+		case shown:
+			errs = append(errs, errPropertyNotWritable(name))
+		default:
+			errs = append(errs, errPropertyUnknown(name))
+		}
+	}
+	if len(errs) > 0 {
+		writeError(w, join(errs))
+		return
+	}
+	if change != nil {
+		sys.chassisLED = *change
+		sys.chassisGen++
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
