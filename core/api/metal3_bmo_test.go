@@ -644,6 +644,11 @@ func (b *bmo) firmwareAndBIOS(id string) {
 // settings as service steps) and abortServicing from service wait.
 func (b *bmo) servicing(id string) {
 	t := b.t
+	if !b.offered("bios", "redfish") {
+		// BMO services a host only to apply firmware settings or updates.
+		b.gap("servicing (1.87): BMO's service steps (bios apply_configuration, firmware update) need the redfish bios and firmware interfaces; abort from service wait not exercised")
+		return
+	}
 	err := nodes.ChangeProvisionState(b.ctx, b.c, id, nodes.ProvisionStateOpts{Target: nodes.TargetService,
 		ServiceSteps: []nodes.ServiceStep{{Interface: nodes.InterfaceBIOS, Step: "apply_configuration",
 			Args: map[string]any{"settings": []map[string]any{{"name": "ProcTurboMode", "value": "Disabled"}}}}}}).ExtractErr()
