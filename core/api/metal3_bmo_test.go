@@ -520,12 +520,7 @@ func TestMetal3BMOVirtualMediaLifecycle(t *testing.T) {
 	// Deprovisioning: target deleted, automated cleaning, then delete.
 	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetDeleted})
 	b.wait(id, string(nodes.Available), string(nodes.Active), string(nodes.Deleting), string(nodes.Cleaning), string(nodes.CleanWait))
-	if err := nodes.Delete(ctx, c, id).ExtractErr(); err != nil {
-		t.Fatalf("nodes.Delete: %v", err)
-	}
-	if _, err := nodes.Get(ctx, c, id).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-		t.Errorf("Get after Delete: %v, want 404", err)
-	}
+	b.delete(id)
 
 	b.liveISO(bmcSrv.URL, bmcSim)
 }
@@ -558,9 +553,7 @@ func (b *bmo) liveISO(bmcURL string, bmcSim *sim.Simulator) {
 	}
 	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetDeleted})
 	b.wait(id, string(nodes.Available), string(nodes.Active), string(nodes.Deleting), string(nodes.Cleaning))
-	if err := nodes.Delete(b.ctx, b.c, id).ExtractErr(); err != nil {
-		t.Fatalf("nodes.Delete: %v", err)
-	}
+	b.delete(id)
 }
 
 // dataImage is BMO's AttachDataImage, GetDataImageStatus (which first
@@ -662,5 +655,133 @@ func (b *bmo) servicing(id string) {
 	n := b.wait(id, string(nodes.Active), string(nodes.Active), string(nodes.Servicing), string(nodes.ServiceWait))
 	if n.LastError != "" {
 		t.Errorf("after servicing: last_error %q", n.LastError)
+	}
+}
+
+// delete is BMO's Delete (realDelete without force): an available or
+// manageable node loses a stale instance_uuid first; a node in another
+// resting state is put in maintenance ("forcing deletion"); then
+// nodes.Delete, 409 retried, and the node is gone.
+func (b *bmo) delete(id string) {
+	t := b.t
+	t.Helper()
+	n := b.get(id)
+	switch nodes.ProvisionState(n.ProvisionState) {
+	case nodes.Enroll:
+	case nodes.Available, nodes.Manageable:
+		if n.InstanceUUID != "" {
+			b.patch(id, map[string]any{"/instance_uuid": nil})
+		}
+	default:
+		if !n.Maintenance {
+			if err := nodes.SetMaintenance(b.ctx, b.c, id, nodes.MaintenanceOpts{Reason: "forcing deletion in baremetal-operator"}).ExtractErr(); err != nil {
+				t.Fatalf("SetMaintenance: %v", err)
+			}
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := nodes.Delete(b.ctx, b.c, id).ExtractErr()
+		if err == nil {
+			break
+		}
+		if !gophercloud.ResponseCodeIs(err, http.StatusConflict) || time.Now().After(deadline) {
+			t.Fatalf("nodes.Delete of %s (%s): %v", id, n.ProvisionState, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := nodes.Get(b.ctx, b.c, id).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		t.Errorf("Get after Delete: %v, want 404", err)
+	}
+}
+
+// reach polls until the node is in state, whatever its target (a wait
+// state), with no agent running.
+func (b *bmo) reach(id, state string) *nodes.Node {
+	b.t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		n := b.get(id)
+		if n.ProvisionState == state {
+			return n
+		}
+		if strings.HasSuffix(n.ProvisionState, "failed") || time.Now().After(deadline) {
+			b.t.Fatalf("node %s is %s, want %s: last_error %q", id, n.ProvisionState, state, n.LastError)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestMetal3BMOAbortsAndForcedDeletion runs BMO's aborts: inspection
+// aborted in inspect wait (a new preprovisioning image: BMO restarts it
+// when last_error says "aborted"), and a host deleted while its deploy
+// waits for the agent (realDelete with force at 1.110: abort from wait
+// call-back, then maintenance and delete).
+func TestMetal3BMOAbortsAndForcedDeletion(t *testing.T) {
+	bmcSim, err := sim.New(sim.Options{Systems: 1, Seed: 5, SystemVirtualMedia: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bmcSrv := httptest.NewServer(bmcSim.Handler())
+	t.Cleanup(bmcSrv.Close)
+	t.Cleanup(func() { _ = bmcSim.Close() })
+	apiURL := newMetal3Stack(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c, maxMinor := negotiate(t, ctx, apiURL)
+	var gaps []string
+	const iso = "http://images.metal3.test/ironic-python-agent.iso"
+	macs := machineMACs(t, bmcSrv.URL, sim.SystemID(0))
+	disk := &ramdisk{t: t, apiURL: apiURL, bmc: bmcSim, system: sim.SystemID(0), macs: macs, isoWant: iso}
+	b := &bmo{t: t, ctx: ctx, c: c, max: maxMinor, gaps: &gaps}
+
+	id := b.register("metal3~host-abort", bmcSrv.URL, sim.SystemID(0), macs[0], "direct").UUID
+	b.configure(id, iso, false)
+
+	// Inspection: no agent answers; BMO aborts in inspect wait.
+	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetInspect})
+	b.reach(id, string(nodes.InspectWait))
+	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetAbort})
+	n := b.wait(id, string(nodes.InspectFail), string(nodes.InspectWait))
+	if !strings.Contains(n.LastError, "aborted") {
+		t.Errorf("inspection abort: last_error %q; BMO restarts inspection only when it contains \"aborted\"", n.LastError)
+	}
+	// BMO restarts inspection from inspect failed; this time the agent runs.
+	b.disk = disk
+	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetInspect})
+	b.wait(id, string(nodes.Manageable), string(nodes.InspectFail), string(nodes.Inspecting), string(nodes.InspectWait))
+	b.disk = nil
+
+	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetProvide})
+	b.wait(id, string(nodes.Available), string(nodes.Manageable))
+	b.patch(id, map[string]any{
+		"/instance_uuid":                            "0c6d8a43-7f25-4f0e-b6a9-2d1c3e4f5a67",
+		"/instance_info/image_source":               "http://images.metal3.test/ubuntu.raw",
+		"/instance_info/image_checksum":             "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		"/driver_info/force_persistent_boot_device": "Default",
+	})
+	b.validate(id)
+	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetActive, ConfigDrive: nodes.ConfigDrive{
+		MetaData: map[string]any{"uuid": "0c6d8a43-7f25-4f0e-b6a9-2d1c3e4f5a67", "name": "host-abort"}}})
+	b.reach(id, string(nodes.DeployWait))
+	// The host is deleted while its deploy waits: with 1.110, abort.
+	if maxMinor < 110 {
+		t.Fatalf("the server offers 1.%d: BMO would tear the deploy down instead of aborting it", maxMinor)
+	}
+	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetAbort})
+	// As Ironic, the abort waits for the running step (the agent's boot:
+	// not abortable) to end: at the agent's first heartbeat, before it is
+	// asked to write anything. BMO polls meanwhile.
+	b.disk = disk
+	n = b.wait(id, string(nodes.DeployFail), string(nodes.DeployWait), string(nodes.Deploying))
+	if !strings.Contains(n.LastError, "aborted") || n.PowerState != "power off" {
+		t.Errorf("deploy abort: last_error %q, power %q", n.LastError, n.PowerState)
+	}
+	if cmds := disk.commands(); slices.Contains(cmds, "deploy write_image") {
+		t.Errorf("the aborted deploy still wrote the image: %v", cmds)
+	}
+	b.delete(id)
+	for _, g := range gaps {
+		t.Log("left out: " + g)
 	}
 }
