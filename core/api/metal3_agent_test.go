@@ -122,13 +122,13 @@ func (r *ramdisk) start(ctx context.Context, boots int) {
 		return record("deploy")(ctx, p)
 	})
 	a.Handle("service.execute_service_step", record("service"))
-	r.agentURL = a.Start()
-	r.t.Cleanup(a.Close)
 	_, token, err := agenttest.Lookup(ctx, http.DefaultClient, r.apiURL, ipaVersion, r.macs...)
 	if err != nil {
 		r.t.Fatalf("agent lookup by %v: %v", r.macs, err)
 	}
-	a.Token = token
+	a.Token = token // before it serves: the conductor's commands must carry it
+	r.agentURL = a.Start()
+	r.t.Cleanup(a.Close)
 	r.agent, r.token, r.bootSeen = a, token, boots
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http/httptest"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,23 +29,14 @@ import (
 // and fails if that is below BMO's baseline.
 const raisedMaxAPI = "1.110"
 
-// metal3Plugin builds the redfish plugin once per test binary: the
-// conductor runs it as a process, as rivet dev does.
-var metal3Plugin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "rivet-metal3")
-	if err != nil {
-		return "", err
-	}
-	return plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-redfish", "rivet-driver-redfish")
-})
-
 // newMetal3Stack starts the all-in-one stack (API and conductor sharing a
 // process over SQLite, the redfish plugin) and returns the API's URL.
 // The conductor cleans automatically (BMO turns it on per node anyway),
 // runs IPA's erase_devices_metadata, and polls the agent quickly.
 func newMetal3Stack(t *testing.T) string {
 	t.Helper()
-	redfishBin, err := metal3Plugin()
+	// The conductor runs the redfish plugin as a process, as rivet dev does.
+	redfishBin, err := plugintest.Build(t.TempDir(), "github.com/rivetmetal/rivet/cmd/rivet-driver-redfish", "rivet-driver-redfish")
 	if err != nil {
 		t.Fatalf("build the redfish plugin: %v", err)
 	}
