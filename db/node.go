@@ -90,6 +90,8 @@ type Node struct {
 	// NetworkData is the node's network_data.json (Node 1.2, API 1.66);
 	// NULL reads as {}.
 	NetworkData JSONObject `bun:"network_data"`
+	// ServiceStep is the service step running (Node 1.2); NULL reads as {}.
+	ServiceStep JSONObject `bun:"service_step"`
 
 	Timestamps
 	// Version is the Node object version the row was written at.

@@ -27,6 +27,7 @@ var nodeRowFields = []string{
 	"allocation_id",
 	"owner", "lessee",
 	"network_data",
+	"service_step",
 }
 
 // typedNodeRows caches, per registry, whether its Node fields are exactly
@@ -125,6 +126,7 @@ func (s *Store) nodeFromRow(row *Node) (objects.Object, error) {
 	n.Owner = copyPtr(row.Owner)
 	n.Lessee = copyPtr(row.Lessee)
 	n.NetworkData = orDefault(row.NetworkData, n.NetworkData)
+	n.ServiceStep = orDefault(row.ServiceStep, n.ServiceStep)
 	if row.Version == nil {
 		return nil, fmt.Errorf("db: nodes row has no object version; run `rivet dbsync upgrade` to check the database")
 	}

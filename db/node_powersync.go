@@ -21,7 +21,7 @@ func (d *DB) PowerSyncNodes(ctx context.Context, group string, drivers []string)
 	}
 	var out []Node
 	err := d.bun.NewSelect().Model(&out).
-		Column("id", "uuid", "driver", "conductor_group", "driver_info", "power_state", "maintenance", "reservation", "fault").
+		Column("id", "uuid", "name", "driver", "provision_state", "conductor_group", "driver_info", "power_state", "maintenance", "reservation", "fault").
 		Where("LOWER(n.conductor_group) = ?", strings.ToLower(group)).
 		Where("n.driver IN (?)", bun.In(drivers)).
 		OrderExpr("n.id ASC").

@@ -54,7 +54,12 @@ func cleanStepToProto(s CleanStep) (*driverv1.CleanStep, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clean step %s: args: %w", s.Step, err)
 	}
-	return &driverv1.CleanStep{Interface: string(s.Interface), Step: s.Step, Priority: int32(s.Priority), Abortable: s.Abortable, Args: args}, nil
+	phases := make([]string, len(s.Phases))
+	for i, ph := range s.Phases {
+		phases[i] = string(ph)
+	}
+	return &driverv1.CleanStep{Interface: string(s.Interface), Step: s.Step, Priority: int32(s.Priority), Abortable: s.Abortable, Args: args,
+		Phases: phases}, nil
 }
 
 func cleanStepFromProto(p *driverv1.CleanStep) CleanStep {
@@ -64,7 +69,20 @@ func cleanStepFromProto(p *driverv1.CleanStep) CleanStep {
 		Priority:  int(p.GetPriority()),
 		Abortable: p.GetAbortable(),
 		Args:      p.GetArgs().AsMap(),
+		Phases:    stepPhases(p.GetPhases()),
 	}
+}
+
+// stepPhases converts the wire's phases; none stays nil (clean only).
+func stepPhases(in []string) []StepPhase {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]StepPhase, len(in))
+	for i, ph := range in {
+		out[i] = StepPhase(ph)
+	}
+	return out
 }
 
 func inventoryToProto(inv Inventory) *driverv1.InspectResponse {

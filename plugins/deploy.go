@@ -21,8 +21,19 @@ type DeployTearDowner interface {
 	TearDown(ctx context.Context, node Node) error
 }
 
-// CleanStep is one step of automated or manual cleaning, as in Ironic's
-// get_clean_steps.
+// StepPhase names where a step may run, as Ironic's clean_step,
+// service_step and deploy_step decorators.
+type StepPhase string
+
+// Step phases.
+const (
+	PhaseClean   StepPhase = "clean"
+	PhaseService StepPhase = "service"
+	PhaseDeploy  StepPhase = "deploy"
+)
+
+// CleanStep is one step a driver offers, as in Ironic's get_clean_steps:
+// for cleaning, and for servicing or deploying too when Phases says so.
 type CleanStep struct {
 	// Interface is the hardware interface that owns the step ("deploy").
 	Interface Interface
@@ -34,6 +45,24 @@ type CleanStep struct {
 	Abortable bool
 	// Args holds the arguments for ExecuteCleanStep (manual cleaning).
 	Args map[string]any
+	// Phases lists where the step may run. Empty means PhaseClean only,
+	// which is what a step of a plugin built before servicing means.
+	// Priority orders automated cleaning only; a service step runs when
+	// asked for.
+	Phases []StepPhase
+}
+
+// RunsIn reports whether the step may run in phase p.
+func (s CleanStep) RunsIn(p StepPhase) bool {
+	if len(s.Phases) == 0 {
+		return p == PhaseClean
+	}
+	for _, q := range s.Phases {
+		if q == p {
+			return true
+		}
+	}
+	return false
 }
 
 // CleanStepLister lists the clean steps a node supports. Optional with the

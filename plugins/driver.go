@@ -97,6 +97,7 @@ func InterfaceVersions() map[Interface][]int {
 		InterfaceManagement: {1, 2}, // 2: Management2 (boot mode, secure boot, indicators, vmedia)
 		InterfaceDeploy:     {1},
 		InterfaceInspect:    {1},
+		InterfaceRAID:       {1},
 	}
 }
 
@@ -153,6 +154,7 @@ func Describe(d Driver, protocols []int) (Info, error) {
 	_, served[InterfaceManagement] = d.(ManagementInterface)
 	_, served[InterfaceDeploy] = d.(DeployInterface)
 	_, served[InterfaceInspect] = d.(Inspector)
+	_, served[InterfaceRAID] = d.(RAIDInterface)
 	for iface, ok := range served {
 		if ok {
 			info.Interfaces[iface] = all[iface]
@@ -180,7 +182,9 @@ func Describe(d Driver, protocols []int) (Info, error) {
 	_, runs := d.(CleanStepExecutor)
 	_, validates := d.(Validator)
 	_, declares := d.(PropertyDeclarer)
+	_, sensors := d.(SensorReader)
 	derived := map[Capability]bool{
+		CapabilitySensors:    sensors && slices.Max(append([]int{1}, protocols...)) >= 2,
 		CapabilityNMI:        nmi && served[InterfaceManagement],
 		CapabilityCleanSteps: lists && runs && served[InterfaceDeploy],
 		CapabilitySoftPower:  soft && powerV2 && served[InterfacePower],

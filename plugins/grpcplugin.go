@@ -55,6 +55,8 @@ func registerServer(s *grpc.Server, driver any, protocols []int, protocol int) e
 	driverv2.RegisterManagement2Server(s, &management2Server{driver: d, info: info})
 	if protocol >= 2 {
 		driverv2.RegisterPowerServer(s, &powerServer{driver: d, info: info})
+		driverv2.RegisterRAIDServer(s, &raidServer{srv: newServer(d, info, protocol)})
+		driverv2.RegisterSensorsServer(s, &sensorsServer{driver: d, info: info})
 	}
 	return nil
 }

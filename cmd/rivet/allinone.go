@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urfave/cli/v2"
 
 	"github.com/rivetmetal/rivet/core/api"
@@ -72,6 +73,8 @@ type allInOne struct {
 	beat     func()
 	served   chan error
 	stopWork context.CancelFunc
+	// stopMetrics stop the metrics listeners.
+	stopMetrics []func()
 }
 
 // startAllInOne starts a conductor and the API over cfg's database (whose
@@ -118,7 +121,12 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 	if err := objects.Install(reg); err != nil {
 		return nil, err
 	}
-	if a.plugins, err = startPlugins(workCtx, cfg, log); err != nil {
+	creg := newServiceRegistry()
+	cmetrics, err := conductor.NewMetrics(creg)
+	if err != nil {
+		return nil, err
+	}
+	if a.plugins, err = startPlugins(workCtx, cfg, log, cmetrics); err != nil {
 		return nil, err
 	}
 	store, err := newStore(cfg, a.DB, reg, a.Pinner, log)
@@ -133,6 +141,7 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 		Logger:  clog,
 		Guard:   guard,
 		TooOld:  stopTooOld,
+		Metrics: cmetrics,
 	})
 	if err != nil {
 		return nil, err
@@ -142,9 +151,24 @@ func startAllInOne(ctx context.Context, cfg *config.Config, files []string, log 
 		return nil, err
 	}
 	alog := log.With("service", "api")
-	h, err := buildAPIWith(workCtx, cfg, a.DB, reg, a.Pinner, alog, rpc.LocalTransport{Server: a.svc.RPCServer()}, a.selfOnly())
+	areg := newServiceRegistry()
+	h, err := buildAPIWith(workCtx, cfg, a.DB, reg, a.Pinner, alog, rpc.LocalTransport{Server: a.svc.RPCServer()}, a.selfOnly(), areg)
 	if err != nil {
 		return nil, err
+	}
+	// One process, both services' metrics listeners, each its own
+	// registry as when they run apart (the Go and process families
+	// appear on both).
+	for _, m := range []struct {
+		option, addr string
+		reg          *prometheus.Registry
+		log          *slog.Logger
+	}{{"api_listen", cfg.Metrics.APIListen, areg, alog}, {"conductor_listen", cfg.Metrics.ConductorListen, creg, clog}} {
+		stopM, err := serveMetrics(cfg, m.option, m.addr, m.reg, m.log)
+		if err != nil {
+			return nil, err
+		}
+		a.stopMetrics = append(a.stopMetrics, stopM)
 	}
 	if a.beat, err = registerAPI(ctx, guard, cfg, a.Pinner, alog, stopTooOld); err != nil {
 		return nil, err
@@ -198,6 +222,9 @@ func (a *allInOne) Wait() error {
 
 func (a *allInOne) close() {
 	a.stopCtx(nil)
+	for _, stop := range a.stopMetrics {
+		stop()
+	}
 	if a.beat != nil {
 		a.beat()
 	}

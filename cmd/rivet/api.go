@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/config"
 	"github.com/rivetmetal/rivet/core/logging"
@@ -84,10 +83,16 @@ func runAPI(c *cli.Context) error {
 		return cli.Exit("api: "+err.Error(), 1)
 	}
 	defer beat()
-	h, err := buildAPI(ctx, cfg, dbh, reg, pinner, log)
+	mreg := newServiceRegistry()
+	h, err := buildAPIMetrics(ctx, cfg, dbh, reg, pinner, log, mreg)
 	if err != nil {
 		return cli.Exit("api: "+err.Error(), 2)
 	}
+	stopMetrics, err := serveMetrics(cfg, "api_listen", cfg.Metrics.APIListen, mreg, log)
+	if err != nil {
+		return cli.Exit("api: "+err.Error(), 2)
+	}
+	defer stopMetrics()
 	tlsCfg, err := apiTLS(cfg.API)
 	if err != nil {
 		return cli.Exit("api: "+err.Error(), 2)
@@ -121,13 +126,21 @@ func apiServeOptions(cfg *config.Config, log *slog.Logger) api.ServeOptions {
 
 // buildAPI wires the REST API over dbh: conductors over JSON-RPC routed by
 // the hash ring of live conductors, auth per [DEFAULT] auth_strategy,
-// Prometheus metrics on a registry of its own.
+// Prometheus metrics on a registry of its own (served at /metrics behind
+// the auth).
 func buildAPI(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner *release.Pinner, log *slog.Logger) (http.Handler, error) {
+	return buildAPIMetrics(ctx, cfg, dbh, reg, pinner, log, newServiceRegistry())
+}
+
+// buildAPIMetrics is buildAPI with the metrics registry given, which the
+// caller also serves on [metrics] api_listen.
+func buildAPIMetrics(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner *release.Pinner, log *slog.Logger,
+	metrics *prometheus.Registry) (http.Handler, error) {
 	tr, err := jsonRPCTransport(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return buildAPIWith(ctx, cfg, dbh, reg, pinner, log, tr, dbConductorLister(dbh, cfg.Conductor.HeartbeatTimeout))
+	return buildAPIWith(ctx, cfg, dbh, reg, pinner, log, tr, dbConductorLister(dbh, cfg.Conductor.HeartbeatTimeout), metrics)
 }
 
 // dbConductorLister lists the live conductors from the database: the
@@ -150,12 +163,10 @@ func dbConductorLister(dbh *db.DB, timeout time.Duration) rpc.ConductorLister {
 // lister (all-in-one passes the in-process ones). The htpasswd file is
 // re-read on SIGHUP until ctx ends.
 func buildAPIWith(ctx context.Context, cfg *config.Config, dbh *db.DB, reg *objects.Registry, pinner *release.Pinner, log *slog.Logger,
-	tr rpc.Transport, lister rpc.ConductorLister) (http.Handler, error) {
+	tr rpc.Transport, lister rpc.ConductorLister, metrics *prometheus.Registry) (http.Handler, error) {
 	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
 		rpc.ObjectCodecFor(reg, pinner), tr)
 	router := rpc.NewRouter(lister, cfg.Default.HashPartitionExponent, cfg.Default.HashRingResetInterval)
-	metrics := prometheus.NewRegistry()
-	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	store, err := newStore(cfg, dbh, reg, pinner, log)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"strings"
+	"time"
 
+	"github.com/rivetmetal/rivet/core/client"
 	"github.com/urfave/cli/v2"
 )
 
@@ -63,5 +68,40 @@ func completionCommand() *cli.Command {
 			_, err := fmt.Fprint(c.App.Writer, script)
 			return err
 		},
+	}
+}
+
+// completeLeaf prints a client command's candidates for the word being
+// completed: its flags after a "-"; the nodes' names (from the API, within
+// a few seconds, nothing on any error) where it takes NODE arguments;
+// otherwise its flags, so that `rivet node list <TAB>` offers them without
+// a prefix.
+func completeLeaf(c *cli.Context, argsUsage string) {
+	if n := len(os.Args); n >= 2 && strings.HasPrefix(os.Args[n-2], "-") || !strings.HasPrefix(argsUsage, "NODE") {
+		for _, f := range c.Command.VisibleFlags() {
+			for _, name := range f.Names() {
+				if len(name) > 1 {
+					fmt.Fprintln(c.App.Writer, "--"+name)
+				}
+			}
+		}
+		return
+	}
+	api, err := newAPIClient(c)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Context, 3*time.Second)
+	defer cancel()
+	nodes, err := api.List(ctx, client.Nodes, client.ListOptions{Fields: []string{"uuid", "name"}})
+	if err != nil {
+		return
+	}
+	for _, n := range nodes {
+		name := n.String("name")
+		if name == "" {
+			name = n.String("uuid")
+		}
+		fmt.Fprintln(c.App.Writer, name)
 	}
 }

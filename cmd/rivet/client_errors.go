@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/rivetmetal/rivet/core/client"
@@ -82,12 +84,18 @@ func cliError(err error, on clientTarget) error {
 			msg = fmt.Sprintf("%s: the API answered %d", subject, apiErr.Status)
 		}
 		switch apiErr.Status {
+		case 400:
+			msg += stateHint(apiErr.Message, on)
 		case 401, 403:
 			msg += " (check --username/--password or RIVET_USERNAME/RIVET_PASSWORD)"
 		case 406:
 			msg += fmt.Sprintf(" (refused at API %s: this needs a newer --api-version)", apiErr.Version)
 		case 409:
-			msg += " (the node is busy or in the wrong state; retry or check rivet node show)"
+			// Only a lock is worth retrying; a duplicate MAC or name, a
+			// node bound to an instance, … say themselves what is wrong.
+			if strings.Contains(apiErr.Message, " is locked by ") {
+				msg += " (still locked after the client's retries: raise --retries, or see what the node is doing with rivet node show)"
+			}
 		case 503:
 			msg += " (still unavailable after the retries; retry later)"
 		case 507:
@@ -99,6 +107,27 @@ func cliError(err error, on clientTarget) error {
 		return cli.Exit(msg, exitClientAPI)
 	}
 	return cli.Exit(subject+": "+err.Error(), exitClientAPI)
+}
+
+// invalidState matches Ironic's InvalidStateRequested message.
+var invalidState = regexp.MustCompile(`^The requested action "([^"]+)" can not be performed on node "([^"]+)" while it is in state "([^"]+)"`)
+
+// stateHint says what to do about an action refused in the node's state:
+// deploying a node that is already active (re-running the README's session
+// on a reused rivet dev state) needs an undeploy first.
+func stateHint(msg string, on clientTarget) string {
+	m := invalidState.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	node := on.ident
+	if node == "" {
+		node = m[2]
+	}
+	if m[1] == "active" && m[3] == "active" {
+		return fmt.Sprintf(" (it is deployed already: to deploy it again, rivet node undeploy %s --wait first)", node)
+	}
+	return fmt.Sprintf(" (rivet node show %s shows its state and target)", node)
 }
 
 // transportCause shortens a transport error to its useful part.

@@ -90,6 +90,11 @@ func (f *cliFakeIronic) route(w http.ResponseWriter, r *http.Request, body []byt
 		_ = json.Unmarshal(body, &n)
 		n["uuid"] = "33333333-0000-0000-0000-000000000000"
 		fakeReply(w, 201, n)
+	case r.Method == "POST" && len(parts) == 1 && parts[0] == "ports":
+		var p map[string]any
+		_ = json.Unmarshal(body, &p)
+		p["uuid"] = "44444444-0000-0000-0000-000000000000"
+		fakeReply(w, 201, p)
 	case parts[0] == "drivers":
 		f.driverRoute(w, parts[1:], w.Header().Get(client.HeaderVersion))
 	case parts[0] != "nodes" || len(parts) < 2:
@@ -125,6 +130,15 @@ func (f *cliFakeIronic) nodeRoute(w http.ResponseWriter, r *http.Request, name s
 	case "PUT maintenance", "DELETE maintenance":
 		w.WriteHeader(202)
 	case "PUT states power":
+		var req struct {
+			Target string `json:"target"`
+		}
+		_ = json.Unmarshal(body, &req)
+		if name == "sim-1" && req.Target == client.PowerOff {
+			n["last_error"] = "BMC says no"
+		} else {
+			n["power_state"] = client.PowerReached(req.Target)
+		}
 		w.WriteHeader(202)
 	case "GET vifs", "POST vifs", "DELETE vifs vif-1", "DELETE vifs vif-2", "PUT management inject_nmi":
 		needs := "1.28"

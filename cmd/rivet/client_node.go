@@ -51,6 +51,7 @@ func portCommand() *cli.Command {
 		cols:        []string{"uuid", "address"},
 		filters:     map[string]string{"node": "node", "address": "address", "portgroup": "portgroup"},
 		filterUsage: map[string]string{"node": "only ports of this `NODE`", "address": "only the port with this MAC `ADDRESS`", "portgroup": "only ports of this `PORTGROUP`"},
+		nodeFlag:    true,
 	}.group()
 }
 
@@ -61,6 +62,7 @@ func portgroupCommand() *cli.Command {
 		cols:        []string{"uuid", "address", "name"},
 		filters:     map[string]string{"node": "node", "address": "address"},
 		filterUsage: map[string]string{"node": "only portgroups of this `NODE`", "address": "only the portgroup with this MAC `ADDRESS`"},
+		nodeFlag:    true,
 	}.group()
 }
 

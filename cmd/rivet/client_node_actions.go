@@ -27,8 +27,10 @@ func rebootCommand() *cli.Command {
 // the verb has one), with an optional --power-timeout. Soft power and
 // timeouts need API 1.27, checked once before any node is touched.
 func powerVerb(name, target, softTarget, usage string) *cli.Command {
-	flags := []cli.Flag{concurrencyFlag(),
-		&cli.IntFlag{Name: "power-timeout", Usage: "wait at most `SECONDS` for each node to get there, else record a failure in last_error (API 1.27)"}}
+	flags := append([]cli.Flag{concurrencyFlag(),
+		&cli.IntFlag{Name: "power-timeout", Usage: "wait at most `SECONDS` for each node to get there, else record a failure in last_error (API 1.27)"},
+		&cli.BoolFlag{Name: "wait", Usage: "wait until each node's power state is " + client.PowerReached(target)}},
+		timingFlags()...)
 	if softTarget != "" {
 		flags = append(flags, &cli.BoolFlag{Name: "soft", Usage: "ask the operating system to " + name +
 			" (ACPI) instead of cutting or cycling the power; without --power-timeout the conductor waits [conductor] soft_power_off_timeout (API 1.27)"})
@@ -51,7 +53,15 @@ func powerVerb(name, target, softTarget, usage string) *cli.Command {
 			done += fmt.Sprintf(" (timeout %ds)", req.Timeout)
 		}
 		return runBulk(c, api, client.Nodes, func(ctx context.Context, ident string) (string, error) {
-			return fmt.Sprintf("node %s: %s", ident, done), api.ChangePowerState(ctx, ident, req)
+			if err := api.ChangePowerState(ctx, ident, req); err != nil || !c.Bool("wait") {
+				return fmt.Sprintf("node %s: %s", ident, done), err
+			}
+			st, err := api.WaitForPowerState(ctx, ident, client.WaitOptions{Target: client.PowerReached(req.Target),
+				Timeout: c.Duration("timeout"), Interval: c.Duration("interval")})
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("node %s: %s", ident, st.String("power_state")), nil
 		}, nil)
 	})
 }

@@ -43,6 +43,10 @@ func provisionCommands() []*cli.Command {
 		{name: "clean", verb: client.VerbClean, waitFor: "manageable", about: "run manual clean steps on manageable nodes (API 1.15)",
 			flags: []cli.Flag{&cli.StringFlag{Name: "clean-steps", Usage: "clean steps as a JSON list, @FILE, or - for stdin (required)"}},
 			body:  cleanStepsBody},
+		{name: "service", verb: client.VerbService, waitFor: "active", about: "run service steps on active nodes (API 1.87)",
+			flags: []cli.Flag{&cli.StringFlag{Name: "service-steps", Usage: "service steps as a JSON list, @FILE, or - for stdin (required)"},
+				&cli.BoolFlag{Name: "disable-ramdisk", Usage: "do not boot the ramdisk (API 1.108)"}},
+			body: serviceStepsBody},
 		{name: "adopt", verb: client.VerbAdopt, waitFor: "active", about: "adopt manageable nodes already running a workload (API 1.17)"},
 		{name: "abort", verb: client.VerbAbort, about: "abort cleaning or inspection waiting on a ramdisk (API 1.13)"},
 	}
@@ -131,6 +135,34 @@ func cleanStepsBody(c *cli.Context) (client.ProvisionRequest, error) {
 	if raw == "" {
 		return client.ProvisionRequest{}, clientUsage(c, "clean needs --clean-steps, e.g. '[{\"interface\": \"deploy\", \"step\": \"erase_devices\"}]'")
 	}
+	steps, err := stepsArg(c, "--clean-steps", raw)
+	if err != nil {
+		return client.ProvisionRequest{}, err
+	}
+	return client.ProvisionRequest{Target: client.VerbClean, CleanSteps: steps}, nil
+}
+
+// serviceStepsBody is the service verb's body: --service-steps and
+// --disable-ramdisk.
+func serviceStepsBody(c *cli.Context) (client.ProvisionRequest, error) {
+	raw := c.String("service-steps")
+	if raw == "" {
+		return client.ProvisionRequest{}, clientUsage(c, "service needs --service-steps, e.g. '[{\"interface\": \"raid\", \"step\": \"delete_configuration\"}]'")
+	}
+	steps, err := stepsArg(c, "--service-steps", raw)
+	if err != nil {
+		return client.ProvisionRequest{}, err
+	}
+	req := client.ProvisionRequest{Target: client.VerbService, ServiceSteps: steps}
+	if c.IsSet("disable-ramdisk") {
+		v := c.Bool("disable-ramdisk")
+		req.DisableRamdisk = &v
+	}
+	return req, nil
+}
+
+// stepsArg reads a JSON list of steps given inline, as @FILE or as - (stdin).
+func stepsArg(c *cli.Context, flag, raw string) ([]map[string]any, error) {
 	data := []byte(raw)
 	var err error
 	switch {
@@ -140,11 +172,11 @@ func cleanStepsBody(c *cli.Context) (client.ProvisionRequest, error) {
 		data, err = os.ReadFile(raw[1:])
 	}
 	if err != nil {
-		return client.ProvisionRequest{}, cli.Exit("--clean-steps: "+err.Error(), exitClientUsage)
+		return nil, cli.Exit(flag+": "+err.Error(), exitClientUsage)
 	}
 	var steps []map[string]any
 	if err := json.Unmarshal(data, &steps); err != nil {
-		return client.ProvisionRequest{}, cli.Exit("--clean-steps: want a JSON list of steps: "+err.Error(), exitClientUsage)
+		return nil, cli.Exit(flag+": want a JSON list of steps: "+err.Error(), exitClientUsage)
 	}
-	return client.ProvisionRequest{Target: client.VerbClean, CleanSteps: steps}, nil
+	return steps, nil
 }

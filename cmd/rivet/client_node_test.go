@@ -54,6 +54,38 @@ func TestClientCommands(t *testing.T) {
 			args:      []string{"node", "set", "sim-0", "name=web-1", "properties/cpus:=4"},
 			wantCalls: []string{maxAPI + ` PATCH /v1/nodes/sim-0 [{"op":"add","path":"/name","value":"web-1"},{"op":"add","path":"/properties/cpus","value":4}]`},
 		},
+		// Issue 31: node set had no -f; it prints the node when asked.
+		"set -f prints the updated node": {
+			args:    []string{"node", "set", "sim-0", "name=web-2", "-f", "value", "--fields", "name"},
+			wantOut: []string{"web-2\n"},
+		},
+		// Issue 31: power actions had no --wait.
+		"power on --wait": {
+			args:      []string{"node", "power", "on", "sim-0", "--wait", "--interval", "1ms"},
+			wantOut:   []string{"node sim-0: power on\n"},
+			wantCalls: []string{maxAPI + ` PUT /v1/nodes/sim-0/states/power {"target":"power on"}`, maxAPI + " GET /v1/nodes/sim-0/states"},
+		},
+		"power off --wait, refused by the BMC": {
+			args:     []string{"node", "power", "off", "sim-1", "--wait", "--interval", "1ms"},
+			wantCode: exitClientWaitFailed,
+			wantErr:  []string{`node sim-1: the power change failed, still "power on" instead of "power off": BMC says no`},
+		},
+		// Issue 31: port create --node NAME said "could not be found".
+		"port create --node NAME looks the name up": {
+			args:    []string{"port", "create", "--node", "sim-0", "address=52:54:00:00:00:01", "-f", "value", "--fields", "node_uuid"},
+			wantOut: []string{"11111111-0000-0000-0000-000000000000\n"},
+			wantCalls: []string{maxAPI + " GET /v1/nodes/sim-0?fields=uuid",
+				maxAPI + ` POST /v1/ports {"address":"52:54:00:00:00:01","node_uuid":"11111111-0000-0000-0000-000000000000"}`},
+		},
+		"port create --node UUID sends it as is": {
+			args:      []string{"port", "create", "address=52:54:00:00:00:01", "--node", "22222222-0000-0000-0000-000000000000"},
+			wantCalls: []string{maxAPI + ` POST /v1/ports {"address":"52:54:00:00:00:01","node_uuid":"22222222-0000-0000-0000-000000000000"}`},
+		},
+		"port create --node of a missing node": {
+			args:     []string{"port", "create", "--node", "sim-9", "address=52:54:00:00:00:01"},
+			wantCode: exitClientAPI,
+			wantErr:  []string{"node sim-9 not found (rivet node list shows the nodes)"},
+		},
 		"unset": {
 			args:      []string{"node", "unset", "sim-0", "extra/foo"},
 			wantCalls: []string{maxAPI + ` PATCH /v1/nodes/sim-0 [{"op":"remove","path":"/extra/foo"}]`},
@@ -126,6 +158,17 @@ func TestClientCommands(t *testing.T) {
 			wantCalls: []string{
 				maxAPI + " PUT /v1/nodes/sim-0/states/provision " + `{"target":"clean","clean_steps":[{"interface":"deploy","step":"erase_devices"}]}`,
 			},
+		},
+		"service with steps": {
+			args: []string{"node", "service", "sim-0", "--disable-ramdisk", "--service-steps", `[{"interface":"raid","step":"delete_configuration"}]`},
+			wantCalls: []string{
+				maxAPI + " PUT /v1/nodes/sim-0/states/provision " + `{"target":"service","service_steps":[{"interface":"raid","step":"delete_configuration"}],"disable_ramdisk":true}`,
+			},
+		},
+		"service without steps": {
+			args:     []string{"node", "service", "sim-0"},
+			wantCode: exitClientUsage,
+			wantErr:  []string{"service needs --service-steps"},
 		},
 		"unknown flag after the node": {
 			args:     []string{"node", "show", "sim-0", "--bogus"},
@@ -397,8 +440,19 @@ func TestCompletion(t *testing.T) {
 		"unknown shell":  {args: []string{"completion", "tcsh"}, wantCode: exitClientUsage},
 		"node commands":  {args: []string{"node", "--generate-bash-completion"}, want: []string{"list\n", "deploy\n", "maintenance\n"}},
 		"power commands": {args: []string{"node", "power", "--generate-bash-completion"}, want: []string{"on\n", "off\n", "reboot\n"}},
+		// Issue 31: node names complete, and flags without a "-" typed.
+		"node names":       {args: []string{"node", "show", "--url", "URL", "--generate-bash-completion"}, want: []string{"sim-0\nsim-1\n"}},
+		"node names again": {args: []string{"node", "deploy", "--url", "URL", "sim-0", "--generate-bash-completion"}, want: []string{"sim-0\nsim-1\n"}},
+		"flags of list":    {args: []string{"node", "list", "--generate-bash-completion"}, want: []string{"--fields\n", "--provision-state\n"}},
+		"flags after -":    {args: []string{"node", "show", "-", "--generate-bash-completion"}, want: []string{"--fields\n", "--url\n"}},
 	}
+	_, url := newCLIFake(t, "1.1", maxAPI)
 	for name, tc := range cases {
+		for i, a := range tc.args {
+			if a == "URL" {
+				tc.args[i] = url
+			}
+		}
 		t.Run(name, func(t *testing.T) {
 			// urfave's completion reads os.Args, not the app's arguments.
 			saved := os.Args
@@ -466,5 +520,33 @@ func TestConnectionFlagsBeforeTheNoun(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "--url", srv.URL, "node", "list"); code != 0 {
 		t.Fatalf("negotiated list: exit %d: %s", code, errOut)
+	}
+}
+
+// TestAPIErrorHintsOnlyWhereTheyApply is issue 31's "the node is busy"
+// appended to every 409: a duplicate MAC gets none, a lock does.
+func TestAPIErrorHintsOnlyWhereTheyApply(t *testing.T) {
+	on := clientTarget{kind: client.Ports, ident: ""}
+	cases := map[string]struct {
+		err  *client.APIError
+		want string
+	}{
+		"duplicate MAC": {&client.APIError{Status: 409, Message: "A port with MAC address 52:54:00:00:00:01 already exists."},
+			"port: A port with MAC address 52:54:00:00:00:01 already exists."},
+		"node locked": {&client.APIError{Status: 409, Message: "Node sim-0 is locked by host c1, please retry after the current operation is completed."},
+			"port: Node sim-0 is locked by host c1, please retry after the current operation is completed. " +
+				"(still locked after the client's retries: raise --retries, or see what the node is doing with rivet node show)"},
+		"deploy an active node": {&client.APIError{Status: 400, Message: `The requested action "active" can not be performed on node "5d1c0f3e-0000-4000-8000-000000000001" while it is in state "active".`},
+			`port: The requested action "active" can not be performed on node "5d1c0f3e-0000-4000-8000-000000000001" while it is in state "active". ` +
+				"(it is deployed already: to deploy it again, rivet node undeploy 5d1c0f3e-0000-4000-8000-000000000001 --wait first)"},
+		"long message whole": {&client.APIError{Status: 400, Message: strings.Repeat("x ", 200) + "set --driver redfish."},
+			"port: " + strings.Repeat("x ", 200) + "set --driver redfish."},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := cliError(tc.err, on).Error(); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
 	}
 }

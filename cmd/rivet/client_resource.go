@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -27,7 +28,49 @@ type resourceSpec struct {
 	// fieldFlags are flags create and set take for top-level string fields
 	// (--deploy-interface fake sets deploy_interface), beside FIELD=VALUE.
 	fieldFlags []fieldFlag
+	// nodeFlag gives create --node NODE, a node's UUID or name, sent as
+	// node_uuid (ports and portgroups belong to a node).
+	nodeFlag bool
 }
+
+// createFlags are the flags of create: output, field flags and --node.
+func (s resourceSpec) createFlags() []cli.Flag {
+	flags := append(outputFlags(), s.fieldCLIFlags()...)
+	if s.nodeFlag {
+		flags = append(flags, &cli.StringFlag{Name: "node", Usage: "the `NODE` (UUID or name) this " + s.kind.Noun + " belongs to"})
+	}
+	return flags
+}
+
+// nodeValue sets node_uuid from --node: a UUID as it is, a name looked up
+// first, so that it works at every API version (Ironic takes a name, as
+// node_ident, only from API 1.94 and for ports only).
+func (s resourceSpec) nodeValue(c *cli.Context, api *client.Client, vals map[string]any) error {
+	if !s.nodeFlag || !c.IsSet("node") {
+		return nil
+	}
+	if _, dup := vals["node_uuid"]; dup {
+		return clientUsage(c, "--node and node_uuid= both set the node")
+	}
+	ident := c.String("node")
+	if uuidRE.MatchString(ident) {
+		vals["node_uuid"] = ident
+		return nil
+	}
+	n, err := api.Get(c.Context, client.Nodes, ident, "uuid")
+	if err != nil {
+		return cliError(err, clientTarget{client.Nodes, ident})
+	}
+	u, _ := n["uuid"].(string)
+	if u == "" {
+		return cli.Exit(fmt.Sprintf("node %s: the API answered no uuid", ident), exitClientAPI)
+	}
+	vals["node_uuid"] = u
+	return nil
+}
+
+// uuidRE matches a UUID in its canonical form.
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // fieldFlag is a flag naming one top-level string field of a resource.
 type fieldFlag struct {
@@ -65,7 +108,8 @@ type apiAction func(c *cli.Context, api *client.Client) error
 func clientLeaf(name, about, argsUsage string, flags []cli.Flag, fn apiAction) *cli.Command {
 	return &cli.Command{
 		Name: name, Usage: about, ArgsUsage: argsUsage,
-		Flags: append(connFlags(), flags...),
+		Flags:        append(connFlags(), flags...),
+		BashComplete: func(c *cli.Context) { completeLeaf(c, argsUsage) },
 		Action: interleaved(func(c *cli.Context) error {
 			api, err := newAPIClient(c)
 			if err != nil {
@@ -113,10 +157,12 @@ func (s resourceSpec) commands() []*cli.Command {
 		clientLeaf("list", "list "+s.kind.Path, "", listFlags, s.list),
 		clientLeaf("show", "show one "+s.kind.Noun, noun, outputFlags(), s.show),
 		clientLeaf("create", "create a "+s.kind.Noun+" from FIELD=VALUE pairs (FIELD:=JSON for non-strings; a/b=v nests)",
-			"FIELD=VALUE…", append(outputFlags(), s.fieldCLIFlags()...), s.create),
-		clientLeaf("set", "set fields: PATH=VALUE (PATH:=JSON for non-strings; driver_info/ipmi_address=… reaches inside)",
-			noun+" PATH=VALUE…", s.fieldCLIFlags(), s.set),
-		clientLeaf("unset", "remove fields by PATH", noun+" PATH…", nil, s.unset),
+			"FIELD=VALUE…", s.createFlags(), s.create),
+		clientLeaf("set", "set fields: PATH=VALUE (PATH:=JSON for non-strings; driver_info/ipmi_address=… reaches inside); "+
+			"prints nothing, or the updated "+s.kind.Noun+" with -f/--fields",
+			noun+" PATH=VALUE…", append(outputFlags(), s.fieldCLIFlags()...), s.set),
+		clientLeaf("unset", "remove fields by PATH; prints nothing, or the updated "+s.kind.Noun+" with -f/--fields",
+			noun+" PATH…", outputFlags(), s.unset),
 		clientLeaf("delete", "delete "+s.kind.Path, noun+"…", []cli.Flag{concurrencyFlag()}, s.delete),
 	}
 }
@@ -182,6 +228,9 @@ func (s resourceSpec) create(c *cli.Context, api *client.Client) error {
 	if err := s.fieldValues(c, vals); err != nil {
 		return err
 	}
+	if err := s.nodeValue(c, api, vals); err != nil {
+		return err
+	}
 	body := map[string]any{}
 	for _, path := range sortedKeysOf(vals) {
 		nestValue(body, strings.Split(strings.Trim(path, "/"), "/"), vals[path])
@@ -208,8 +257,24 @@ func (s resourceSpec) set(c *cli.Context, api *client.Client) error {
 	if len(vals) == 0 {
 		return clientUsage(c, "give the %s and at least one PATH=VALUE", s.kind.Noun)
 	}
-	_, err = api.Update(c.Context, s.kind, args[0], client.SetOps(vals))
-	return cliError(err, clientTarget{s.kind, args[0]})
+	r, err := api.Update(c.Context, s.kind, args[0], client.SetOps(vals))
+	if err != nil {
+		return cliError(err, clientTarget{s.kind, args[0]})
+	}
+	return printUpdated(c, r)
+}
+
+// printUpdated prints what a set or unset answered when -f/--format or
+// --fields asks for it; otherwise nothing, as `baremetal node set`.
+func printUpdated(c *cli.Context, r client.Resource) error {
+	if !c.IsSet(flagFormat) && !c.IsSet(flagFields) {
+		return nil
+	}
+	p, err := newOutPrinter(c)
+	if err != nil {
+		return err
+	}
+	return p.one(r)
 }
 
 func (s resourceSpec) unset(c *cli.Context, api *client.Client) error {
@@ -217,8 +282,11 @@ func (s resourceSpec) unset(c *cli.Context, api *client.Client) error {
 	if len(args) < 2 {
 		return clientUsage(c, "give the %s and at least one PATH", s.kind.Noun)
 	}
-	_, err := api.Update(c.Context, s.kind, args[0], client.UnsetOps(args[1:]...))
-	return cliError(err, clientTarget{s.kind, args[0]})
+	r, err := api.Update(c.Context, s.kind, args[0], client.UnsetOps(args[1:]...))
+	if err != nil {
+		return cliError(err, clientTarget{s.kind, args[0]})
+	}
+	return printUpdated(c, r)
 }
 
 func (s resourceSpec) delete(c *cli.Context, api *client.Client) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -40,6 +41,23 @@ func conductorCommand() *cli.Command {
 	}
 }
 
+// warnUnresolvedHost warns when this conductor listens for other hosts
+// ([json_rpc] host_ip not loopback) under a [DEFAULT] host that does not
+// resolve here: APIs on other hosts dial it at that name, and answer 503
+// naming it for its nodes until it resolves (docs/admin/ha.md).
+func warnUnresolvedHost(log *slog.Logger, host, hostIP string, lookup func(context.Context, string) ([]string, error)) {
+	if ip := net.ParseIP(hostIP); ip != nil && ip.IsLoopback() || net.ParseIP(host) != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := lookup(ctx, host); err != nil {
+		log.Warn("[DEFAULT] host does not resolve on this host: APIs on other hosts dial this conductor at that name "+
+			"and answer 503 for its nodes until it resolves to [json_rpc] host_ip (DNS or /etc/hosts)",
+			"host", host, "host_ip", hostIP, "error", err)
+	}
+}
+
 func runConductor(c *cli.Context) error {
 	cfg, err := loadServiceConfig(c, config.ServiceConductor)
 	if err != nil {
@@ -55,6 +73,7 @@ func runConductor(c *cli.Context) error {
 	}
 	log = log.With("service", "conductor", "host", cfg.Default.Host)
 	logNotices(log, cfg, config.ServiceConductor)
+	warnUnresolvedHost(log, cfg.Default.Host, cfg.JSONRPC.HostIP, net.DefaultResolver.LookupHost)
 	warnTestClockSkew(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -87,7 +106,12 @@ func runConductor(c *cli.Context) error {
 	if err := objects.Install(reg); err != nil {
 		return fail(1, err)
 	}
-	mgr, err := startPlugins(ctx, cfg, log)
+	mreg := newServiceRegistry()
+	cmetrics, err := conductor.NewMetrics(mreg)
+	if err != nil {
+		return fail(1, err)
+	}
+	mgr, err := startPlugins(ctx, cfg, log, cmetrics)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -108,10 +132,16 @@ func runConductor(c *cli.Context) error {
 		JSONRPC: rpcOpts,
 		Guard:   guard,
 		TooOld:  stopTooOld,
+		Metrics: cmetrics,
 	})
 	if err != nil {
 		return fail(2, err)
 	}
+	stopMetrics, err := serveMetrics(cfg, "conductor_listen", cfg.Metrics.ConductorListen, mreg, log)
+	if err != nil {
+		return fail(2, err)
+	}
+	defer stopMetrics()
 	if err := svc.Start(ctx); err != nil {
 		_ = svc.Stop(context.Background())
 		return fail(1, err)
@@ -133,7 +163,7 @@ func runConductor(c *cli.Context) error {
 // startPlugins starts the driver plugins: built-ins by re-executing this
 // binary, rivet-driver-* in plugin_dir (default: this binary's directory)
 // first.
-func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*host.Manager, error) {
+func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger, obs host.Observer) (*host.Manager, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the rivet executable for built-in drivers: %w", err)
@@ -163,7 +193,7 @@ func startPlugins(ctx context.Context, cfg *config.Config, log *slog.Logger) (*h
 		builtIn[name] = cmd
 	}
 	mgr, err := host.New(host.Config{PluginDir: dir, BuiltIn: builtIn, Checksums: sums,
-		Logger: log.With("component", "plugins"), HostVersion: release.Current})
+		Logger: log.With("component", "plugins"), HostVersion: release.Current, Observer: obs})
 	if err != nil {
 		return nil, err
 	}

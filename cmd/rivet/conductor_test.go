@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,5 +46,29 @@ func TestConductorRefusesToStart(t *testing.T) {
 				t.Fatalf("message does not say how to fix it: %q", errOut)
 			}
 		})
+	}
+}
+
+// TestWarnUnresolvedHost: a conductor open to other hosts under a name
+// that does not resolve says so at start; on loopback, or named by an IP
+// address, it says nothing.
+func TestWarnUnresolvedHost(t *testing.T) {
+	fail := func(context.Context, string) ([]string, error) {
+		return nil, &net.DNSError{Err: "no such host", Name: "cond1.example.com", IsNotFound: true}
+	}
+	for _, tc := range []struct {
+		host, hostIP string
+		warn         bool
+	}{
+		{"cond1.example.com", "10.0.0.21", true},
+		{"cond1.example.com", "0.0.0.0", true},
+		{"cond1.example.com", "127.0.0.1", false},
+		{"10.0.0.21", "10.0.0.21", false},
+	} {
+		var buf strings.Builder
+		warnUnresolvedHost(slog.New(slog.NewTextHandler(&buf, nil)), tc.host, tc.hostIP, fail)
+		if got := strings.Contains(buf.String(), "does not resolve on this host"); got != tc.warn {
+			t.Errorf("host %s, host_ip %s: warned %v, want %v: %s", tc.host, tc.hostIP, got, tc.warn, buf.String())
+		}
 	}
 }

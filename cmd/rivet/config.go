@@ -98,10 +98,7 @@ func configCommand() *cli.Command {
 				Name: "check",
 				Usage: "load and validate the --config-file files and the RIVET_<SECTION>_<OPTION> " +
 					"environment for the --service servers; print \"configuration OK\" or every problem and exit 1",
-				Flags: []cli.Flag{&cli.StringSliceFlag{
-					Name:  flagConfigFile,
-					Usage: "INI configuration `FILE` (repeatable; appended to the global --config-file files)",
-				}, &cli.StringSliceFlag{
+				Flags: []cli.Flag{configFileFlag(), &cli.StringSliceFlag{
 					Name: "service",
 					Usage: "check what `SERVICE` would expose with this configuration: api, conductor or all-in-one " +
 						"(repeatable; default api and conductor, as on a host running both)",

@@ -73,10 +73,7 @@ func dbsyncCommand() *cli.Command {
 		Description:  dbsyncDescription,
 		OnUsageError: dbsyncUsageError,
 		// ironic-dbsync takes --config-file after its name; so does this.
-		Flags: []cli.Flag{&cli.StringSliceFlag{
-			Name:  flagConfigFile,
-			Usage: "INI configuration `FILE` (repeatable; appended to the global --config-file files)",
-		}},
+		Flags: []cli.Flag{configFileFlag()},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return cli.Exit(fmt.Sprintf("dbsync: unknown command %q: valid commands are create-schema, upgrade, version, unlock, online-data-migrations, rotate-key", c.Args().First()), dbsync.ExitBadArguments)

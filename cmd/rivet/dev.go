@@ -52,7 +52,7 @@ func devCommand() *cli.Command {
 			&cli.StringFlag{Name: "state-dir", Value: ".rivet-dev", Usage: "`DIR` holding the SQLite database; reused by the next start"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:6385", Usage: "API `ADDRESS` (host:port)"},
 			&cli.IntFlag{Name: "sim-nodes", Value: 4, Usage: "simulated Redfish systems to enroll as nodes sim-0 … sim-`N-1`"},
-			&cli.StringFlag{Name: "sim-listen", Value: "127.0.0.1:6386", Usage: "`ADDRESS` of the embedded Redfish simulator"},
+			&cli.StringFlag{Name: "sim-listen", Value: defaultSimListen, Usage: "`ADDRESS` of the embedded Redfish simulator (when the default is in use, a free port is taken instead)"},
 			&cli.StringSliceFlag{Name: "enable-driver", Usage: "also enable hardware type `NAME` (repeatable), beside [conductor] enabled_hardware_types"},
 			&cli.StringFlag{Name: "plugin-dir", Usage: "`DIR` holding rivet-driver-* plugin binaries ([conductor] plugin_dir)"},
 		},
@@ -62,7 +62,7 @@ func devCommand() *cli.Command {
 
 func runDev(c *cli.Context) error {
 	opts := devOptions{stateDir: c.String("state-dir"), listen: c.String("listen"), simNodes: c.Int("sim-nodes"), simListen: c.String("sim-listen"),
-		enableDrivers: c.StringSlice("enable-driver"), pluginDir: c.String("plugin-dir")}
+		simListenGiven: c.IsSet("sim-listen"), enableDrivers: c.StringSlice("enable-driver"), pluginDir: c.String("plugin-dir")}
 	if opts.simNodes < 0 || opts.simNodes > sim.MaxSystems {
 		return cli.Exit(fmt.Sprintf("dev: --sim-nodes %d: give 0 to %d", opts.simNodes, sim.MaxSystems), 2)
 	}
@@ -85,9 +85,16 @@ func runDev(c *cli.Context) error {
 	return nil
 }
 
+// defaultSimListen is the simulator's address unless --sim-listen says
+// otherwise.
+const defaultSimListen = "127.0.0.1:6386"
+
 type devOptions struct {
 	stateDir, listen, simListen string
 	simNodes                    int
+	// simListenGiven is set when --sim-listen was given: then its address
+	// is used or rivet dev fails; the default moves to a free port.
+	simListenGiven bool
 	// enableDrivers are hardware types enabled beside the configuration's
 	// (--enable-driver); pluginDir overrides [conductor] plugin_dir.
 	enableDrivers []string
@@ -151,6 +158,7 @@ func (o devOptions) apply(cfg *config.Config) error {
 // devRun migrates the database, starts the simulator and the all-in-one,
 // enrolls the simulated nodes and serves until ctx ends.
 func devRun(ctx context.Context, cfg *config.Config, files []string, o devOptions, log *slog.Logger, level *slog.LevelVar, out io.Writer) error {
+	fmt.Fprintf(out, "rivet dev: preparing the database in %s …\n", o.stateDir)
 	if err := devMigrate(ctx, cfg); err != nil {
 		return err
 	}
@@ -158,15 +166,16 @@ func devRun(ctx context.Context, cfg *config.Config, files []string, o devOption
 	if err != nil {
 		return err
 	}
-	simLn, err := net.Listen("tcp", o.simListen)
+	simLn, err := listenSim(o, out)
 	if err != nil {
-		return fmt.Errorf("--sim-listen: %w", err)
+		return err
 	}
 	simCtx, stopSim := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSim()
 	go func() { _ = bmc.Serve(simCtx, simLn) }()
 	defer bmc.Close()
 
+	fmt.Fprintf(out, "rivet dev: starting the API and the conductor with its driver plugins (%s) …\n", strings.Join(cfg.Conductor.EnabledHardwareTypes, ", "))
 	aio, err := startAllInOne(ctx, cfg, files, log, level, nil)
 	if err != nil {
 		return err
@@ -175,12 +184,15 @@ func devRun(ctx context.Context, cfg *config.Config, files []string, o devOption
 	if !slices.Contains(cfg.Conductor.EnabledHardwareTypes, "redfish") {
 		log.Info("redfish is not an enabled hardware type: the simulated nodes are not enrolled",
 			"enabled_hardware_types", cfg.Conductor.EnabledHardwareTypes)
-	} else if err := enrollSimNodes(ctx, aio.URL, simURL, o.simNodes, log); err != nil {
-		log.Error("enrolling the simulated nodes failed; the API keeps serving", "error", err)
+	} else {
+		fmt.Fprintf(out, "rivet dev: enrolling %d simulated nodes and making them available …\n", o.simNodes)
+		if err := enrollSimNodes(ctx, aio.URL, simURL, o.simNodes, bmc, log); err != nil {
+			log.Error("enrolling the simulated nodes failed; the API keeps serving", "error", err)
+		}
 	}
 	fmt.Fprintf(out, `
 Rivet dev is running.
-  API:        %s   (noauth; Ironic clients work too: baremetal --os-endpoint %s/v1 --os-auth-type none)
+  API:        %s   (noauth; Ironic clients work too: baremetal --os-endpoint %s --os-auth-type none)
   Redfish:    %s   (%d simulated systems, user %s)
   State:      %s
   Drivers:    %s
@@ -194,6 +206,26 @@ Stop with Ctrl-C.
 	err = aio.Wait()
 	stopSim()
 	return err
+}
+
+// listenSim opens the simulator's listener: --sim-listen as given, or the
+// default address, or, when that one is in use (another rivet dev, a
+// rivet-sim), a free loopback port, saying so.
+func listenSim(o devOptions, out io.Writer) (net.Listener, error) {
+	ln, err := net.Listen("tcp", o.simListen)
+	if err == nil {
+		return ln, nil
+	}
+	if o.simListenGiven || !errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("--sim-listen %s: %w (choose another address with --sim-listen)", o.simListen, err)
+	}
+	host, _, _ := net.SplitHostPort(o.simListen)
+	ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("--sim-listen: %s is in use and no free port was found: %w", o.simListen, err)
+	}
+	fmt.Fprintf(out, "rivet dev: %s is in use; the Redfish simulator listens on %s instead (--sim-listen chooses)\n", o.simListen, ln.Addr())
+	return ln, nil
 }
 
 // devMigrate creates the schema of a new state directory, or applies the

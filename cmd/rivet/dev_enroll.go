@@ -11,11 +11,19 @@ import (
 	"github.com/rivetmetal/rivet/drivers/redfish/sim"
 )
 
+// simPower sets a simulated system's power (sim.Simulator.SetPower).
+type simPower interface {
+	SetPower(id string, on bool) error
+}
+
 // enrollSimNodes makes sure nodes sim-0 … sim-n-1 exist, point at the
 // simulator's current address and rest in available, through the public
 // API, as an operator would. Nodes already past available (deployed, in
-// maintenance, failed) are left as they are.
-func enrollSimNodes(ctx context.Context, apiURL, simURL string, n int, log *slog.Logger) error {
+// maintenance, failed) are left as they are, and the simulator, new at
+// every start, is given the power state they were left in, so that a
+// deployed node is still powered on after a restart instead of reporting a
+// stale state until the next power sync.
+func enrollSimNodes(ctx context.Context, apiURL, simURL string, n int, bmc simPower, log *slog.Logger) error {
 	cl, err := client.New(client.Options{URL: apiURL, Cache: client.NewMemoryCache(), UserAgent: "rivet-dev"})
 	if err != nil {
 		return err
@@ -23,7 +31,7 @@ func enrollSimNodes(ctx context.Context, apiURL, simURL string, n int, log *slog
 	var errs []error
 	for i := range n {
 		name := fmt.Sprintf("sim-%d", i)
-		if err := enrollSimNode(ctx, cl, name, simURL, sim.SystemID(i)); err != nil {
+		if err := enrollSimNode(ctx, cl, name, simURL, sim.SystemID(i), bmc); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
@@ -32,7 +40,7 @@ func enrollSimNodes(ctx context.Context, apiURL, simURL string, n int, log *slog
 	return errors.Join(errs...)
 }
 
-func enrollSimNode(ctx context.Context, cl *client.Client, name, simURL, systemID string) error {
+func enrollSimNode(ctx context.Context, cl *client.Client, name, simURL, systemID string, bmc simPower) error {
 	info := map[string]any{
 		"redfish_address":   simURL,
 		"redfish_system_id": "/redfish/v1/Systems/" + systemID,
@@ -55,6 +63,11 @@ func enrollSimNode(ctx context.Context, cl *client.Client, name, simURL, systemI
 	case err != nil:
 		return err
 	default:
+		if node.String("power_state") == "power on" {
+			if err := bmc.SetPower(systemID, true); err != nil {
+				return err
+			}
+		}
 		// A restart may have moved the simulator: keep the address current.
 		if addr, _ := node["driver_info"].(map[string]any); addr == nil || addr["redfish_address"] != simURL {
 			ops := client.SetOps(map[string]any{"driver_info/redfish_address": simURL, "instance_info/boot_iso": simURL + "/images/rivet-dev.iso"})

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,5 +82,33 @@ func TestDevHonoursEnabledHardwareTypes(t *testing.T) {
 				t.Errorf("plugin_dir %q, want %q", cfg.Conductor.PluginDir, o.pluginDir)
 			}
 		})
+	}
+}
+
+// TestDevSimListenMovesOffABusyDefault is issue 31's `rivet dev` failing
+// when 6386 is taken: the default address moves to a free port and says
+// so; an address the user gave still fails, naming the flag.
+func TestDevSimListenMovesOffABusyDefault(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	var out strings.Builder
+	ln, err := listenSim(devOptions{simListen: busy.Addr().String()}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if ln.Addr().String() == busy.Addr().String() {
+		t.Fatal("listened on the busy address")
+	}
+	want := fmt.Sprintf("rivet dev: %s is in use; the Redfish simulator listens on %s instead (--sim-listen chooses)\n", busy.Addr(), ln.Addr())
+	if out.String() != want {
+		t.Errorf("said %q, want %q", out.String(), want)
+	}
+	_, err = listenSim(devOptions{simListen: busy.Addr().String(), simListenGiven: true}, &out)
+	if err == nil || !strings.Contains(err.Error(), "--sim-listen "+busy.Addr().String()) || !strings.Contains(err.Error(), "choose another address with --sim-listen") {
+		t.Errorf("given address in use: %v", err)
 	}
 }

@@ -18,3 +18,12 @@ func globalFlags() []cli.Flag {
 		},
 	)
 }
+
+// configFileFlag is --config-file as a command declares it, to be given
+// after the command's name (withConfigFileFlag).
+func configFileFlag() cli.Flag {
+	return &cli.StringSliceFlag{
+		Name:  flagConfigFile,
+		Usage: "INI configuration `FILE` (repeatable; appended to the files given before the command)",
+	}
+}

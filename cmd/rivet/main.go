@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 )
@@ -47,8 +48,36 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		// Errors are printed once, by run; urfave must not exit on its own.
 		ExitErrHandler: func(*cli.Context, error) {},
 		Flags:          globalFlags(),
-		Commands:       commands(),
+		Commands:       withConfigFileFlag(commands()),
 	}
+}
+
+// clientNouns are the admin client's commands and the file tools: they read
+// no configuration file (the client's connection flags are declared on
+// every one of them instead).
+var clientNouns = []string{"node", "port", "portgroup", "chassis", "driver", "completion", "htpasswd"}
+
+// withConfigFileFlag declares --config-file on every command and
+// subcommand that reads the configuration, so that it may stand after the
+// command (`rivet dbsync upgrade --config-file F`, as ironic-dbsync takes
+// it) as well as before it; configFiles collects every level's, outermost
+// first.
+func withConfigFileFlag(cmds []*cli.Command) []*cli.Command {
+	var walk func(*cli.Command)
+	walk = func(c *cli.Command) {
+		if !slices.ContainsFunc(c.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), flagConfigFile) }) {
+			c.Flags = append(c.Flags, configFileFlag())
+		}
+		for _, sub := range c.Subcommands {
+			walk(sub)
+		}
+	}
+	for _, c := range cmds {
+		if !slices.Contains(clientNouns, c.Name) {
+			walk(c)
+		}
+	}
+	return cmds
 }
 
 // commands lists the top-level commands, one file each.
@@ -58,6 +87,7 @@ func commands() []*cli.Command {
 		pluginCommand(),
 		configCommand(),
 		tlsCommand(),
+		htpasswdCommand(),
 		dbsyncCommand(),
 		upgradeCommand(),
 		conductorCommand(),

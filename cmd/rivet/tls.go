@@ -97,7 +97,8 @@ use_ssl = true
 cert_file = %s
 key_file = %s
 cafile = %s
-require_client_certificate = true   # on conductors, once every API presents a certificate
+# on conductors, once every API presents a certificate
+require_client_certificate = true
 `, strings.Join(hosts, ", "), filepath.Join(dir, certName), filepath.Join(dir, keyName), filepath.Join(dir, caCertName))
 	return err
 }

@@ -45,6 +45,7 @@ type Conductor interface {
 	DestroyVolumeTarget(ctx context.Context, n *objects.Node, vt *objects.VolumeTarget) error
 	DoNodeRescue(ctx context.Context, n *objects.Node, password string) error
 	DoNodeUnrescue(ctx context.Context, n *objects.Node) error
+	DoNodeService(ctx context.Context, n *objects.Node, steps []map[string]any, disableRamdisk bool) error
 	AddNodeTraits(ctx context.Context, n *objects.Node, traits []string, replace bool) error
 	RemoveNodeTraits(ctx context.Context, n *objects.Node, traits []string) error
 	CreateAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) (*objects.Allocation, error)

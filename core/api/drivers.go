@@ -196,16 +196,3 @@ func (s *server) getDriverProperties(w http.ResponseWriter, r *http.Request) err
 	writeJSON(w, http.StatusOK, props)
 	return nil
 }
-
-// getDriverRAIDProperties serves .../raid/logical_disk_properties (1.12):
-// Ironic's 404 for a hardware type without a RAID interface.
-func (s *server) getDriverRAIDProperties(w http.ResponseWriter, r *http.Request) error {
-	if VersionFrom(r.Context()).Less(v1_12) {
-		return errNotAcceptable()
-	}
-	name, _, err := s.driverExists(r)
-	if err != nil {
-		return err
-	}
-	return unsupported(http.StatusNotFound, name, "raid")
-}

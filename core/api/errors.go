@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"syscall"
 
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/db"
@@ -111,6 +113,13 @@ func statusOf(err error) (int, string, bool) {
 		// A concurrent create won the race the handler's check lost.
 		return http.StatusConflict, "The resource already exists.", true
 	}
+	// A conductor that cannot be reached (stopped, killed, or a name that
+	// does not resolve from this API host) is named as such: it is not the
+	// database's trouble, and the fix is on that conductor's host.
+	var ue *rpc.UnreachableError
+	if errors.As(err, &ue) {
+		return http.StatusServiceUnavailable, unreachableMessage(ue), true
+	}
 	// The database's own trouble: the cause stays in the log, the client
 	// learns it may retry (503) or that space must be freed first (507).
 	if db.IsStorageFull(err) {
@@ -120,4 +129,24 @@ func statusOf(err error) (int, string, bool) {
 		return http.StatusServiceUnavailable, msgDBUnavailable, false
 	}
 	return http.StatusInternalServerError, "Internal Server Error", false
+}
+
+// unreachableMessage tells a client which conductor could not be reached,
+// why, and what to check; the nodes it manages move to the other conductors
+// once its heartbeat is older than [conductor] heartbeat_timeout.
+func unreachableMessage(ue *rpc.UnreachableError) string {
+	var dns *net.DNSError
+	cause := "it does not answer"
+	switch {
+	case errors.As(ue.Err, &dns):
+		cause = "its name does not resolve from this API host (every API dials a conductor at its [DEFAULT] host: " +
+			"make that name resolve to the conductor's [json_rpc] host_ip)"
+	case errors.Is(ue.Err, syscall.ECONNREFUSED):
+		cause = "nothing listens at its JSON-RPC address (is rivet conductor running there?)"
+	case ue.Err != nil:
+		cause = ue.Err.Error()
+	}
+	return fmt.Sprintf("Resource temporarily unavailable, please retry. The conductor %s that manages this resource "+
+		"cannot be reached: %s. If it has stopped, its nodes move to the other conductors once its heartbeat is older "+
+		"than [conductor] heartbeat_timeout.", ue.Host, cause)
 }

@@ -41,6 +41,13 @@ type fakeConductor struct {
 		configdrive any
 		steps       []map[string]any
 	}
+	// cleanSteps are the steps of the last DoNodeClean.
+	cleanSteps []map[string]any
+	// service holds the arguments of the last DoNodeService.
+	service struct {
+		steps          []map[string]any
+		disableRamdisk bool
+	}
 	// heartbeat holds the agent fields of the last heartbeat passed on.
 	heartbeat struct {
 		agentVersion string
@@ -69,7 +76,7 @@ func (f *fakeConductor) locked(n *objects.Node) error {
 // fakeCatalog is what a conductor serving fake-hardware with every
 // interface offers.
 var fakeCatalog = catalog.ForConductor([]catalog.Served{{HardwareType: "fake-hardware",
-	Interfaces: []string{"power", "management", "deploy", "inspect"}}}, catalog.Options{})
+	Interfaces: []string{"power", "management", "deploy", "inspect", "raid"}}}, catalog.Options{})
 
 // checkInterfaces is the conductor's check of a node's interfaces, with
 // its classed errors.
@@ -235,16 +242,29 @@ func (f *fakeConductor) DoNodeTearDown(ctx context.Context, n *objects.Node) err
 	return f.move(ctx, n, states.Delete)
 }
 
-func (f *fakeConductor) DoNodeClean(ctx context.Context, n *objects.Node, _ []map[string]any, disableRamdisk ...bool) error {
+func (f *fakeConductor) DoNodeClean(ctx context.Context, n *objects.Node, steps []map[string]any, disableRamdisk ...bool) error {
 	f.record("do_node_clean")
 	if len(disableRamdisk) > 0 && disableRamdisk[0] {
 		f.record("do_node_clean disable_ramdisk")
 	}
+	f.mu.Lock()
+	f.cleanSteps = steps
+	f.mu.Unlock()
 	if err := f.move(ctx, n, states.Clean); err != nil {
 		return err
 	}
 	n.ProvisionState = string(states.Manageable) // manual cleaning returns to manageable
 	return f.store.Save(ctx, n)
+}
+
+// DoNodeService records its arguments and services at once: servicing,
+// then active.
+func (f *fakeConductor) DoNodeService(ctx context.Context, n *objects.Node, steps []map[string]any, disableRamdisk bool) error {
+	f.record("do_node_service")
+	f.mu.Lock()
+	f.service.steps, f.service.disableRamdisk = steps, disableRamdisk
+	f.mu.Unlock()
+	return f.move(ctx, n, states.ServiceEv)
 }
 
 func (f *fakeConductor) DoProvisioningAction(ctx context.Context, n *objects.Node, action string) error {

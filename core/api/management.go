@@ -97,23 +97,6 @@ func unsupported(status int, driver, extension string) *Error {
 	return errorf(status, "Driver %s does not support %s (disabled or not implemented).", driver, extension)
 }
 
-// putRAID serves PUT /v1/nodes/{node}/states/raid (1.12). Rivet's drivers
-// have no RAID interface, so the answer is Ironic's for a driver without
-// one: 404 UnsupportedDriverExtension.
-func (s *server) putRAID(w http.ResponseWriter, r *http.Request) error {
-	if !RequireVersion(w, r, v1_12) {
-		return nil
-	}
-	n, err := s.getNodeByIdent(r, r.PathValue("node"))
-	if err != nil {
-		return err
-	}
-	if _, err := readObject(r); err != nil {
-		return err
-	}
-	return unsupported(http.StatusNotFound, n.Driver, "raid")
-}
-
 // getConsole serves GET /v1/nodes/{node}/states/console. No Rivet driver
 // has a console, so it is never enabled (Ironic's NodeConsoleNotEnabled
 // answer).

@@ -69,20 +69,27 @@ func (r *ramdisk) tick(ctx context.Context, node, state string) {
 		r.inspected = boots
 		r.postInventory(ctx, node)
 	case "clean wait", "wait call-back", "service wait":
-		if r.bootSeen != boots {
-			r.start(ctx, boots)
+		if r.bootSeen != boots && !r.start(ctx, boots) {
+			return
 		}
 		body := map[string]any{"callback_url": r.agentURL, "agent_token": r.token, "agent_version": "9.14.1"}
 		code, err := agenttest.Heartbeat(ctx, http.DefaultClient, r.apiURL, ipaVersion, node, body)
 		// 409: the conductor holds the node (IPA retries at its next beat).
 		if err != nil || (code != http.StatusAccepted && code != http.StatusConflict) {
+			// The conductor may have finished and powered the machine off
+			// (forgetting the token) between the state read and the beat:
+			// the agent is gone, as a real one would be.
+			if now, up := r.booted(); err == nil && (!up || now != boots) {
+				return
+			}
 			r.t.Errorf("heartbeat of %s in %s: %d %v", node, state, code, err)
 		}
 	}
 }
 
-// start boots a fresh agent: lookup by MAC (the token comes with it).
-func (r *ramdisk) start(ctx context.Context, boots int) {
+// start boots a fresh agent: lookup by MAC (the token comes with it). It
+// reports false when the machine went down before the lookup answered.
+func (r *ramdisk) start(ctx context.Context, boots int) bool {
 	if r.agent != nil {
 		r.agent.Close()
 	}
@@ -124,12 +131,16 @@ func (r *ramdisk) start(ctx context.Context, boots int) {
 	a.Handle("service.execute_service_step", record("service"))
 	_, token, err := agenttest.Lookup(ctx, http.DefaultClient, r.apiURL, ipaVersion, r.macs...)
 	if err != nil {
+		if now, up := r.booted(); !up || now != boots {
+			return false
+		}
 		r.t.Fatalf("agent lookup by %v: %v", r.macs, err)
 	}
 	a.Token = token // before it serves: the conductor's commands must carry it
 	r.agentURL = a.Start()
 	r.t.Cleanup(a.Close)
 	r.agent, r.token, r.bootSeen = a, token, boots
+	return true
 }
 
 // postInventory sends IPA's inspection data with the machine's NICs.

@@ -478,10 +478,8 @@ func TestMetal3BMOVirtualMediaLifecycle(t *testing.T) {
 		t.Errorf("ports %v, want the machine's NICs %v", got, want)
 	}
 
-	// Preparing: manual cleaning only with RAID/BIOS/firmware settings.
-	if !b.offered("raid", "redfish") || !b.offered("bios", "redfish") {
-		b.gap("prepare's manual cleaning (raid create_configuration/delete_configuration, bios apply_configuration) needs the redfish raid and bios interfaces")
-	}
+	// Preparing: manual cleaning with the host's RAID (and BIOS) settings.
+	b.prepare(id)
 
 	// Providing: automated cleaning through the agent.
 	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetProvide})
@@ -798,5 +796,42 @@ func TestMetal3BMOAbortsAndForcedDeletion(t *testing.T) {
 	b.delete(id)
 	for _, g := range gaps {
 		t.Log("left out: " + g)
+	}
+}
+
+// prepare is BMO's Prepare of a manageable host with hardware RAID
+// volumes in its spec (startManualCleaning): setTargetRAIDCfg (the raid
+// interface, then nodes.SetRAIDConfig with the first volume as root, no
+// root device hints), then manual cleaning with buildManualCleaningSteps'
+// raid delete_configuration and create_configuration. BIOS settings add a
+// bios apply_configuration step once the redfish bios interface exists.
+func (b *bmo) prepare(id string) {
+	t := b.t
+	if !b.offered("bios", "redfish") {
+		b.gap("prepare's bios apply_configuration clean step needs the redfish bios interface")
+	}
+	if !b.offered("raid", "redfish") {
+		b.gap("prepare's raid delete_configuration/create_configuration clean steps need the redfish raid interface")
+		return
+	}
+	b.patch(id, map[string]any{"/raid_interface": "redfish"})
+	size, root := 100, true
+	err := nodes.SetRAIDConfig(b.ctx, b.c, id, nodes.RAIDConfigOpts{LogicalDisks: []nodes.LogicalDisk{
+		{SizeGB: &size, RAIDLevel: nodes.RAID1, VolumeName: "root", IsRootVolume: &root},
+	}}).ExtractErr()
+	if err != nil {
+		t.Fatalf("nodes.SetRAIDConfig: %v", err)
+	}
+	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetClean, CleanSteps: []nodes.CleanStep{
+		{Interface: nodes.InterfaceRAID, Step: "delete_configuration"},
+		{Interface: nodes.InterfaceRAID, Step: "create_configuration"},
+	}})
+	n := b.wait(id, string(nodes.Manageable), string(nodes.Manageable), string(nodes.Cleaning), string(nodes.CleanWait))
+	disks, _ := n.RAIDConfig["logical_disks"].([]any)
+	if len(disks) != 1 {
+		t.Fatalf("after prepare: raid_config %v, want the root volume", n.RAIDConfig)
+	}
+	if d, _ := disks[0].(map[string]any); d["raid_level"] != "1" || d["is_root_volume"] != true {
+		t.Errorf("after prepare: logical disk %v", d)
 	}
 }

@@ -27,9 +27,9 @@ func newMetrics(reg *prometheus.Registry) (*metrics, error) {
 		}, []string{"method", "route", "status"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "rivet_api_request_duration_seconds",
-			Help:    "REST API request latency by method and route.",
+			Help:    "REST API request latency by method, route and HTTP status.",
 			Buckets: prometheus.DefBuckets,
-		}, []string{"method", "route"}),
+		}, []string{"method", "route", "status"}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.latency} {
 		if err := reg.Register(c); err != nil {
@@ -43,8 +43,9 @@ func (m *metrics) observe(method, route string, status int, d time.Duration) {
 	if route == "" {
 		route = "other"
 	}
-	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(method, route).Observe(d.Seconds())
+	code := strconv.Itoa(status)
+	m.requests.WithLabelValues(method, route, code).Inc()
+	m.latency.WithLabelValues(method, route, code).Observe(d.Seconds())
 }
 
 func (m *metrics) handler() http.Handler {

@@ -51,7 +51,7 @@ var nodeSince03 = gated{
 	"protected": v1_48, "protected_reason": v1_48, "conductor": v1_49, "description": v1_51,
 	"retired": v1_61, "retired_reason": v1_61, "boot_mode": v1_75, "secure_boot": v1_75,
 	"shard": v1_82, "parent_node": v1_83, "firmware_interface": v1_86, "disable_power_off": v1_95,
-	"instance_name": v1_104, "health": v1_109,
+	"instance_name": v1_104, "health": v1_109, "service_step": v1_87,
 }
 
 // nodeInterfaceFields03 are the interface fields of 1.33 (storage), 1.38
@@ -71,7 +71,7 @@ func init() {
 	nodeFields = append(nodeFields, "storage_interface", "rescue_interface", "bios_interface", "fault",
 		"deploy_step", "conductor_group", "automated_clean", "protected", "protected_reason", "conductor",
 		"description", "retired", "retired_reason", "boot_mode", "secure_boot", "shard", "parent_node",
-		"firmware_interface", "disable_power_off", "instance_name", "health")
+		"firmware_interface", "disable_power_off", "instance_name", "health", "service_step")
 	nodeCreatable = append(nodeCreatable, nodeInterfaceFields03...)
 	nodeCreatable = append(nodeCreatable, nodeCreatable03...)
 }
@@ -122,6 +122,7 @@ func (s *server) addNodeView03(ctx context.Context, view map[string]any, n *obje
 	view["disable_power_off"] = n.DisablePowerOff
 	view["instance_name"] = strOrNil(n.InstanceName)
 	view["health"] = strOrNil(n.Health)
+	view["service_step"] = orEmpty(n.ServiceStep)
 	if VersionFrom(ctx).AtLeast(v1_49) {
 		view["conductor"] = s.conductorFor(ctx, n)
 	}

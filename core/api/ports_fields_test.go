@@ -167,6 +167,13 @@ func TestV1_94PortNodeIdent(t *testing.T) {
 	}
 	e.must(http.StatusBadRequest, "POST", "/v1/ports", "1.94", map[string]any{"node_ident": "nope", "address": "52:54:00:00:06:02"})
 	e.must(http.StatusBadRequest, "POST", "/v1/ports", "1.94", map[string]any{"node_ident": "n1", "node_uuid": id, "address": "52:54:00:00:06:03"})
+	// Issue 31: a name in node_uuid says what to send instead.
+	got := e.must(http.StatusBadRequest, "POST", "/v1/ports", "1.94", map[string]any{"node_uuid": "n1", "address": "52:54:00:00:06:04"}).Fault(t)
+	want := `Node n1 could not be found. node_uuid takes a node's UUID and "n1" is none: give the UUID (GET /v1/nodes/n1 shows it), ` +
+		`or for a port from API 1.94 node_ident, which also takes a name.`
+	if got != want {
+		t.Errorf("node_uuid=n1: %q, want %q", got, want)
+	}
 }
 
 // TestPortTextFields: description (1.97), vendor (1.100), category (1.101).

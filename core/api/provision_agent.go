@@ -131,30 +131,7 @@ func laterProvisionArg(a string, v version.Version) bool {
 	case "deploy_steps":
 		return v.Less(verDeployStepsArgument)
 	case "disable_ramdisk":
-		return false // provisionDisableRamdisk checks it with the verb
+		return false // checkDisableRamdisk checks it with the verb
 	}
 	return slices.Contains(laterProvisionArgs, a)
-}
-
-// provisionDisableRamdisk returns disable_ramdisk, as Ironic's
-// check_allow_disable_ramdisk: absent or null is false; with "clean" it
-// needs 1.70 (406 "disable_ramdisk is not acceptable in this API
-// version" below); with any other verb it is 400 (servicing, which Ironic
-// also takes it with from 1.108, is not served by Rivet yet). A boolean,
-// or a string oslo reads as one.
-func provisionDisableRamdisk(body object, verb string, v version.Version) (bool, error) {
-	b, present, err := looseBool(body, "disable_ramdisk")
-	if err != nil {
-		return false, err
-	}
-	if !present || b == nil {
-		return false, nil
-	}
-	if verb != "clean" {
-		return false, errorf(http.StatusBadRequest, "disable_ramdisk is supported only with manual cleaning or servicing")
-	}
-	if v.Less(verCleanDisableRamdisk) {
-		return false, errorf(http.StatusNotAcceptable, "disable_ramdisk is not acceptable in this API version")
-	}
-	return *b, nil
 }

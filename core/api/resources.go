@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"net/url"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/uptrace/bun"
@@ -83,6 +84,11 @@ func (c *uuidCache) get(ctx context.Context, id *int64) (any, error) {
 // 404 would name the wrong resource (Ironic changes the code the same way).
 func (s *server) nodeRef(r *http.Request, ident string) (*objects.Node, error) {
 	notFound := func(id string) error {
+		if !isUUID(id) {
+			// Issue 31: a name where node_uuid wants a UUID.
+			return errorf(http.StatusBadRequest, "Node %s could not be found. node_uuid takes a node's UUID and %q is none: "+
+				"give the UUID (GET /v1/nodes/%s shows it), or for a port from API 1.94 node_ident, which also takes a name.", id, id, url.PathEscape(id))
+		}
 		return errorf(http.StatusBadRequest, "Node %s could not be found.", id)
 	}
 	obj, err := s.byUUID(r.Context(), "Node", ident, notFound)

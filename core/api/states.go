@@ -3,11 +3,15 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/core/steps"
 	"github.com/rivetmetal/rivet/core/version"
+	"github.com/uptrace/bun"
 )
 
 // getStates serves GET /v1/nodes/{node}/states (reference §11.4).
@@ -110,13 +114,24 @@ var verbSince = map[string]version.Version{
 	// unhold (1.85) is checked after the state, as Ironic does: from a
 	// state without a hold it is 400 at every version.
 	"unhold": v1_1,
+	// service (1.87) is checked after the state, as Ironic does: from a
+	// state other than active or service failed it is 400 at every version.
+	"service": v1_1,
 }
 
 // laterVerbs are Ironic verbs Rivet does not serve yet.
-var laterVerbs = map[string]bool{"service": true}
+var laterVerbs = map[string]bool{}
 
 // laterProvisionArgs are provision body attributes Rivet does not take yet.
-var laterProvisionArgs = []string{"deploy_steps", "disable_ramdisk", "service_steps", "runbook"}
+// disable_ramdisk is checked with its verb: see checkDisableRamdisk.
+var laterProvisionArgs = []string{"deploy_steps"}
+
+// Servicing's microversions: the service verb and the node's service_step
+// (1.87), disable_ramdisk with service (1.108).
+var (
+	v1_87  = version.Version{Major: 1, Minor: 87}
+	v1_108 = version.Version{Major: 1, Minor: 108}
+)
 
 // putProvisionState serves PUT /v1/nodes/{node}/states/provision: 202.
 func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error {
@@ -135,7 +150,8 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 			return errNotAcceptable()
 		}
 	}
-	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password", "disable_ramdisk"); err != nil {
+	if err := body.only("target", "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password",
+		"service_steps", "disable_ramdisk", "runbook"); err != nil {
 		return err
 	}
 	target, _, err := body.str("target", false)
@@ -164,17 +180,27 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	disableRamdisk, err := provisionDisableRamdisk(body, verb, v)
-	if err != nil {
-		return err
-	}
 	deploySteps, err := provisionDeploySteps(body, verb)
 	if err != nil {
 		return err
 	}
-	steps, err := cleanSteps(body, verb)
+	rawService, err := serviceStepsArg(body)
 	if err != nil {
 		return err
+	}
+	disableRamdisk, _, err := looseBool(body, "disable_ramdisk")
+	if err != nil {
+		return err
+	}
+	runbook, _, err := body.str("runbook", true)
+	if err != nil {
+		return err
+	}
+	var steps []map[string]any
+	if runbook == nil || verb != "clean" {
+		if steps, err = cleanSteps(body, verb); err != nil {
+			return err
+		}
 	}
 	event, _ := states.VerbEvent(verb)
 	if _, err := states.Next(n.UUID, state, event); err != nil {
@@ -184,6 +210,30 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 		return &states.InvalidTransitionError{Action: verb, Node: n.UUID, State: state}
 	}
 	if verb == "unhold" && v.Less(v1_85) {
+		return errNotAcceptable()
+	}
+	// Ironic's order after the state: the runbook, disable_ramdisk, then
+	// service_steps outside service, then the service verb's version.
+	if runbook != nil {
+		rb, err := s.provisionRunbook(r, n, verb, *runbook, body)
+		if err != nil {
+			return err
+		}
+		switch verb {
+		case "clean":
+			steps = rb.steps
+		case "service":
+			rawService = rb.raw
+		}
+		disableRamdisk = &rb.disableRamdisk
+	}
+	if err := checkDisableRamdisk(verb, disableRamdisk, v); err != nil {
+		return err
+	}
+	if rawService != nil && verb != "service" {
+		return errorf(http.StatusBadRequest, "\"service_steps\" is only valid when setting target provision state to service")
+	}
+	if verb == "service" && v.Less(v1_87) {
 		return errNotAcceptable()
 	}
 	password, err := rescuePassword(body, verb)
@@ -208,7 +258,12 @@ func (s *server) putProvisionState(w http.ResponseWriter, r *http.Request) error
 	case "inspect":
 		err = s.Conductor.InspectHardware(ctx, n)
 	case "clean":
-		err = s.Conductor.DoNodeClean(ctx, n, steps, disableRamdisk)
+		err = s.Conductor.DoNodeClean(ctx, n, steps, disableRamdisk != nil && *disableRamdisk)
+	case "service":
+		var service []map[string]any
+		if service, err = serviceSteps(rawService); err == nil {
+			err = s.Conductor.DoNodeService(ctx, n, service, disableRamdisk != nil && *disableRamdisk)
+		}
 	default:
 		err = s.Conductor.DoProvisioningAction(ctx, n, verb)
 	}
@@ -264,6 +319,149 @@ func cleanSteps(body object, verb string) ([]map[string]any, error) {
 		}
 	}
 	return steps, nil
+}
+
+// runbookSteps are a runbook's steps as a clean or service request.
+type runbookSteps struct {
+	steps          []map[string]any
+	raw            []any
+	disableRamdisk bool
+}
+
+// provisionRunbook is Ironic's _handle_runbook (API 1.92, before 1.112's
+// runbook traits): the runbook (UUID or name) must be one of the node's
+// traits; with clean or service its steps, in their order, replace
+// clean_steps or service_steps, which may not be given too; its
+// disable_ramdisk applies.
+func (s *server) provisionRunbook(r *http.Request, n *objects.Node, verb, ident string, body object) (runbookSteps, error) {
+	if VersionFrom(r.Context()).Less(v1_92) {
+		return runbookSteps{}, errNotAcceptable()
+	}
+	col := "uuid"
+	if !isUUID(ident) {
+		if !validLogicalName(ident, VersionFrom(r.Context())) {
+			return runbookSteps{}, errorf(http.StatusBadRequest, "Expected UUID or name for runbook: %s", ident)
+		}
+		col = "name"
+	}
+	obj, err := s.Store.Load(r.Context(), "Runbook", func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("?TableAlias.? = ?", bun.Ident(col), ident)
+	})
+	if isNotFound(err) {
+		return runbookSteps{}, runbooks.notFound(ident)
+	}
+	if err != nil {
+		return runbookSteps{}, err
+	}
+	rb := obj.(*objects.Runbook)
+	traits, err := s.Store.NodeTraits(r.Context(), n.ID)
+	if err != nil {
+		return runbookSteps{}, err
+	}
+	if !slices.Contains(traits, rb.Name) {
+		return runbookSteps{}, errorf(http.StatusBadRequest, "This runbook has not been approved for use on this node %s. Please ask an administrator to add it to your node traits.", n.UUID)
+	}
+	for _, k := range []string{"clean_steps", "service_steps"} {
+		if raw, ok := body[k]; ok && !isNull(raw) && verb == strings.TrimSuffix(k, "_steps") {
+			return runbookSteps{}, errorf(http.StatusBadRequest, "Please provide either \"%s\" or a runbook, but not both.", k)
+		}
+	}
+	// With another verb no step applies; Ironic then refuses the
+	// runbook's disable_ramdisk (a boolean, never absent) as given with a
+	// verb other than clean or service.
+	ordered := slices.Clone(rb.Steps)
+	slices.SortStableFunc(ordered, func(a, b map[string]any) int { return stepOrder(a) - stepOrder(b) })
+	out := runbookSteps{disableRamdisk: rb.DisableRamdisk}
+	for _, st := range ordered {
+		args, _ := st["args"].(map[string]any)
+		if args == nil {
+			args = map[string]any{}
+		}
+		m := map[string]any{"interface": st["interface"], "step": st["step"], "args": args}
+		out.steps = append(out.steps, m)
+		out.raw = append(out.raw, m)
+	}
+	return out, nil
+}
+
+// stepOrder is a runbook step's order (a number or a string of digits).
+func stepOrder(st map[string]any) int {
+	switch o := st["order"].(type) {
+	case json.Number:
+		n, _ := o.Int64()
+		return int(n)
+	case float64:
+		return int(o)
+	case string:
+		n, _ := strconv.Atoi(o)
+		return n
+	}
+	return 0
+}
+
+// serviceStepsArg returns the raw service_steps (null as absent) after
+// checking it is a list, as Ironic's argument types do.
+func serviceStepsArg(body object) ([]any, error) {
+	raw, present := body["service_steps"]
+	if !present || isNull(raw) {
+		return nil, nil
+	}
+	var list []any
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, typeError("service_steps", raw, "list")
+	}
+	return list, nil
+}
+
+// serviceSteps checks the service verb's steps as Ironic's
+// _check_service_steps: required and not empty, each an object with an
+// interface among the step interfaces, a non-empty step name and optional
+// object args, nothing else.
+func serviceSteps(raw []any) ([]map[string]any, error) {
+	if len(raw) == 0 {
+		return nil, errorf(http.StatusBadRequest, "\"service_steps\" is required when setting target provision state to service")
+	}
+	out := make([]map[string]any, 0, len(raw))
+	for i, it := range raw {
+		st, ok := it.(map[string]any)
+		if !ok {
+			return nil, errorf(http.StatusBadRequest, "Invalid service_steps: %s is not of type 'object'", pyValue(it))
+		}
+		iface, _ := st["interface"].(string)
+		name, _ := st["step"].(string)
+		switch {
+		case !slices.Contains(steps.CleanInterfaces, iface):
+			return nil, errorf(http.StatusBadRequest, "Invalid service_steps: step %d needs \"interface\", one of %s", i, strings.Join(steps.CleanInterfaces, ", "))
+		case name == "":
+			return nil, errorf(http.StatusBadRequest, "Invalid service_steps: step %d needs \"step\", a non-empty string", i)
+		}
+		if args, present := st["args"]; present {
+			if _, ok := args.(map[string]any); !ok {
+				return nil, errorf(http.StatusBadRequest, "Invalid service_steps: %s is not of type 'object'", pyValue(args))
+			}
+		}
+		for k := range st {
+			if !slices.Contains([]string{"interface", "step", "args", "order", "execute_on_child_nodes", "limit_child_node_execution"}, k) {
+				return nil, errorf(http.StatusBadRequest, "Invalid service_steps: Additional properties are not allowed ('%s' was unexpected)", k)
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// checkDisableRamdisk is Ironic's check_allow_disable_ramdisk: with clean
+// from 1.70, with service from 1.108 (406 below); with any other verb 400.
+func checkDisableRamdisk(verb string, disable *bool, v version.Version) error {
+	switch {
+	case disable == nil:
+		return nil
+	case verb == "clean" && !v.Less(verCleanDisableRamdisk), verb == "service" && !v.Less(v1_108):
+		return nil
+	case verb == "service" || verb == "clean":
+		return &Error{Status: http.StatusNotAcceptable, Message: "disable_ramdisk is not acceptable in this API version"}
+	}
+	return errorf(http.StatusBadRequest, "disable_ramdisk is supported only with manual cleaning or servicing")
 }
 
 // setMaintenance serves PUT (with an optional {"reason"}) and DELETE

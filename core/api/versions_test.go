@@ -103,6 +103,7 @@ var versionTests = map[string]string{
 	"1.84":  "TestAgentInspectionFailures",
 	"1.85":  "TestV1_85Unhold",
 	"1.86":  "TestV1_86FirmwareInterface",
+	"1.87":  "TestV1_87Service",
 	"1.88":  "TestV1_88PortName",
 	"1.89":  "TestV1_89VirtualMedia",
 	"1.90":  "TestV1_90OVNVTEP",
@@ -123,6 +124,7 @@ var versionTests = map[string]string{
 	"1.105": "TestV1_90OVNVTEP",
 	"1.106": "TestV1_106PortgroupShard",
 	"1.107": "TestV1_107RequestID",
+	"1.108": "TestV1_108ServiceDisableRamdisk",
 	"1.109": "TestV1_109Health",
 	"1.110": "TestV1_110DeployWaitAbort",
 }
@@ -184,7 +186,7 @@ func TestNodeFieldsPerVersion(t *testing.T) {
 		"1.47": {"automated_clean"}, "1.48": {"protected", "protected_reason"}, "1.49": {"conductor"},
 		"1.50": {"owner"}, "1.51": {"description"}, "1.52": {"allocation_uuid"}, "1.61": {"retired", "retired_reason"},
 		"1.65": {"lessee"}, "1.66": {"network_data"}, "1.75": {"boot_mode", "secure_boot"}, "1.82": {"shard"}, "1.83": {"parent_node"},
-		"1.86": {"firmware_interface"}, "1.95": {"disable_power_off"}, "1.104": {"instance_name"}, "1.109": {"health"},
+		"1.86": {"firmware_interface"}, "1.87": {"service_step"}, "1.95": {"disable_power_off"}, "1.104": {"instance_name"}, "1.109": {"health"},
 	}
 	want := map[string]bool{}
 	for _, f := range base {

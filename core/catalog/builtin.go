@@ -57,9 +57,9 @@ func Unsupported(name string) bool { return strings.HasPrefix(name, "no-") }
 // fake-hardware is Ramdisk, and any other interface of an unknown hardware
 // type is named after the hardware type.
 var pluginImplementations = map[string]map[string]string{
-	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake},
+	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake, RAID: Fake},
 	"ipmi":          {Power: "ipmitool", Management: "ipmitool", Deploy: Ramdisk},
-	"redfish":       {Power: "redfish", Management: "redfish", Deploy: Ramdisk, Inspect: "redfish"},
+	"redfish":       {Power: "redfish", Management: "redfish", Deploy: Ramdisk, Inspect: "redfish", RAID: "redfish"},
 }
 
 func pluginImpl(hw, iface string) string {
@@ -90,7 +90,7 @@ func bootImpl(hw string, o Options) string {
 type Served struct {
 	HardwareType string
 	// Interfaces are the interface types its plugin negotiated ("power",
-	// "management", "deploy", "inspect").
+	// "management", "deploy", "inspect", "raid").
 	Interfaces []string
 }
 
@@ -138,6 +138,12 @@ func ForConductor(served []Served, o Options) *Catalog {
 		add(hw, Network, NoopNetwork, true)
 		add(hw, Console, NoConsole, true)
 		add(hw, RAID, NoRAID, true)
+		if has(RAID) {
+			// The plugin's raid (interface version 1) is chosen per node
+			// (raid_interface); no-raid stays the default, as in Ironic,
+			// where a RAID implementation is opted into.
+			add(hw, RAID, pluginImpl(hw, RAID), false)
+		}
 		add(hw, Vendor, NoVendor, true)
 		add(hw, Storage, NoopStorage, true)
 		add(hw, Rescue, NoRescue, true)

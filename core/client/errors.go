@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rivetmetal/rivet/core/version"
 )
@@ -83,27 +84,49 @@ func ParseErrorBody(body []byte) string {
 		}
 		if json.Unmarshal(inner, &doc) == nil {
 			if doc.FaultString != "" {
-				return oneLine(doc.FaultString)
+				return wholeMessage(doc.FaultString)
 			}
 			if doc.Description != "" {
-				return oneLine(doc.Description)
+				return wholeMessage(doc.Description)
 			}
 		}
 		if s != "" {
-			return oneLine(s)
+			return wholeMessage(s)
 		}
 	}
 	return oneLine(string(body))
 }
 
-// oneLine keeps the first line of s, at most 300 characters.
+// wholeMessage renders an API's error message on one line, whole: its end
+// is often what says how to fix the request. A Python traceback a server
+// appended is left out.
+func wholeMessage(s string) string {
+	if i := strings.Index(s, "Traceback (most recent call last)"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// maxForeignBody bounds what is shown of an answer that is not Ironic's
+// error body (a proxy's HTML page, say).
+const maxForeignBody = 300
+
+// oneLine keeps the first line of a body that is not Ironic's error shape,
+// at most maxForeignBody bytes, cut at a word.
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])
 	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	if len(s) > maxForeignBody {
+		cut := strings.LastIndexByte(s[:maxForeignBody], ' ')
+		if cut <= 0 {
+			cut = maxForeignBody
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+		}
+		s = strings.TrimSpace(s[:cut]) + " …"
 	}
 	return s
 }

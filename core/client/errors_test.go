@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,6 +35,16 @@ func TestParseErrorBody(t *testing.T) {
 		"faultstring with a traceback keeps the first line": {
 			body: `{"error_message": "{\"faultstring\": \"bad thing\\nTraceback (most recent call last):\"}"}`,
 			want: "bad thing",
+		},
+		// Issue 31: messages were cut at 300 characters, losing the end
+		// that says what to do.
+		"a long faultstring is kept whole, on one line": {
+			body: `{"error_message": "{\"faultstring\": \"` + strings.Repeat("word ", 80) + `\\nfix: set driver_info/redfish_address.\"}"}`,
+			want: strings.Repeat("word ", 80) + "fix: set driver_info/redfish_address.",
+		},
+		"a long foreign body is cut at a word": {
+			body: strings.Repeat("abcd ", 100),
+			want: strings.TrimSpace(strings.Repeat("abcd ", 60)) + " …",
 		},
 		"not Ironic's shape": {
 			body: "<html>502 Bad Gateway</html>\n<body>",

@@ -48,6 +48,7 @@ const (
 	VerbAbort    = "abort"   // 1.13
 	VerbClean    = "clean"   // 1.15
 	VerbAdopt    = "adopt"   // 1.17
+	VerbService  = "service" // 1.87
 )
 
 // ProvisionRequest is the body of a provision state change.
@@ -58,6 +59,10 @@ type ProvisionRequest struct {
 	ConfigDrive any `json:"configdrive,omitempty"`
 	// CleanSteps are the manual clean steps; required with VerbClean.
 	CleanSteps []map[string]any `json:"clean_steps,omitempty"`
+	// ServiceSteps are the service steps; required with VerbService.
+	ServiceSteps []map[string]any `json:"service_steps,omitempty"`
+	// DisableRamdisk is disable_ramdisk (service, API 1.108); nil: not sent.
+	DisableRamdisk *bool `json:"disable_ramdisk,omitempty"`
 }
 
 // SetPowerState asks for a power change; the server answers 202 and the

@@ -33,22 +33,32 @@ type WaitOptions struct {
 type WaitError struct {
 	// Node is the node waited on.
 	Node string
-	// Target is the provision state waited for.
+	// Target is the provision state waited for, or the power state when
+	// Power is set.
 	Target string
-	// State is the last provision state seen.
+	// State is the last provision (or power) state seen.
 	State string
 	// LastError is the node's last_error, if any.
 	LastError string
 	// Err is ErrWaitTimeout for a timeout; nil for a failure state.
 	Err error
+	// Power is set for a wait for a power state (WaitForPowerState).
+	Power bool
 }
 
 // Error names the node, what happened and the node's last_error.
 func (e *WaitError) Error() string {
 	var b strings.Builder
-	if e.Err != nil {
-		fmt.Fprintf(&b, "node %s: %v waiting for provision state %q (still %q)", e.Node, e.Err, e.Target, e.State)
-	} else {
+	what := "provision state"
+	if e.Power {
+		what = "power state"
+	}
+	switch {
+	case e.Err != nil:
+		fmt.Fprintf(&b, "node %s: %v waiting for %s %q (still %q)", e.Node, e.Err, what, e.Target, e.State)
+	case e.Power:
+		fmt.Fprintf(&b, "node %s: the power change failed, still %q instead of %q", e.Node, e.State, e.Target)
+	default:
 		fmt.Fprintf(&b, "node %s: reached %q instead of %q", e.Node, e.State, e.Target)
 	}
 	if e.LastError != "" {
@@ -122,4 +132,66 @@ func (c *Client) WaitForProvisionState(ctx context.Context, node string, o WaitO
 func (c *Client) waitTimeout(node, target string, last Resource) error {
 	return &WaitError{Node: node, Target: target, State: last.String("provision_state"),
 		LastError: last.String("last_error"), Err: ErrWaitTimeout}
+}
+
+// PowerReached is the power state a power request ends in: "power on"
+// after power on and the reboots, "power off" after the power offs.
+func PowerReached(target string) string {
+	if target == PowerOff || target == SoftPowerOff {
+		return PowerOff
+	}
+	return PowerOn
+}
+
+// WaitForPowerState polls the node's states until its power state is
+// o.Target (PowerReached of the request) with no power change pending.
+// A change the conductor gave up on (target_power_state cleared, the power
+// still elsewhere, last_error set) is a *WaitError carrying last_error; a
+// timeout is a *WaitError wrapping ErrWaitTimeout. OnPoll sees every poll.
+func (c *Client) WaitForPowerState(ctx context.Context, node string, o WaitOptions) (Resource, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultWaitTimeout
+	}
+	if o.Interval <= 0 {
+		o.Interval = DefaultWaitInterval
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	var last Resource
+	timeout := func() error {
+		return &WaitError{Node: node, Target: o.Target, State: last.String("power_state"), LastError: last.String("last_error"), Err: ErrWaitTimeout, Power: true}
+	}
+	// The request was accepted before the first poll, so a poll that finds
+	// no change pending and last_error set means the change failed.
+	for {
+		st, err := c.States(ctx, node)
+		if err != nil {
+			if parent.Err() == nil && ctx.Err() != nil {
+				return last, timeout()
+			}
+			return last, err
+		}
+		last = st
+		if o.OnPoll != nil {
+			o.OnPoll(st)
+		}
+		pending := st.String("target_power_state") != ""
+		switch {
+		case !pending && st.String("power_state") == o.Target:
+			return st, nil
+		case !pending && st.String("last_error") != "":
+			return st, &WaitError{Node: node, Target: o.Target, State: st.String("power_state"), LastError: st.String("last_error"), Power: true}
+		}
+		t := time.NewTimer(o.Interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			if parent.Err() != nil {
+				return last, parent.Err()
+			}
+			return last, timeout()
+		case <-t.C:
+		}
+	}
 }

@@ -183,6 +183,15 @@ func (s *Service) runCleanSteps(ctx context.Context, t *Task, steps []plugins.Cl
 			return
 		}
 		t.log.Info("running clean step on the agent", "step", st.Step, "priority", st.Priority)
+		if st.Interface == plugins.InterfaceRAID {
+			if err := s.runRAIDStep(ctx, t, st); err != nil {
+				if !t.Lost() {
+					s.fail(ctx, t, fmt.Errorf("Node %s failed clean step raid.%s: %w", n.UUID, st.Step, err))
+				}
+				return
+			}
+			continue
+		}
 		if st.Interface != plugins.InterfaceDeploy {
 			// A step of the driver's interfaces: the plugin runs it.
 			if !s.step(ctx, t, "execute clean step "+st.Step, func(ctx context.Context, hw Hardware, pn plugins.Node) error {

@@ -69,6 +69,8 @@ type Config struct {
 	BootHTTPAddress string
 	// History configures the node history (history.go).
 	History HistoryConfig
+	// Sensors configures the sensor data collection (sensors.go).
+	Sensors SensorConfig
 	// InspectWaitTimeout fails nodes waiting in "inspect wait" for longer
 	// ([conductor] inspect_wait_timeout); 0 waits forever.
 	InspectWaitTimeout time.Duration
@@ -136,9 +138,11 @@ func ConfigFrom(c *config.Config) Config {
 		History: HistoryConfig{Enabled: c.Conductor.NodeHistory, MaxEntries: c.Conductor.NodeHistoryMaxEntries,
 			CleanupInterval: c.Conductor.NodeHistoryCleanupInterval, CleanupBatch: c.Conductor.NodeHistoryCleanupBatchCount},
 		InspectWaitTimeout: c.Conductor.InspectWaitTimeout,
-		Inspector:          c.Inspector,
-		InspectionRules:    c.InspectionRules,
-		AutoDiscovery:      c.AutoDiscovery,
+		Sensors: SensorConfig{Enabled: c.Sensors.SendSensorData, Interval: c.Sensors.SendSensorDataInterval,
+			Workers: c.Sensors.SendSensorDataWorkers, Timeout: c.Sensors.SendSensorDataTimeout},
+		Inspector:       c.Inspector,
+		InspectionRules: c.InspectionRules,
+		AutoDiscovery:   c.AutoDiscovery,
 		Agent: AgentConfig{CommandTimeout: c.Agent.CommandTimeout, MaxAttempts: c.Agent.MaxCommandAttempts,
 			PollInterval: c.Agent.CommandWaitInterval, PollAttempts: c.Agent.CommandWaitAttempts},
 		EraseDevicesPriority:         c.Deploy.EraseDevicesPriority,

@@ -11,6 +11,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/core/steps"
+	"github.com/rivetmetal/rivet/plugins"
 )
 
 // The deploy-steps engine of the direct deploy, as Ironic's
@@ -139,8 +140,17 @@ func (s *Service) planDeploy(ctx context.Context, n *objects.Node, user []Deploy
 		return nil, err
 	}
 	for _, req := range append(tmpl, user...) {
+		if req.Interface == "raid" {
+			// The raid interface's deploy steps (apply_configuration,
+			// delete_configuration) are the conductor's (raid.go).
+			if _, err := matchStep(n, s.raidSteps(n), plugins.CleanStep{Interface: plugins.InterfaceRAID, Step: req.Step}, plugins.PhaseDeploy); err != nil {
+				return nil, errInvalidParameter("Deploy step raid.%s is not supported by node %s: %v", req.Step, n.UUID, err)
+			}
+			plan = append(plan, req)
+			continue
+		}
 		if req.Interface != "deploy" {
-			return nil, errInvalidParameter("Deploy step %s.%s is not supported: the direct deploy runs steps of the deploy interface only", req.Interface, req.Step)
+			return nil, errInvalidParameter("Deploy step %s.%s is not supported: the direct deploy runs steps of the deploy and raid interfaces only", req.Interface, req.Step)
 		}
 		if _, ok := std[req.Step]; !ok && !agentDeployStep(req.Step) {
 			return nil, errInvalidParameter("Deploy step deploy.%s is not supported by node %s", req.Step, n.UUID)
@@ -214,15 +224,20 @@ func (s *Service) runDeploySteps(ctx context.Context, t *Task, from int) {
 		}
 		t.log.Info("running deploy step", "step", st.Step, "priority", st.Priority)
 		run := s.stepOnAgent
-		if d, ok := std[st.Step]; ok {
+		if d, ok := std[st.Step]; ok && st.Interface == "deploy" {
 			run = d.run
+		}
+		if st.Interface == "raid" {
+			run = func(ctx context.Context, t *Task, st DeployStep) (stepResult, error) {
+				return stepDone, s.runRAIDStep(ctx, t, plugins.CleanStep{Interface: plugins.InterfaceRAID, Step: st.Step, Args: st.Args})
+			}
 		}
 		res, err := run(ctx, t, st)
 		if t.Lost() {
 			return
 		}
 		if err != nil {
-			s.fail(ctx, t, fmt.Errorf("Deploy step deploy.%s failed on node %s: %w", st.Step, t.Node.UUID, err))
+			s.fail(ctx, t, fmt.Errorf("Deploy step %s.%s failed on node %s: %w", st.Interface, st.Step, t.Node.UUID, err))
 			return
 		}
 		if res == stepWait {

@@ -128,10 +128,15 @@ func (s StaticDrivers) HardwareTypes() []string { return slices.Sorted(maps.Keys
 
 // Interfaces implements DriverSet.
 func (s StaticDrivers) Interfaces(hw string) []plugins.Interface {
-	if _, ok := s[hw]; !ok {
+	d, ok := s[hw]
+	if !ok {
 		return nil
 	}
-	return []plugins.Interface{plugins.InterfaceDeploy, plugins.InterfaceInspect, plugins.InterfaceManagement, plugins.InterfacePower}
+	out := []plugins.Interface{plugins.InterfaceDeploy, plugins.InterfaceInspect, plugins.InterfaceManagement, plugins.InterfacePower}
+	if _, raid := d.(plugins.RAIDInterface); raid {
+		out = append(out, plugins.InterfaceRAID)
+	}
+	return out
 }
 
 // Plugins implements DriverSet.

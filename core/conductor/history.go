@@ -126,6 +126,7 @@ func (t *Task) recordSaved(ctx context.Context) {
 	now := stateOf(t.Node)
 	before := t.saved
 	t.saved = now
+	t.tm.metrics.provisionSaved(t.Node.UUID, before.provision, now.provision)
 	if !h.enabled() {
 		return
 	}

@@ -8,11 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
+	"github.com/rivetmetal/rivet/drivers/fake"
 )
 
 func withHistory(c *Config) {
@@ -134,7 +138,8 @@ func TestHistoryRecordsTakeoverAndInterruptedPower(t *testing.T) {
 		if took == nil || deref(took.EventType) != "takeover" || deref(took.Severity) != "INFO" || deref(took.Conductor) != "cond-b" {
 			t.Fatalf("takeover entry %+v in %v", took, events(es))
 		}
-		if lost == nil || deref(lost.EventType) != "takeover" || deref(lost.Severity) != "ERROR" {
+		if lost == nil || deref(lost.EventType) != "takeover" || deref(lost.Severity) != "ERROR" || deref(lost.Conductor) != "cond-b" ||
+			!strings.Contains(deref(lost.Event), "request the power action again") {
 			t.Fatalf("interrupted power entry %+v in %v", lost, events(es))
 		}
 	})
@@ -196,4 +201,68 @@ func TestHistoryCleanup(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A failed deploy and a power sync failure are recorded as ERROR entries
+// by the conductor that saw them; the deploy's with the request id of the
+// call that started it. Both deploys (one failed, one succeeded) are
+// observed in rivet_conductor_provision_duration_seconds.
+func TestHistoryRecordsDeployAndPowerSyncFailures(t *testing.T) {
+	var drv *getPowerFailing
+	h := startHarness(t, nil, "cond-a", func(c *Config) {
+		withHistory(c)
+		c.PowerSyncMaxRetries = 1
+		c.PowerSync.Spread, c.PowerSync.Breaker.Threshold = 0, 0
+	}, func(hw *hookedFake) StaticDrivers {
+		drv = &getPowerFailing{hookedFake: hw}
+		return StaticDrivers{fake.HardwareType: drv}
+	})
+	ctx := rpc.WithRequestID(context.Background(), "req-d3f1")
+	n := h.available("node-1")
+	h.hw.set(func(f *hookedFake) { f.failDeploy = errors.New("image checksum mismatch") })
+	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(n.UUID, "deploy failed", func(n *objects.Node) bool { return n.ProvisionState == "deploy failed" && n.Reservation == nil })
+	es := h.history(n)
+	e := find(es, "image checksum mismatch")
+	if e == nil || deref(e.Severity) != "ERROR" || deref(e.Conductor) != "cond-a" || !strings.HasSuffix(deref(e.Event), "(request req-d3f1)") {
+		t.Fatalf("deploy failure entry %+v in %v", e, events(es))
+	}
+	if e := find(es, `to "deploy failed"`); e == nil || !strings.HasSuffix(deref(e.Event), "(request req-d3f1)") {
+		t.Fatalf("no deploy failed transition with the request id in %v", events(es))
+	}
+	h.hw.set(func(f *hookedFake) { f.failDeploy = nil })
+	if err := h.api.DoNodeDeploy(ctx, n, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(n.UUID, "active")
+	m := h.svc.metrics.provision
+	if got := histogramCount(t, m, "deploy", "failure"); got != 1 {
+		t.Errorf("failed deploys observed: %v, want 1", got)
+	}
+	if got := histogramCount(t, m, "deploy", "success"); got != 1 {
+		t.Errorf("successful deploys observed: %v, want 1", got)
+	}
+
+	drv.setFail(errors.New("BMC unreachable"))
+	if _, err := h.svc.psync.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(n.UUID, "the sync failure recorded", func(n *objects.Node) bool { return n.LastError != nil && n.Reservation == nil })
+	es = h.history(n)
+	e = find(es, "Power state sync failed")
+	if e == nil || deref(e.Severity) != "ERROR" || deref(e.EventType) != "monitoring" || deref(e.Conductor) != "cond-a" {
+		t.Fatalf("power sync failure entry %+v in %v", e, events(es))
+	}
+}
+
+// histogramCount is one histogram series' sample count.
+func histogramCount(t *testing.T, h *prometheus.HistogramVec, labels ...string) uint64 {
+	t.Helper()
+	var out dto.Metric
+	if err := h.WithLabelValues(labels...).(prometheus.Metric).Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.GetHistogram().GetSampleCount()
 }

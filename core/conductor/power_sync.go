@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/rivetmetal/rivet/core/conductor/powersync"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
+	"github.com/rivetmetal/rivet/db"
 )
 
 // The power-state sync scheduler (core/conductor/powersync) reaches the
@@ -19,7 +23,25 @@ type powerSource struct{ s *Service }
 
 // Nodes implements powersync.Source.
 func (p powerSource) Nodes(ctx context.Context) ([]powersync.Node, error) {
-	s := p.s
+	rows, err := p.s.ownedNodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]powersync.Node, 0, len(rows))
+	for _, n := range rows {
+		// A node the sync itself put in maintenance (fault "power
+		// failure") is still probed, so it leaves maintenance once its
+		// BMC answers again (Ironic's _power_failure_recovery).
+		out = append(out, powersync.Node{UUID: n.UUID, Name: deref(n.Name), BMC: bmcOfInfo(n.DriverInfo), PowerState: deref(n.PowerState),
+			Maintenance: n.Maintenance && deref(n.Fault) != objects.FaultPowerFailure, Locked: n.Reservation != nil})
+	}
+	return out, nil
+}
+
+// ownedNodes lists the nodes of this conductor's group and hardware types
+// that the ring maps to this conductor (none while it stops), with the
+// columns power sync and the node metrics read.
+func (s *Service) ownedNodes(ctx context.Context) ([]db.Node, error) {
 	hws := s.drivers.HardwareTypes()
 	if len(hws) == 0 || s.draining.Load() {
 		return nil, nil
@@ -28,17 +50,13 @@ func (p powerSource) Nodes(ctx context.Context) ([]powersync.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]powersync.Node, 0, len(rows))
+	out := rows[:0]
 	for _, n := range rows {
 		host, err := s.router.HostFor(ctx, rpc.Target{UUID: n.UUID, Driver: n.Driver, Group: n.ConductorGroup})
 		if err != nil || host != s.cfg.Hostname {
 			continue
 		}
-		// A node the sync itself put in maintenance (fault "power
-		// failure") is still probed, so it leaves maintenance once its
-		// BMC answers again (Ironic's _power_failure_recovery).
-		out = append(out, powersync.Node{UUID: n.UUID, BMC: bmcOfInfo(n.DriverInfo), PowerState: deref(n.PowerState),
-			Maintenance: n.Maintenance && deref(n.Fault) != objects.FaultPowerFailure, Locked: n.Reservation != nil})
+		out = append(out, n)
 	}
 	return out, nil
 }
@@ -129,6 +147,7 @@ func (r powerRecorder) PowerChanged(ctx context.Context, pn powersync.Node, obse
 // power_state_sync_max_retries consecutive failures.
 func (r powerRecorder) ProbeFailed(ctx context.Context, pn powersync.Node, err error, consecutive int) {
 	s := r.s
+	s.syncLog.failed(pn, err, consecutive)
 	s.powerSeen.Delete(pn.UUID)
 	if consecutive != max(s.cfg.PowerSyncMaxRetries, 1) {
 		return
@@ -160,7 +179,8 @@ func (r powerRecorder) powerFailure(ctx context.Context, uuid, msg string) {
 }
 
 // ProbeRecovered clears the last_error ProbeFailed set.
-func (r powerRecorder) ProbeRecovered(ctx context.Context, pn powersync.Node, _ int) {
+func (r powerRecorder) ProbeRecovered(ctx context.Context, pn powersync.Node, failures int) {
+	r.s.syncLog.recovered(pn, failures)
 	r.setLastError(ctx, pn.UUID, func(cur *string) *string {
 		if cur != nil && strings.HasPrefix(*cur, syncErrorPrefix) {
 			return nil
@@ -183,7 +203,63 @@ func (r powerRecorder) setLastError(ctx context.Context, uuid string, f func(cur
 	s.save(ctx, t)
 }
 
-// CycleDone logs the cycle's figures.
+// CycleDone logs the cycle's figures and observes them.
 func (r powerRecorder) CycleDone(_ context.Context, st powersync.Stats) {
 	r.s.log.Debug("power-state sync cycle", "stats", st)
+	m := r.s.metrics
+	m.powerSyncCycle.Observe(st.Duration.Seconds())
+	m.powerSyncFailures.Add(float64(st.Failed))
+	m.powerSyncChanges.Add(float64(st.Changed))
+}
+
+// failureLogEvery is how often power sync repeats its line about a node
+// whose power state keeps failing to be read.
+const failureLogEvery = 10 * time.Minute
+
+// failureLog logs power sync's failures per node: the first failure, then
+// at most one reminder per every, and the recovery; a dead BMC among
+// thousands of nodes must not flood the log at every cycle.
+type failureLog struct {
+	log   *slog.Logger
+	every time.Duration
+	now   func() time.Time
+	mu    sync.Mutex
+	last  map[string]time.Time // node UUID → when its failure was last logged
+}
+
+func newFailureLog(log *slog.Logger) *failureLog {
+	return &failureLog{log: log, every: failureLogEvery, now: time.Now, last: map[string]time.Time{}}
+}
+
+// failed logs the consecutive-th failure to read pn's power state, unless
+// one was logged less than every ago.
+func (f *failureLog) failed(pn powersync.Node, err error, consecutive int) {
+	now := f.now()
+	f.mu.Lock()
+	last, seen := f.last[pn.UUID]
+	if seen && now.Sub(last) < f.every {
+		f.mu.Unlock()
+		return
+	}
+	f.last[pn.UUID] = now
+	f.mu.Unlock()
+	msg := "power sync: reading the power state failed"
+	if seen {
+		msg = "power sync: reading the power state still fails"
+	}
+	f.log.Warn(msg, "node", pn.UUID, "node_name", pn.Name, "bmc", pn.BMC, "consecutive_failures", consecutive,
+		"next_reminder_in", f.every, "error", err)
+}
+
+// recovered logs that pn's power state was read again after failures, if
+// its failure was logged.
+func (f *failureLog) recovered(pn powersync.Node, failures int) {
+	f.mu.Lock()
+	_, seen := f.last[pn.UUID]
+	delete(f.last, pn.UUID)
+	f.mu.Unlock()
+	if seen {
+		f.log.Info("power sync: power state readable again", "node", pn.UUID, "node_name", pn.Name, "bmc", pn.BMC,
+			"failed_reads", failures)
+	}
 }

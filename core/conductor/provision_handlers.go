@@ -207,6 +207,16 @@ func (s *Service) doProvisioningAction(ctx context.Context, p rpc.Params) (any, 
 	// Instant transitions: manage from a failure state, provide without
 	// automated cleaning (cleaning is skipped), abort of a wait state.
 	defer t.Release(ctx)
+	if action == "abort" && (n.ProvisionState == string(states.ServiceFailed) || n.ProvisionState == string(states.ServiceWait)) {
+		if err := abortService(n); err != nil {
+			return nil, err
+		}
+		if err := t.Save(ctx); err != nil {
+			return nil, err
+		}
+		s.nodeLog(ctx, n).Info("service aborted", "provision_state", n.ProvisionState)
+		return nil, nil
+	}
 	if action == "abort" && n.ProvisionState == string(states.InspectWait) {
 		if err := s.abortAgentInspection(ctx, t); err != nil {
 			return nil, err

@@ -198,6 +198,17 @@ func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanS
 		if !s.save(ctx, t) {
 			return
 		}
+		if st.Interface == plugins.InterfaceRAID {
+			// The raid interface's steps are the conductor's (raid.go).
+			if err := s.runRAIDStep(ctx, t, st); err != nil {
+				if !t.Lost() {
+					s.fail(ctx, t, fmt.Errorf("Node %s failed clean step raid.%s: %w", t.Node.UUID, st.Step, err))
+					s.cleanStepFailed(ctx, t)
+				}
+				return
+			}
+			continue
+		}
 		if !s.step(ctx, t, "execute clean step "+st.Step, func(ctx context.Context, hw Hardware, pn plugins.Node) error {
 			return hw.ExecuteCleanStep(ctx, pn, st)
 		}) {

@@ -38,6 +38,9 @@ func (s *Service) register(ctx context.Context) error {
 	}
 	s.conductorID.Store(c.ID)
 	for _, p := range plugs {
+		if p.Status != nil && *p.Status == "ok" && p.Driver != nil {
+			s.metrics.pluginSeen(*p.Driver)
+		}
 		if p.Status != nil && *p.Status == "refused" {
 			s.log.Warn("driver plugin refused; recorded in conductor_plugins", "driver", deref(p.Driver), "reason", deref(p.Error))
 		}

@@ -70,7 +70,8 @@ func TestRegistrationAndHeartbeat(t *testing.T) {
 		}
 		want := []offer{{"bios", "no-bios", true}, {"boot", "fake", true}, {"console", "no-console", true}, {"deploy", "direct", false}, {"deploy", "fake", true},
 			{"firmware", "no-firmware", true}, {"inspect", "agent", false}, {"inspect", "fake", true}, {"inspect", "no-inspect", false}, {"management", "fake", true},
-			{"network", "noop", true}, {"power", "fake", true}, {"raid", "no-raid", true}, {"rescue", "agent", false}, {"rescue", "no-rescue", true},
+			{"network", "noop", true}, {"power", "fake", true}, {"raid", "fake", false}, {"raid", "no-raid", true},
+			{"rescue", "agent", false}, {"rescue", "no-rescue", true},
 			{"storage", "noop", true}, {"vendor", "no-vendor", true}}
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(offer{})); diff != "" {
 			t.Fatalf("hardware interface rows (-want +got):\n%s", diff)

@@ -63,6 +63,7 @@ func (s *Service) registerHandlers() {
 		"get_virtual_media":                s.getVirtualMedia,
 		"attach_virtual_media":             s.attachVirtualMedia,
 		"detach_virtual_media":             s.detachVirtualMedia,
+		"do_node_service":                  s.doNodeService,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/rivetmetal/rivet/core/conductor/agentclient"
 	"github.com/rivetmetal/rivet/core/conductor/bootserver"
 	"github.com/rivetmetal/rivet/core/conductor/powersync"
@@ -45,6 +47,9 @@ type Deps struct {
 	// the conductor's own "agent" (AgentRescue; one given under that name
 	// replaces it); with no-rescue, rescue is refused.
 	Rescue map[string]RescueInterface
+	// Metrics receives the conductor's Prometheus metrics; nil keeps them
+	// on a registry nobody reads.
+	Metrics *Metrics
 
 	// wrapListener, in tests, wraps the JSON-RPC listener.
 	wrapListener func(net.Listener) net.Listener
@@ -74,6 +79,7 @@ type Service struct {
 	http    *jsonRPCListener
 	boot    *bootserver.Server  // iPXE scripts, when BootHTTPAddress is set
 	agent   *agentclient.Client // the ironic-python-agent's command API
+	metrics *Metrics
 
 	// validations caches drivers' Validate answers briefly
 	// (validate_driver.go).
@@ -101,6 +107,11 @@ type Service struct {
 	stopBeat  chan struct{}
 	beat      sync.WaitGroup
 	powerSeen sync.Map // node UUID → consecutive differing syncs (int)
+	syncLog   *failureLog
+	// sensors holds the latest sensor readings (sensors.go);
+	// sensorsNoted the hardware types logged as unable to read them.
+	sensors      *sensorStore
+	sensorsNoted sync.Map
 	// servicePin is the pin last written to the services row.
 	servicePin atomic.Pointer[string]
 }
@@ -143,6 +154,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 		stopBg:    make(chan struct{}),
 		stopBeat:  make(chan struct{}),
 		rescuers:  map[string]RescueInterface{},
+		metrics:   d.Metrics,
 	}
 	for name, r := range d.Rescue {
 		s.rescuers[name] = r
@@ -150,9 +162,23 @@ func New(cfg Config, d Deps) (*Service, error) {
 	if _, ok := s.rescuers[AgentRescue]; !ok {
 		s.rescuers[AgentRescue] = agentRescue{s} // the conductor's own
 	}
+	s.syncLog = newFailureLog(log.With("periodic", "power_sync"))
+	if s.metrics == nil {
+		if s.metrics, err = NewMetrics(prometheus.NewRegistry()); err != nil {
+			return nil, err
+		}
+	}
+	s.sensors = newSensorStore()
+	for _, c := range []prometheus.Collector{newNodeCollector(s), s.sensors} {
+		if err := s.metrics.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("conductor metrics: %w", err)
+		}
+	}
+	s.tasks.metrics = s.metrics
 	s.tasks.history = &historyRecorder{cfg: cfg.History, store: d.Store, pinner: d.Pinner, host: cfg.Hostname, log: log}
 	s.router = rpc.NewRouter(s.listConductors, cfg.HashPartitionExponent, cfg.RingResetInterval)
 	s.server = rpc.NewServer(rpc.ConductorMethods(), rpc.ObjectCodecFor(d.Store.Registry(), d.Pinner), log, context.Background())
+	s.server.SetObserver(s.metrics.rpcObserver())
 	s.registerHandlers()
 	if s.psync, err = powersync.New(cfg.PowerSync, powersync.Deps{
 		Source: powerSource{s}, Prober: powerProber{s}, Recorder: powerRecorder{s}, Runner: pool,
@@ -256,6 +282,9 @@ func (s *Service) Start(ctx context.Context) error {
 	s.background(s.orphanLoop)
 	if s.cfg.History.CleanupInterval > 0 {
 		s.background(s.historyCleanupLoop)
+	}
+	if s.cfg.Sensors.Enabled && s.cfg.Sensors.Interval > 0 {
+		s.background(s.sensorLoop)
 	}
 	s.background(func() {
 		if err := s.psync.Run(context.Background()); err != nil {

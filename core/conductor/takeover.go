@@ -161,6 +161,7 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 	n := t.Node
 	t.errorType = eventTakeover
 	if from != "" && from != s.cfg.Hostname {
+		s.metrics.takeovers.Inc()
 		s.tasks.history.record(ctx, n, severityInfo, eventTakeover,
 			fmt.Sprintf("Conductor %s took over node %s from conductor %s, which is no longer alive", s.cfg.Hostname, n.UUID, from), "", "")
 	}
@@ -215,7 +216,8 @@ func (s *Service) recover(ctx context.Context, row db.Node) bool {
 		default:
 			why += fmt.Sprintf(" when conductor %s stopped; conductor %s took the node over", from, s.cfg.Hostname)
 		}
-		why += "; the power state is as last recorded until the next power sync."
+		why += "; the power state is as last recorded until the next power sync. Check the node's power " +
+			"state (GET /v1/nodes/{node}/states) and request the power action again if it is still needed."
 		if n.LastError != nil && changed {
 			why = *n.LastError + " " + why
 		}

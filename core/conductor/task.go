@@ -25,6 +25,8 @@ type TaskManager struct {
 	log      *slog.Logger
 	// history records what saves change (nil: nothing recorded).
 	history *historyRecorder
+	// metrics observes provisioning durations (nil: none).
+	metrics *Metrics
 
 	mu   sync.Mutex
 	held map[string]*Task // by node UUID
@@ -138,7 +140,11 @@ func (tm *TaskManager) start(ctx context.Context, uuid string, epoch int64, purp
 		return nil, err
 	}
 	rctx, stop := context.WithCancel(context.Background())
-	log := tm.log.With("node", uuid, "purpose", purpose, "epoch", epoch)
+	log := tm.log.With("node", uuid)
+	if n.Name != nil {
+		log = log.With("node_name", *n.Name)
+	}
+	log = log.With("purpose", purpose, "epoch", epoch)
 	reqID := rpc.RequestID(ctx)
 	if reqID != "" {
 		log = log.With("request_id", reqID)

@@ -124,7 +124,19 @@ func (s *Service) validateInterface(ctx context.Context, n *objects.Node, hw Har
 		return v
 	case "storage":
 		return ok() // noop
-	case "console", "raid":
+	case "raid":
+		// Ironic's RAIDInterface.validate: the target, when there is one,
+		// and what reaching the BMC needs.
+		if has, v := uses(name); !has {
+			return v
+		}
+		if len(n.TargetRAIDConfig) > 0 {
+			if err := checkRAIDConfig(n.TargetRAIDConfig); err != nil {
+				return notOK("%s", err.Error())
+			}
+		}
+		return s.validateDriverInfo(n)
+	case "console":
 		_, v := uses(name)
 		return v
 	}

@@ -20,6 +20,8 @@ type Config struct {
 	AutoDiscovery AutoDiscoveryOpts
 	Agent         AgentOpts
 	Deploy        DeployOpts
+	Metrics       MetricsOpts
+	Sensors       SensorOpts
 }
 
 // section groups the declarations of one INI section.
@@ -42,6 +44,7 @@ type registry struct {
 var declared = newRegistry(
 	defaultSection(), apiSection(), conductorSection(), databaseSection(),
 	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), inspectionRulesSection(), autoDiscoverySection(), agentSection(), deploySection(),
+	metricsSection(), sensorsSection(),
 )
 
 func newRegistry(secs ...section) *registry {

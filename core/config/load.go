@@ -85,12 +85,57 @@ func applyFile(c *Config, path string) []error {
 					Problem: "unknown option" + unknownHint(sec.Name(), k.Name())})
 				continue
 			}
+			if p := inlineComment(o, k.Value()); p != "" {
+				errs = append(errs, &Error{Source: src + keyLine(data, sec.Name(), k.Name()), Section: sec.Name(), Option: k.Name(), Problem: p})
+				continue
+			}
 			if err := assign(c, o, src, k.Value()); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
 	return errs
+}
+
+// inlineComment says why raw, read from a file for o, holds what looks like
+// an inline comment ("value   # note"), or "". oslo.config, and Rivet as
+// it, take everything after "=" as the value, so such a value would be used
+// with the comment in it. Secret values are not checked: a password may hold
+// " #".
+func inlineComment(o *Option, raw string) string {
+	if o.Secret {
+		return ""
+	}
+	i := strings.IndexFunc(raw, func(r rune) bool { return r == '#' || r == ';' })
+	for i > 0 {
+		if raw[i-1] == ' ' || raw[i-1] == '\t' {
+			return fmt.Sprintf("the value %s holds an inline comment: a value runs to the end of its line, comments included "+
+				"(as in oslo.config); move the comment to a line of its own starting with #", o.displayRaw(raw))
+		}
+		j := strings.IndexFunc(raw[i+1:], func(r rune) bool { return r == '#' || r == ';' })
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return ""
+}
+
+// keyLine returns ", line N" for the line of data that sets option name in
+// section, or "" when it cannot be found.
+func keyLine(data []byte, section, name string) string {
+	cur := "DEFAULT"
+	for n, line := range strings.Split(string(data), "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
+			cur = strings.TrimSpace(l[1 : len(l)-1])
+			continue
+		}
+		if key, _, ok := strings.Cut(l, "="); ok && cur == section && strings.TrimSpace(key) == name {
+			return fmt.Sprintf(", line %d", n+1)
+		}
+	}
+	return ""
 }
 
 // parseProblem describes an INI syntax error by line number, without

@@ -232,3 +232,48 @@ func TestSecretsNeverShown(t *testing.T) {
 		t.Fatalf("password displayed as %q", got)
 	}
 }
+
+// TestLoadRefusesInlineCommentsAndBadHosts is issue 31's install guide
+// line: a comment after a value is part of the value (as in oslo.config),
+// which made [DEFAULT] host "cond1.example.com          # unique per…",
+// a name every API then failed to dial. Both are refused, naming the line.
+func TestLoadRefusesInlineCommentsAndBadHosts(t *testing.T) {
+	dir := t.TempDir()
+	tests := map[string]struct {
+		file string
+		want []string
+	}{
+		"host with a comment": {file: "[DEFAULT]\n# the name\nhost = cond1.example.com    # unique per host\n",
+			want: []string{`config file FILE, line 3: [DEFAULT] host: the value "cond1.example.com    # unique per host" holds an inline comment: ` +
+				`a value runs to the end of its line, comments included (as in oslo.config); move the comment to a line of its own starting with #`}},
+		"semicolon comment": {file: "[api]\nhost_ip = 0.0.0.0 ; everywhere\n",
+			want: []string{`config file FILE, line 2: [api] host_ip: the value "0.0.0.0 ; everywhere" holds an inline comment: ` +
+				`a value runs to the end of its line, comments included (as in oslo.config); move the comment to a line of its own starting with #`}},
+		"masked value": {file: "[database]\nconnection = postgresql://rivet:hunter2@db1/rivet  # primary\n",
+			want: []string{`config file FILE, line 2: [database] connection: the value "postgresql://rivet:******@db1/rivet  # primary" holds an inline comment: ` +
+				`a value runs to the end of its line, comments included (as in oslo.config); move the comment to a line of its own starting with #`}},
+		"host with a space": {file: "[DEFAULT]\nhost = cond1 example\n",
+			want: []string{`[DEFAULT] host: "cond1 example" is not a host name: ' ' is not allowed; use a name (letters, digits, "-", ".", "_") ` +
+				`or an IP address, with any comment on a line of its own`}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			path := writeConf(t, dir, strings.ReplaceAll(name, " ", "_")+".conf", tc.file)
+			_, err := Load([]string{path}, nil)
+			var want []string
+			for _, w := range tc.want {
+				want = append(want, strings.ReplaceAll(w, "FILE", path))
+			}
+			if diff := cmp.Diff(want, problems(err)); diff != "" {
+				t.Fatalf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A # or ; inside a value, not after a blank, is no comment.
+	for _, ok := range []string{"cond1.example.com", "10.0.0.21", "::1", "node_7"} {
+		path := writeConf(t, dir, "ok.conf", "[DEFAULT]\nhost = "+ok+"\nhttp_basic_auth_user_file = /etc/rivet/a#b;c\n")
+		if _, err := Load([]string{path}, nil); err != nil {
+			t.Errorf("host = %s: %v", ok, err)
+		}
+	}
+}

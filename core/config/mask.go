@@ -68,3 +68,21 @@ func checkIP(v any) string {
 	}
 	return ""
 }
+
+// checkHostName requires [DEFAULT] host to be usable as the host of a URL:
+// the APIs dial a conductor at http://<host>:<port>/, so a space or any
+// other character a host name cannot hold would fail every call to it.
+func checkHostName(v any) string {
+	s := v.(string)
+	if s == "" || net.ParseIP(strings.Trim(s, "[]")) != nil {
+		return ""
+	}
+	for _, r := range s {
+		if (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') || r == '-' || r == '.' || r == '_' {
+			continue
+		}
+		return fmt.Sprintf("%q is not a host name: %q is not allowed; use a name (letters, digits, \"-\", \".\", \"_\") "+
+			"or an IP address, with any comment on a line of its own", s, r)
+	}
+	return ""
+}

@@ -52,8 +52,12 @@ func defaultSection() section {
 		strOpt("host", "", func(c *Config) *string { return &c.Default.Host },
 			"Name of this service's host. Conductors are placed in the hash ring and "+
 				"hold node leases under this name, so it must be unique among the services of a "+
-				"deployment; it need not resolve in DNS. Defaults to the machine's hostname.").
-			computed(hostname, "<hostname>").required(),
+				"deployment. APIs on other hosts dial a conductor's JSON-RPC at this name, so there it "+
+				"must resolve (DNS or /etc/hosts) to the conductor's [json_rpc] host_ip; an API on the "+
+				"conductor's own host dials its [json_rpc] host_ip directly, and an API that cannot "+
+				"resolve or reach a conductor answers 503 naming it. A name (letters, digits, \"-\", \".\", "+
+				"\"_\") or an IP address. Defaults to the machine's hostname.").
+			computed(hostname, "<hostname>").required().check(checkHostName),
 		strOpt("pin_release_version", "", func(c *Config) *string { return &c.Default.PinReleaseVersion },
 			"Used for rolling upgrades. Pins the REST API maximum microversion, the conductor "+
 				"RPC API version and the versions of objects written to the database to those of "+

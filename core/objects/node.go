@@ -107,6 +107,9 @@ type Node struct {
 	// drive carries it when the deploy's own configdrive has none. {}
 	// when unset.
 	NetworkData map[string]any `rivet:"network_data"`
+	// ServiceStep is the service step running (1.2, API 1.87), {} when
+	// none.
+	ServiceStep map[string]any `rivet:"service_step"`
 }
 
 // Faults the conductor records in Node.Fault, as Ironic's
@@ -231,9 +234,10 @@ func NodeKind() Kind {
 			{Name: "owner", Since: v("1.2"), Nullable: true},
 			{Name: "lessee", Since: v("1.2"), Nullable: true},
 			{Name: "network_data", Since: v("1.2"), Default: map[string]any{}},
+			{Name: "service_step", Since: v("1.2"), Default: map[string]any{}},
 		},
 		// Fingerprint pins this shape at the latest version; see FingerprintError
 		// before changing a field.
-		Fingerprint: "1.2-31813511d59bbb7429a1fad4c1fb9b3d",
+		Fingerprint: "1.2-bee71cf959fdbc4754714def1024d159",
 	}
 }

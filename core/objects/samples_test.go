@@ -54,6 +54,7 @@ func samples() map[string]func() Object {
 				Owner:        ptr("f3b2c1d0a9e84f7b8c6d5e4f3a2b1c0d"), Lessee: ptr("tenant-b"),
 				NetworkData: map[string]any{"links": []any{map[string]any{"id": "eth0", "type": "phy",
 					"ethernet_mac_address": "52:54:00:12:34:56"}}, "networks": []any{}, "services": []any{}},
+				ServiceStep: map[string]any{"step": "apply_configuration", "interface": "raid", "args": map[string]any{}},
 			}
 		},
 		"Allocation": func() Object {

@@ -92,6 +92,10 @@ func ConductorMethods() *Methods {
 		Method{Name: "detach_virtual_media", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString), {Name: "device_types", Since: v1_5, Type: TypeArray}}},
 		Method{Name: "create_allocation", Since: v1_5, Args: []Arg{reqAt(v1_5, "allocation", TypeAllocation)}},
 		Method{Name: "destroy_allocation", Since: v1_5, Args: []Arg{reqAt(v1_5, "allocation", TypeAllocation)}},
+		// do_node_service is Ironic's servicing (REST API 1.87);
+		// disable_ramdisk is API 1.108's.
+		Method{Name: "do_node_service", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
+			reqAt(v1_5, "service_steps", TypeArray), {Name: "disable_ramdisk", Since: v1_5, Type: TypeBoolean}}},
 	)
 	if err != nil {
 		panic(err) // the table is code; TestConductorMethodsValid catches this

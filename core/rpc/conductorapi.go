@@ -302,6 +302,23 @@ func (c ConductorAPI) DoNodeRescue(ctx context.Context, n *objects.Node, passwor
 	return err
 }
 
+// DoNodeService starts servicing an active (or service failed) node: the
+// steps run on the node's driver interfaces and the node returns to active
+// (RPC 1.5, Ironic's do_node_service). disableRamdisk is Ironic's
+// disable_ramdisk (REST API 1.108): the steps must not need the agent.
+// The conductor refuses synchronously a node in maintenance, a step no
+// interface of the node offers for servicing, and a driver that fails
+// power validation; otherwise the node is in servicing before the call
+// returns. Capped below 1.5, *CapError (406) before anything is sent.
+func (c ConductorAPI) DoNodeService(ctx context.Context, n *objects.Node, steps []map[string]any, disableRamdisk bool) error {
+	args := map[string]any{"node_id": n.UUID, "service_steps": steps}
+	if disableRamdisk {
+		args["disable_ramdisk"] = true
+	}
+	_, err := c.call(ctx, n, "do_node_service", args)
+	return err
+}
+
 // DoNodeUnrescue starts returning a rescued node to active (RPC 1.5).
 func (c ConductorAPI) DoNodeUnrescue(ctx context.Context, n *objects.Node) error {
 	_, err := c.call(ctx, n, "do_node_unrescue", map[string]any{"node_id": n.UUID})

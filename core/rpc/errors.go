@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rivetmetal/rivet/core/suggest"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
@@ -113,6 +114,9 @@ func (e *NoValidHost) Error() string {
 	served := "none"
 	if len(e.Enabled) > 0 {
 		served = strings.Join(e.Enabled, ", ")
+	}
+	if best := suggest.Closest(e.Driver, e.Enabled); best != "" {
+		msg += fmt.Sprintf(" Did you mean %q?", best)
 	}
 	return msg + fmt.Sprintf(" Hardware types enabled on the live conductors of that group: %s. A hardware type is served only when it is listed in [conductor] enabled_hardware_types and a driver plugin serving it is running.", served)
 }

@@ -44,3 +44,25 @@ func TestNoValidHostNamesEnabledHardwareTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestNoValidHostSuggestsTheClosestHardwareType is issue 31's misspelt
+// driver: the answer suggests the enabled hardware type within a small edit
+// distance, and none when nothing is close.
+func TestNoValidHostSuggestsTheClosestHardwareType(t *testing.T) {
+	var calls atomic.Int32
+	cs := []ConductorInfo{{Hostname: "c1", HardwareTypes: []string{"redfish", "ipmi", "fake-hardware"}}}
+	r := NewRouter(staticLister(&calls, cs), hashring.DefaultPartitionExponent, time.Hour)
+	for driver, want := range map[string]string{
+		"redfsh": `No valid host was found. Reason: No conductor service registered which supports driver redfsh for conductor group "". ` +
+			`Did you mean "redfish"? Hardware types enabled on the live conductors of that group: fake-hardware, ipmi, redfish. ` +
+			`A hardware type is served only when it is listed in [conductor] enabled_hardware_types and a driver plugin serving it is running.`,
+		"fake": `No valid host was found. Reason: No conductor service registered which supports driver fake for conductor group "". ` +
+			`Hardware types enabled on the live conductors of that group: fake-hardware, ipmi, redfish. ` +
+			`A hardware type is served only when it is listed in [conductor] enabled_hardware_types and a driver plugin serving it is running.`,
+	} {
+		_, err := r.HostFor(context.Background(), Target{UUID: "u", Driver: driver})
+		if err == nil || err.Error() != want {
+			t.Errorf("driver %s:\n got %v\nwant %s", driver, err, want)
+		}
+	}
+}

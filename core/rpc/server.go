@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rivetmetal/rivet/core/jsonlimit"
 	"github.com/rivetmetal/rivet/core/version"
@@ -35,7 +36,17 @@ type Server struct {
 	// casts tracks fire-and-forget work so shutdown can wait for it.
 	casts    sync.WaitGroup
 	castBase context.Context
+	// observe, when set, is told how long each handled request took.
+	observe Observer
 }
+
+// Observer is told about each request a Server handled: its method, the
+// handler's time (for a cast, run in the background, too) and its error.
+// It is called concurrently.
+type Observer func(method string, d time.Duration, err error)
+
+// SetObserver sets the server's Observer; call it before serving.
+func (s *Server) SetObserver(o Observer) { s.observe = o }
 
 // NewServer returns a server for the method table. castCtx is the parent of
 // the contexts casts run under (a service's lifetime context).
@@ -109,13 +120,22 @@ func (s *Server) Dispatch(ctx context.Context, req *Request) (json.RawMessage, e
 		go func() {
 			defer s.casts.Done()
 			cctx := WithUser(WithRequestID(context.WithoutCancel(s.castBase), req.RequestID), req.User)
-			if _, err := safeCall(cctx, h, p, log); err != nil {
+			start := time.Now()
+			_, err := safeCall(cctx, h, p, log)
+			if s.observe != nil {
+				s.observe(req.Method, time.Since(start), err)
+			}
+			if err != nil {
 				log().Warn("rpc cast failed", "error", err)
 			}
 		}()
 		return nil, nil
 	}
+	start := time.Now()
 	res, err := safeCall(ctx, h, p, log)
+	if s.observe != nil {
+		s.observe(req.Method, time.Since(start), err)
+	}
 	if err != nil {
 		if _, _, _, known := errorToWire(err); !known {
 			log().Error("rpc call failed with an unexpected error", "error", err)

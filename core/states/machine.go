@@ -18,7 +18,7 @@ var transitions = map[State]map[Event]State{
 	Deploying:     {Done: Active, Wait: DeployWait, Fail: DeployFailed},
 	DeployWait:    {Resume: Deploying, Fail: DeployFailed, Abort: DeployFailed, Delete: Deleting},
 	DeployFailed:  {Deploy: Deploying, Rebuild: Deploying, Delete: Deleting},
-	Active:        {Rebuild: Deploying, Delete: Deleting, RescueEv: Rescuing},
+	Active:        {Rebuild: Deploying, Delete: Deleting, RescueEv: Rescuing, ServiceEv: Servicing},
 	Deleting:      {Clean: Cleaning, Fail: Error},
 	Error:         {Rebuild: Deploying, Delete: Deleting},
 	Inspecting:    {Done: Manageable, Wait: InspectWait, Fail: InspectFailed},
@@ -33,6 +33,11 @@ var transitions = map[State]map[Event]State{
 	RescueFailed:   {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
 	Unrescuing:     {Done: Active, Fail: UnrescueFailed},
 	UnrescueFailed: {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
+	// Servicing (API 1.87), as Ironic's machine less its hold state:
+	// aborting a failed service returns the node to active.
+	Servicing:     {Done: Active, Fail: ServiceFailed, Wait: ServiceWait},
+	ServiceWait:   {Resume: Servicing, Fail: ServiceFailed, Abort: ServiceFailed, Delete: Deleting},
+	ServiceFailed: {ServiceEv: Servicing, RescueEv: Rescuing, Wait: ServiceWait, Delete: Deleting, Abort: Active},
 }
 
 // InvalidTransitionError is Ironic's InvalidStateRequested (HTTP 400).
@@ -77,6 +82,7 @@ var verbs = map[string]Event{
 	"manage": Manage, "provide": Provide, "inspect": Inspect, "clean": Clean,
 	"active": Deploy, "rebuild": Rebuild, "deleted": Delete, "abort": Abort, "adopt": Adopt,
 	"rescue": RescueEv, "unrescue": Unrescue, "deploy": Deploy, "undeploy": Delete, "unhold": Unhold,
+	"service": ServiceEv,
 }
 
 // VerbEvent returns the event for an API provision target.

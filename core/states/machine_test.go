@@ -7,7 +7,8 @@ import (
 )
 
 // want transcribes reference/ironic.md §10 (the rows for API 1.1–1.26) and
-// Ironic's rescue transitions (1.38, ironic/common/state_machine.py): every
+// Ironic's rescue (1.38) and service (1.87) transitions
+// (ironic/common/state_machine.py): every
 // (state, event) pair not listed here must be refused.
 var want = map[State]map[Event]State{
 	Enroll:         {Manage: Verifying},
@@ -20,7 +21,7 @@ var want = map[State]map[Event]State{
 	Deploying:      {Done: Active, Wait: DeployWait, Fail: DeployFailed},
 	DeployWait:     {Resume: Deploying, Fail: DeployFailed, Abort: DeployFailed, Delete: Deleting},
 	DeployFailed:   {Deploy: Deploying, Rebuild: Deploying, Delete: Deleting},
-	Active:         {Rebuild: Deploying, Delete: Deleting, RescueEv: Rescuing},
+	Active:         {Rebuild: Deploying, Delete: Deleting, RescueEv: Rescuing, ServiceEv: Servicing},
 	Deleting:       {Clean: Cleaning, Fail: Error},
 	Error:          {Rebuild: Deploying, Delete: Deleting},
 	Inspecting:     {Done: Manageable, Wait: InspectWait, Fail: InspectFailed},
@@ -34,6 +35,9 @@ var want = map[State]map[Event]State{
 	RescueFailed:   {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
 	Unrescuing:     {Done: Active, Fail: UnrescueFailed},
 	UnrescueFailed: {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
+	Servicing:      {Done: Active, Fail: ServiceFailed, Wait: ServiceWait},
+	ServiceWait:    {Resume: Servicing, Fail: ServiceFailed, Abort: ServiceFailed, Delete: Deleting},
+	ServiceFailed:  {ServiceEv: Servicing, RescueEv: Rescuing, Wait: ServiceWait, Delete: Deleting, Abort: Active},
 }
 
 func TestEveryStateEventPair(t *testing.T) {
@@ -100,13 +104,14 @@ func TestVerbs(t *testing.T) {
 	// deploy and undeploy (1.73) are aliases of active and deleted; the
 	// API gates each verb by version.
 	for verb, ev := range map[string]Event{"active": Deploy, "deleted": Delete, "manage": Manage, "abort": Abort,
-		"deploy": Deploy, "undeploy": Delete, "rescue": RescueEv, "unrescue": Unrescue, "unhold": Unhold} {
+		"deploy": Deploy, "undeploy": Delete, "rescue": RescueEv, "unrescue": Unrescue, "unhold": Unhold,
+		"service": ServiceEv} {
 		if got, ok := VerbEvent(verb); !ok || got != ev {
 			t.Errorf("VerbEvent(%q) = %q, %v", verb, got, ok)
 		}
 	}
-	if _, ok := VerbEvent("service"); ok {
-		t.Error(`"service" (1.87) has no transitions in Rivet's machine; it must not map`)
+	if _, ok := VerbEvent("unservice"); ok {
+		t.Error(`"unservice" is no Ironic verb; it must not map`)
 	}
 }
 
@@ -133,5 +138,34 @@ func TestRescueTransitions(t *testing.T) {
 	}
 	if Target(Rescuing) != Rescue || Target(Unrescuing) != Active || !IsStable(Rescue) {
 		t.Error("rescue targets or stability wrong")
+	}
+}
+
+// TestServiceTransitions follows Ironic's service states (1.87): active →
+// servicing → active, or service failed, from which the service verb
+// retries and abort returns the node to active.
+func TestServiceTransitions(t *testing.T) {
+	path := []struct {
+		from State
+		ev   Event
+		to   State
+	}{
+		{Active, ServiceEv, Servicing}, {Servicing, Wait, ServiceWait}, {ServiceWait, Resume, Servicing},
+		{Servicing, Fail, ServiceFailed}, {ServiceFailed, ServiceEv, Servicing}, {Servicing, Done, Active},
+		{ServiceFailed, Abort, Active}, {ServiceWait, Abort, ServiceFailed},
+	}
+	for _, p := range path {
+		if got, err := Next("n1", p.from, p.ev); err != nil || got != p.to {
+			t.Errorf("%s --%s--> %q, %v; want %s", p.from, p.ev, got, err, p.to)
+		}
+	}
+	if Target(Servicing) != Active || Target(ServiceWait) != Active || !IsStable(ServiceFailed) {
+		t.Errorf("targets: servicing %q, service wait %q, service failed stable %v", Target(Servicing), Target(ServiceWait), IsStable(ServiceFailed))
+	}
+	if !ExpectsAgent(ServiceWait) || ExpectsAgent(Servicing) {
+		t.Error("an agent looks its node up in service wait only")
+	}
+	if _, err := Next("n1", Manageable, ServiceEv); err == nil {
+		t.Error("service from manageable must be refused")
 	}
 }

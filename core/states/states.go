@@ -30,6 +30,11 @@ const (
 	Rescue         State = "rescue"
 	Unrescuing     State = "unrescuing"
 	UnrescueFailed State = "unrescue failed"
+	// The service states (API 1.87): an active node runs service steps
+	// and returns to active.
+	Servicing     State = "servicing"
+	ServiceWait   State = "service wait"
+	ServiceFailed State = "service failed"
 )
 
 // Event moves a node between states: a verb an API client asks for, or an
@@ -52,6 +57,8 @@ const (
 	RescueEv Event = "rescue"
 	Unrescue Event = "unrescue"
 	Unhold   Event = "unhold"
+	// ServiceEv is the service verb (API 1.87).
+	ServiceEv Event = "service"
 )
 
 // Internal events.
@@ -67,17 +74,18 @@ var AllStates = []State{
 	Enroll, Manageable, Available, Active, Error, InspectFailed, CleanFailed, DeployFailed, AdoptFailed,
 	Verifying, Inspecting, InspectWait, Cleaning, CleanWait, Deploying, DeployWait, Deleting, Adopting,
 	Rescue, RescueFailed, UnrescueFailed, Rescuing, RescueWait, Unrescuing,
+	ServiceFailed, Servicing, ServiceWait,
 }
 
 // AllEvents lists every event, verbs first.
-var AllEvents = []Event{Manage, Provide, Inspect, Clean, Deploy, Rebuild, Delete, Abort, Adopt, RescueEv, Unrescue, Unhold,
+var AllEvents = []Event{Manage, Provide, Inspect, Clean, Deploy, Rebuild, Delete, Abort, Adopt, RescueEv, Unrescue, Unhold, ServiceEv,
 	Done, Fail, Wait, Resume}
 
 // stable states are where nodes rest; failure states are stable too.
 var stable = map[State]bool{
 	Enroll: true, Manageable: true, Available: true, Active: true, Error: true,
 	InspectFailed: true, CleanFailed: true, DeployFailed: true, AdoptFailed: true,
-	Rescue: true, RescueFailed: true, UnrescueFailed: true,
+	Rescue: true, RescueFailed: true, UnrescueFailed: true, ServiceFailed: true,
 }
 
 // IsStable reports whether s is a resting state (no target).
@@ -91,6 +99,7 @@ var targets = map[State]State{
 	Cleaning: Available, CleanWait: Available,
 	Deploying: Active, DeployWait: Active, Deleting: Available, Adopting: Active,
 	Rescuing: Rescue, RescueWait: Rescue, Unrescuing: Active,
+	Servicing: Active, ServiceWait: Active,
 }
 
 // Target returns the state a transient state is heading to, or "" for a
@@ -104,22 +113,22 @@ var DeleteAllowed = map[State]bool{Manageable: true, Enroll: true, AdoptFailed: 
 // StuckStates are the transient states a conductor moves to their failure
 // state at start or takeover when no live conductor holds the node
 // (Ironic's STUCK_STATES_TREATED_AS_FAIL).
-var StuckStates = []State{Deploying, Cleaning, Verifying, Inspecting, Adopting, Rescuing, Unrescuing, Deleting}
+var StuckStates = []State{Deploying, Cleaning, Verifying, Inspecting, Adopting, Rescuing, Unrescuing, Deleting, Servicing}
 
 // UpdateAllowed lists the states where PATCH is allowed although the node
 // has a target (Ironic's UPDATE_ALLOWED_STATES, less service).
 var UpdateAllowed = map[State]bool{
 	DeployFailed: true, Inspecting: true, InspectFailed: true, InspectWait: true,
 	CleanFailed: true, Error: true, Verifying: true, AdoptFailed: true,
-	RescueFailed: true, UnrescueFailed: true,
+	RescueFailed: true, UnrescueFailed: true, ServiceFailed: true,
 }
 
 // expectsAgent are the states in which a ramdisk agent may run on the node
 // and look it up (Ironic's LOOKUP_ALLOWED_STATES, less
-// service): an agent token is issued and honoured only in them.
+// the hold states): an agent token is issued and honoured only in them.
 var expectsAgent = map[State]bool{
 	Deploying: true, DeployWait: true, Cleaning: true, CleanWait: true, Inspecting: true, InspectWait: true,
-	Rescuing: true, RescueWait: true,
+	Rescuing: true, RescueWait: true, ServiceWait: true,
 }
 
 // ExpectsAgent reports whether s is a state in which a ramdisk agent may

@@ -38,6 +38,8 @@ type nodeState struct {
 	secureBoot bool
 	indicators map[string]plugins.IndicatorState // by "name@component"
 	media      map[plugins.VirtualMediaDevice]string
+	// volumes are the node's logical disks (the raid interface).
+	volumes []plugins.LogicalDisk
 }
 
 // New returns a fake driver logging to log (nil: discard).

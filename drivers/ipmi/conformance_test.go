@@ -74,7 +74,7 @@ func TestConformance(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			bmc := ipmi.StartTestBMC(t)
 			tgt := level(t)
-			if want := []plugins.Capability{plugins.CapabilityNMI, plugins.CapabilityProperties, plugins.CapabilitySoftPower, plugins.CapabilityValidate}; fmt.Sprint(tgt.Info.Capabilities) != fmt.Sprint(want) {
+			if want := []plugins.Capability{plugins.CapabilityNMI, plugins.CapabilityProperties, plugins.CapabilitySensors, plugins.CapabilitySoftPower, plugins.CapabilityValidate}; fmt.Sprint(tgt.Info.Capabilities) != fmt.Sprint(want) {
 				t.Errorf("capabilities %v, want %v", tgt.Info.Capabilities, want)
 			}
 			if len(tgt.Info.Interfaces) != 3 {

@@ -23,6 +23,10 @@ import (
 type Client struct {
 	rpc   driverv1.DriverClient
 	power driverv2.PowerClient // nil below protocol 2
+	raid  driverv2.RAIDClient  // nil below protocol 2
+	// sensors is nil below protocol 2; called only when the plugin
+	// advertised CapabilitySensors.
+	sensors driverv2.SensorsClient
 	// validation is the Validation service, served under every protocol
 	// major and called only for what the plugin advertised.
 	validation driverv1.ValidationClient

@@ -60,6 +60,20 @@ type Config struct {
 	DrainTimeout time.Duration
 	// StartTimeout bounds a plugin's start and negotiation. Default 30s.
 	StartTimeout time.Duration
+	// Observer, when set, is told about every driver call and plugin
+	// restart (the conductor's metrics).
+	Observer Observer
+}
+
+// Observer watches a Manager's plugins. Its methods are called
+// concurrently and must not block.
+type Observer interface {
+	// DriverCall reports one call through a plugin: the hardware type,
+	// the call's name ("get power state", …), its duration and its error.
+	DriverCall(hardwareType, call string, d time.Duration, err error)
+	// PluginRestarted reports a plugin process started again after its
+	// first start (after a crash or for a replaced binary).
+	PluginRestarted(driver string)
 }
 
 // withDefaults returns a copy with defaults filled in, or an error naming

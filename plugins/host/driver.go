@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rivetmetal/rivet/plugins"
 )
@@ -33,7 +34,8 @@ func call[T any](ctx context.Context, d *Driver, iface plugins.Interface, capabi
 }
 
 // callChecked is call with check run against the registration of the
-// instance the call goes to, before anything is sent.
+// instance the call goes to, before anything is sent. An empty iface is a
+// call that belongs to no interface (sensors): only check applies.
 func callChecked[T any](ctx context.Context, d *Driver, iface plugins.Interface, op string,
 	check func(Registration) error, fn func(c *Client) (T, error)) (T, error) {
 	var zero T
@@ -41,7 +43,7 @@ func callChecked[T any](ctx context.Context, d *Driver, iface plugins.Interface,
 	if err != nil {
 		return zero, err
 	}
-	if _, ok := inst.reg.Interfaces[iface]; !ok {
+	if _, ok := inst.reg.Interfaces[iface]; iface != "" && !ok {
 		inst.inflight.Done()
 		return zero, fmt.Errorf("driver %s: %s: interface %s not negotiated: %w", d.sup.src.Driver, op, iface, plugins.ErrNotSupported)
 	}
@@ -49,7 +51,11 @@ func callChecked[T any](ctx context.Context, d *Driver, iface plugins.Interface,
 		inst.inflight.Done()
 		return zero, fmt.Errorf("driver %s: %s: %w", d.sup.src.Driver, op, err)
 	}
+	start := time.Now()
 	v, err := fn(inst.driver)
+	if o := d.sup.cfg.Observer; o != nil {
+		o.DriverCall(d.hardwareType, op, time.Since(start), err)
+	}
 	if err = d.sup.release(inst, op, err); err != nil {
 		if _, crashed := err.(*PluginCrashedError); crashed {
 			return zero, err

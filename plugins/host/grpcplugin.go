@@ -46,6 +46,8 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *g
 	c.mgmt2 = driverv2.NewManagement2Client(conn)
 	if c.protocol >= 2 {
 		c.power = driverv2.NewPowerClient(conn)
+		c.raid = driverv2.NewRAIDClient(conn)
+		c.sensors = driverv2.NewSensorsClient(conn)
 	}
 	return c, nil
 }

@@ -29,6 +29,7 @@ type supervisor struct {
 	nextStart time.Time // no start attempt before this
 	binary    os.FileInfo
 	closed    bool
+	started   bool // an instance started once: the next start is a restart
 }
 
 func newSupervisor(cfg Config, src Source) *supervisor {
@@ -98,12 +99,21 @@ func (s *supervisor) startLocked(ctx context.Context) (*instance, error) {
 	if fi, err := os.Stat(s.src.Path); err == nil {
 		s.binary = fi
 	}
+	s.restarting()
 	inst, err := startInstance(context.WithoutCancel(ctx), s.cfg, s.src)
 	if err != nil {
 		s.failedLocked("start failed: " + err.Error())
 		return nil, err
 	}
 	return inst, nil
+}
+
+// restarting tells the Observer about a start that is not the first.
+func (s *supervisor) restarting() {
+	if s.started && s.cfg.Observer != nil {
+		s.cfg.Observer.PluginRestarted(s.src.Driver)
+	}
+	s.started = true
 }
 
 // binaryChanged reports whether the plugin's file differs from the one last
@@ -166,6 +176,9 @@ func (s *supervisor) swapIfChanged(ctx context.Context) bool {
 		return false
 	}
 	s.log.Info("driver plugin binary changed; starting the new one", "path", s.src.Path)
+	s.mu.Lock()
+	s.restarting()
+	s.mu.Unlock()
 	inst, err := startInstance(ctx, s.cfg, s.src)
 	s.mu.Lock()
 	s.binary = fi // do not retry a bad binary every tick; a further change will

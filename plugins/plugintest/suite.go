@@ -32,7 +32,7 @@ func Run(t *testing.T, tgt Target, node plugins.Node) {
 // Case is one part of the suite, run as a subtest.
 type Case struct {
 	// Name is the subtest's name: "info", "power", "power v2",
-	// "management", "deploy" or "inspect".
+	// "management", "deploy", "inspect", "raid" or "validate".
 	Name string
 	// Run checks that part against the target.
 	Run func(t *testing.T)
@@ -56,6 +56,7 @@ func Cases(tgt Target, node plugins.Node) []Case {
 		{"management v2", s.managementV2},
 		{"deploy", s.deploy},
 		{"inspect", s.inspect},
+		{"raid", s.raid},
 		{"validate", s.validate},
 	}
 }
@@ -300,6 +301,31 @@ func (s *suite) deploy(t *testing.T) {
 		t.Errorf("unknown clean step: %v, want ErrNotSupported", err)
 	}
 	s.noSecret(t, err)
+}
+
+// raid reads the node's logical disks (it changes none: creating volumes
+// would touch the disks of the machine under test). A machine without
+// storage may answer ErrNotSupported; each logical disk read must have
+// raid_level and size_gb, as Ironic's raid_config.
+func (s *suite) raid(t *testing.T) {
+	d, ok := impl(t, s, plugins.InterfaceRAID, func(d plugins.RAIDInterface) error {
+		_, err := d.GetRAIDConfiguration(ctx(t), s.node)
+		return err
+	})
+	if !ok {
+		t.Skip("raid interface not served")
+	}
+	disks, err := d.GetRAIDConfiguration(ctx(t), s.node)
+	if errors.Is(err, plugins.ErrNotSupported) {
+		s.noSecret(t, err)
+		t.Skipf("this machine has no RAID: %v", err)
+	}
+	s.check(t, "get RAID configuration", err)
+	for i, ld := range disks {
+		if ld["raid_level"] == nil || ld["size_gb"] == nil {
+			t.Errorf("logical disk %d lacks raid_level or size_gb: %v", i, ld)
+		}
+	}
 }
 
 func (s *suite) inspect(t *testing.T) {

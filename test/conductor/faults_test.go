@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"syscall"
@@ -163,5 +164,26 @@ func TestSIGHUPReloadsPin(t *testing.T) {
 	case <-a.done:
 		t.Fatalf("conductor exited on SIGHUP: %v", a.err)
 	default:
+	}
+}
+
+// TestKilledConductorIsNamedToClients is issue 31's dead conductor, which
+// clients were told was "The database cannot be reached" until its
+// heartbeat expired: the API answers 503 naming the conductor and that
+// nothing listens at its address. The heartbeat timeout is long here, so
+// the answer does not depend on how fast the test runs.
+func TestKilledConductorIsNamedToClients(t *testing.T) {
+	c := newCluster(t)
+	long := "RIVET_CONDUCTOR_HEARTBEAT_TIMEOUT=600"
+	a := c.startEnv("a", long)
+	n := c.available("dead-owner", nil)
+	port := freePort(t)
+	c.startAPI(port, long)
+	a.signal(t, syscall.SIGKILL)
+	<-a.done
+	status, body := mustREST(t, fmt.Sprintf("http://127.0.0.1:%d", port), "PUT", "/v1/nodes/"+n.UUID+"/states/power", `{"target": "power on"}`)
+	want := "The conductor " + a.name + " that manages this resource cannot be reached: nothing listens at its JSON-RPC address"
+	if status != 503 || !strings.Contains(body, want) || strings.Contains(body, "database") {
+		t.Fatalf("power on with its conductor killed: %d %s, want 503 with %q", status, body, want)
 	}
 }

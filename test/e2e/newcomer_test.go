@@ -1,30 +1,30 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
+	"encoding/json"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/rivetmetal/rivet/test/testenv"
+	"github.com/rivetmetal/rivet/drivers/redfish/sim"
 )
 
 // readmeSession returns the commands and outputs of the README block
-// between <!-- newcomer-path:start --> and <!-- newcomer-path:end -->:
-// lines starting "$ " are commands, the lines after them their stdout.
+// marked <!-- newcomer-path:start … -->: lines starting "$ " are commands,
+// the lines after them their stdout.
 func readmeSession(t *testing.T) (cmds [][]string, outputs []string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	var session *docBlock
+	for _, b := range docBlocks(t, "README.md") {
+		if strings.HasPrefix(b.marker, "newcomer-path:start") {
+			session = &b
+		}
 	}
-	s := string(b)
-	start, end := strings.Index(s, "<!-- newcomer-path:start"), strings.Index(s, "<!-- newcomer-path:end")
-	if start < 0 || end < start {
+	if session == nil {
 		t.Fatal("README.md has no newcomer-path block")
 	}
-	for _, line := range strings.Split(s[start:end], "\n") {
+	for _, line := range strings.Split(strings.TrimSuffix(session.body, "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(line, "$ "):
 			fields := strings.Fields(strings.TrimPrefix(line, "$ "))
@@ -33,7 +33,7 @@ func readmeSession(t *testing.T) (cmds [][]string, outputs []string) {
 			}
 			cmds = append(cmds, fields[3:])
 			outputs = append(outputs, "")
-		case strings.HasPrefix(line, "```") || strings.HasPrefix(line, "<!--") || len(cmds) == 0:
+		case len(cmds) == 0:
 		default:
 			outputs[len(outputs)-1] += line + "\n"
 		}
@@ -74,4 +74,35 @@ func TestDevRestartReusesState(t *testing.T) {
 	if normalize(out) != "sim-0 available\nsim-1 active" {
 		t.Fatalf("after a restart: %q", out)
 	}
+	// Issue 31: the README's session run again on this state failed
+	// without saying what to do.
+	if _, errOut, err := again.run("node", "deploy", "sim-1", "--wait"); err == nil ||
+		!strings.Contains(errOut, "(it is deployed already: to deploy it again, rivet node undeploy sim-1 --wait first)") {
+		t.Errorf("deploying sim-1 again: %v: %s", err, errOut)
+	}
+	// Issue 31: the new simulator started with every system off, so
+	// sim-1 showed a stale "power on" until a power sync turned it off.
+	// It gets back the power its node was left with.
+	for i, want := range []string{"Off", "On"} {
+		if got := simPowerState(t, again.SimURL, sim.SystemID(i)); got != want {
+			t.Errorf("after a restart, simulated system %d is %s, want %s", i, got, want)
+		}
+	}
+}
+
+// simPowerState reads a simulated system's PowerState over Redfish.
+func simPowerState(t *testing.T, simURL, id string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", simURL+"/redfish/v1/Systems/"+id, nil)
+	req.SetBasicAuth(sim.DefaultUsername, sim.DefaultPassword)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var sys struct{ PowerState string }
+	if err := json.NewDecoder(res.Body).Decode(&sys); err != nil {
+		t.Fatal(err)
+	}
+	return sys.PowerState
 }

@@ -163,7 +163,7 @@ func (c *cycle) handle(r result) {
 		c.s.failures[r.node.UUID]++
 		if opened, backoff := q.state.breaker.failure(cfg, time.Now()); opened {
 			c.s.log.Warn("BMC circuit breaker open: skipping its nodes", "bmc", r.node.BMC,
-				"node", r.node.UUID, "backoff", backoff, "error", r.err)
+				"node", r.node.UUID, "node_name", r.node.Name, "backoff", backoff, "error", r.err)
 		}
 	default:
 		c.st.Probed++
@@ -175,7 +175,7 @@ func (c *cycle) handle(r result) {
 		}
 		delete(c.s.failures, r.node.UUID)
 		if q.state.breaker.state(cfg, time.Now()) != stateClosed {
-			c.s.log.Info("BMC circuit breaker closed", "bmc", r.node.BMC, "node", r.node.UUID)
+			c.s.log.Info("BMC circuit breaker closed", "bmc", r.node.BMC, "node", r.node.UUID, "node_name", r.node.Name)
 		}
 		q.state.breaker.success()
 	}

@@ -5,6 +5,8 @@ import "context"
 // Node is what the scheduler needs to know about one node.
 type Node struct {
 	UUID string
+	// Name is the node's name, for logs ("" when it has none).
+	Name string
 	// BMC identifies the node's BMC: address:port, or an identity the
 	// driver provides. Nodes with the same BMC are probed one at a time.
 	// Empty means the node shares its BMC with no other node.

@@ -57,7 +57,7 @@ func (s *Scheduler) probe(ctx context.Context, n Node, key string, st *bmcState,
 		if err := s.d.Recorder.PowerChanged(ctx, n, state); err != nil {
 			r.recordErr = err
 			s.log.Warn("recording an out-of-band power state change failed; retrying next cycle",
-				"node", n.UUID, "recorded", n.PowerState, "observed", state, "error", err)
+				"node", n.UUID, "node_name", n.Name, "recorded", n.PowerState, "observed", state, "error", err)
 		}
 	}
 	return r

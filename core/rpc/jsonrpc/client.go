@@ -181,7 +181,10 @@ func (t *HTTPTransport) Send(ctx context.Context, host string, req *rpc.Request)
 	})
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL(host), bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("rpc %s to %s: %w", req.Method, host, err)
+		// A registered name that is no URL host (one with a space, from a
+		// configuration older than the check of [DEFAULT] host): nothing was
+		// sent, and no call to it ever can be.
+		return nil, &rpc.UnreachableError{Host: host, Err: fmt.Errorf("%q is not a valid host name", host)}
 	}
 	hreq.Header["Content-Type"] = contentTypeJSON
 	if t.auth != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -201,6 +202,15 @@ func TestHTTPTransportResendLimits(t *testing.T) {
 		_, err = NewHTTPTransport(HTTPTransportOptions{}).Send(ctx, host, keepaliveCall("req-1"))
 		if !errors.Is(err, rpc.ErrUnreachable) {
 			t.Fatalf("err = %v, want ErrUnreachable", err)
+		}
+	})
+	// Issue 31: a conductor registered as "cond1.example.com   # comment"
+	// made every call a bare error (a 500 at the API).
+	t.Run("a registered name that is no host name is unreachable", func(t *testing.T) {
+		_, err := NewHTTPTransport(HTTPTransportOptions{}).Send(ctx, "cond1 # unique", keepaliveCall("req-1"))
+		var ue *rpc.UnreachableError
+		if !errors.As(err, &ue) || ue.Host != "cond1 # unique" || !strings.Contains(err.Error(), "is not a valid host name") {
+			t.Fatalf("err = %v, want an UnreachableError naming the host", err)
 		}
 	})
 }

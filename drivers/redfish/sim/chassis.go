@@ -42,6 +42,8 @@ func (s *Simulator) chassisBody(i int, sys *system) obj {
 		"SerialNumber": fmt.Sprintf("RSIM%08d", i),
 		"PowerState":   power,
 		"Status":       statusOK(),
+		"Thermal":      link(thermalOf(i)),
+		"Power":        link(powerOf(i)),
 		"Links": obj{
 			"ComputerSystems": links(systemPath(i)),
 			"ManagedBy":       links(managerPath(i)),

@@ -49,5 +49,12 @@
 //     releases every one of them, so no goroutine outlives the simulator.
 //   - Request bodies are parsed strictly: unknown properties and parameters
 //     are refused by name, so a driver bug shows here rather than on hardware.
+//   - Storage/1 is a RAID controller over the system's drives: a volume is
+//     created by POST to its Volumes collection ({"RAIDType", "CapacityBytes",
+//     "Name", "Links": {"Drives"}}; 201 with a Location) and deleted by
+//     DELETE, applied IMMEDIATELY (the collection advertises only the
+//     "Immediate" OperationApplyTime; real BMCs may defer to the next reset).
+//     A volume's drives are in use (409 for another volume), a RAID type
+//     needs its drives, and its capacity is bounded by what they give.
 //   - Credentials never reach a log.
 package sim

@@ -71,32 +71,6 @@ func (s *Simulator) inventoryRoutes(get func(string, http.HandlerFunc)) {
 			"Id": "1", "Name": "Simple Storage Controller", "Devices": devices, "Status": statusOK(),
 		}, strings.HasSuffix(p, "/SimpleStorage/1")
 	}))
-	get(base+"/Storage", s.inventory(func(i int, hw hardware, p string) (obj, bool) {
-		return collection(p, "#StorageCollection.StorageCollection", "Storage Collection", []string{p + "/1"}), true
-	}))
-	get(base+"/Storage/{item}", s.inventory(func(i int, hw hardware, p string) (obj, bool) {
-		return obj{
-			"@odata.id": p, "@odata.type": "#Storage.v1_15_0.Storage",
-			"Id": "1", "Name": "Storage Controller", "Status": statusOK(),
-			"Drives@odata.count": len(hw.disks), "Drives": links(numbered(p+"/Drives/Disk", 0, len(hw.disks))...),
-		}, strings.HasSuffix(p, "/Storage/1")
-	}))
-	get(base+"/Storage/{item}/Drives/{drive}", s.inventory(func(i int, hw hardware, p string) (obj, bool) {
-		n, ok := itemNumber(p, "Disk", 0, len(hw.disks))
-		if !ok || !strings.Contains(p, "/Storage/1/") {
-			return nil, false
-		}
-		d := hw.disks[n]
-		media, proto := "HDD", "SAS"
-		if d.ssd {
-			media, proto = "SSD", "NVMe"
-		}
-		return obj{
-			"@odata.id": p, "@odata.type": "#Drive.v1_17_0.Drive",
-			"Id": "Disk" + strconv.Itoa(n), "Name": fmt.Sprintf("Drive %d", n), "Model": d.model(),
-			"CapacityBytes": d.capacityBytes, "MediaType": media, "Protocol": proto, "Status": statusOK(),
-		}, true
-	}))
 }
 
 // inventory adapts a renderer to a handler: it resolves the system, derives

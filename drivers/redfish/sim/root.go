@@ -63,6 +63,7 @@ func (s *Simulator) routes() http.Handler {
 	mux.Handle(systemsPath+"/{id}/Actions/ComputerSystem.Reset", methods{http.MethodPost: s.reset})
 	mux.Handle(systemsPath+"/{id}/SecureBoot", methods{http.MethodGet: s.getSecureBoot, http.MethodPatch: s.patchSecureBoot})
 	s.inventoryRoutes(get)
+	s.storageRoutes(mux)
 
 	get(managersPath, s.listManagers)
 	get(managersPath+"/{mid}", s.getManager)
@@ -79,6 +80,8 @@ func (s *Simulator) routes() http.Handler {
 
 	get(chassisPath, s.listChassis)
 	mux.Handle(chassisPath+"/{id}", methods{http.MethodGet: s.getChassis, http.MethodPatch: s.patchChassis})
+	get(chassisPath+"/{id}/Thermal", s.getThermal)
+	get(chassisPath+"/{id}/Power", s.getPower)
 
 	var h http.Handler = mux
 	h = s.withAuth(h)

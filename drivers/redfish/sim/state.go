@@ -66,6 +66,7 @@ type system struct {
 	led        uint8
 	chassisLED uint8
 	chassisGen uint32
+	storage    storageState // volumes (storage.go)
 	fault      atomic.Pointer[Fault]
 	requests   atomic.Int64 // requests to its resources, faulted ones included
 }

@@ -169,3 +169,12 @@ func main() {
 	d.load()
 	plugins.Serve(plugins.ServeConfig{Driver: d, Logger: log, Protocols: protocols})
 }
+
+// GetSensorData reports two readings, the second with the node's name, so
+// a test sees the node cross the wire.
+func (d *driver) GetSensorData(_ context.Context, n plugins.Node) ([]plugins.Sensor, error) {
+	return []plugins.Sensor{
+		{Type: plugins.SensorTemperature, Name: "CPU Temp", Value: 47.5, Unit: "Cel", Health: "OK"},
+		{Type: plugins.SensorPower, Name: "Input " + n.Name, Value: 180, Unit: "W"},
+	}, nil
+}

@@ -723,12 +723,16 @@ func (x *SupportedBootDevicesResponse) GetDevices() []string {
 }
 
 type CleanStep struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Interface     string                 `protobuf:"bytes,1,opt,name=interface,proto3" json:"interface,omitempty"`
-	Step          string                 `protobuf:"bytes,2,opt,name=step,proto3" json:"step,omitempty"`
-	Priority      int32                  `protobuf:"varint,3,opt,name=priority,proto3" json:"priority,omitempty"`
-	Abortable     bool                   `protobuf:"varint,4,opt,name=abortable,proto3" json:"abortable,omitempty"`
-	Args          *structpb.Struct       `protobuf:"bytes,5,opt,name=args,proto3" json:"args,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Interface string                 `protobuf:"bytes,1,opt,name=interface,proto3" json:"interface,omitempty"`
+	Step      string                 `protobuf:"bytes,2,opt,name=step,proto3" json:"step,omitempty"`
+	Priority  int32                  `protobuf:"varint,3,opt,name=priority,proto3" json:"priority,omitempty"`
+	Abortable bool                   `protobuf:"varint,4,opt,name=abortable,proto3" json:"abortable,omitempty"`
+	Args      *structpb.Struct       `protobuf:"bytes,5,opt,name=args,proto3" json:"args,omitempty"`
+	// phases lists where the step may run: "clean", "service", "deploy"
+	// (Ironic's clean_step, service_step and deploy_step decorators). Empty
+	// (a plugin built before service steps) means "clean" only.
+	Phases        []string `protobuf:"bytes,6,rep,name=phases,proto3" json:"phases,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -794,6 +798,13 @@ func (x *CleanStep) GetAbortable() bool {
 func (x *CleanStep) GetArgs() *structpb.Struct {
 	if x != nil {
 		return x.Args
+	}
+	return nil
+}
+
+func (x *CleanStep) GetPhases() []string {
+	if x != nil {
+		return x.Phases
 	}
 	return nil
 }
@@ -1155,13 +1166,14 @@ const file_driver_proto_rawDesc = "" +
 	"persistent\x12\x1b\n" +
 	"\tboot_mode\x18\x04 \x01(\tR\bbootMode\"8\n" +
 	"\x1cSupportedBootDevicesResponse\x12\x18\n" +
-	"\adevices\x18\x01 \x03(\tR\adevices\"\xa4\x01\n" +
+	"\adevices\x18\x01 \x03(\tR\adevices\"\xbc\x01\n" +
 	"\tCleanStep\x12\x1c\n" +
 	"\tinterface\x18\x01 \x01(\tR\tinterface\x12\x12\n" +
 	"\x04step\x18\x02 \x01(\tR\x04step\x12\x1a\n" +
 	"\bpriority\x18\x03 \x01(\x05R\bpriority\x12\x1c\n" +
 	"\tabortable\x18\x04 \x01(\bR\tabortable\x12+\n" +
-	"\x04args\x18\x05 \x01(\v2\x17.google.protobuf.StructR\x04args\"F\n" +
+	"\x04args\x18\x05 \x01(\v2\x17.google.protobuf.StructR\x04args\x12\x16\n" +
+	"\x06phases\x18\x06 \x03(\tR\x06phases\"F\n" +
 	"\x12CleanStepsResponse\x120\n" +
 	"\x05steps\x18\x01 \x03(\v2\x1a.rivet.driver.v1.CleanStepR\x05steps\"t\n" +
 	"\x17ExecuteCleanStepRequest\x12)\n" +

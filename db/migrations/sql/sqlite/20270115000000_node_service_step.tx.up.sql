@@ -1,0 +1,6 @@
+-- Node 1.2 (release 0.3, API 1.87): service_step, the service step a node
+-- in servicing runs, as Ironic's nodes.service_step (a JSON text). Additive
+-- and nullable: rows written at Node 1.0/1.1 have none, read as {}.
+-- Adding a nullable column without a default is a catalogue-only change.
+
+ALTER TABLE nodes ADD COLUMN service_step TEXT;
