@@ -318,6 +318,7 @@ func (b *bmo) register(name, bmcURL, system, bootMAC, deployIface string) *nodes
 			*x.field = ""
 		}
 	}
+	b.findExisting(name, bootMAC)
 	n, err := nodes.Create(b.ctx, b.c, opts).Extract()
 	if err != nil {
 		b.t.Fatalf("nodes.Create (BMO's enrollNode): %v", err)
@@ -340,7 +341,7 @@ func (b *bmo) register(name, bmcURL, system, bootMAC, deployIface string) *nodes
 // missing one with its PXE flag.
 func (b *bmo) createPort(node, mac string, pxe bool) {
 	b.t.Helper()
-	pages, err := ports.List(b.c, ports.ListOpts{Address: mac, Fields: []string{"node_uuid"}}).AllPages(b.ctx)
+	pages, err := ports.List(b.c, ports.ListOpts{Address: mac, Fields: []string{"node_uuid", "uuid", "address"}}).AllPages(b.ctx)
 	if err != nil {
 		b.t.Fatalf("ports.List address=%s: %v", mac, err)
 	}
@@ -362,7 +363,7 @@ func (b *bmo) createPort(node, mac string, pxe bool) {
 // nodePorts is BMO's getPorts for a node.
 func (b *bmo) nodePorts(node string) []string {
 	b.t.Helper()
-	pages, err := ports.List(b.c, ports.ListOpts{NodeUUID: node}).AllPages(b.ctx)
+	pages, err := ports.List(b.c, ports.ListOpts{NodeUUID: node, Fields: []string{"node_uuid", "uuid", "address"}}).AllPages(b.ctx)
 	if err != nil {
 		b.t.Fatalf("ports.List node=%s: %v", node, err)
 	}
@@ -483,6 +484,9 @@ func TestMetal3BMOVirtualMediaLifecycle(t *testing.T) {
 
 	// Providing: automated cleaning through the agent.
 	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetProvide})
+	if st := b.busyHosts()["metal3~host-0"]; st == "" {
+		t.Error("loadBusyHosts: the host is not listed")
+	}
 	b.wait(id, string(nodes.Available), string(nodes.Manageable), string(nodes.Cleaning), string(nodes.CleanWait))
 	if cmds := disk.commands(); !slices.Contains(cmds, "clean erase_devices_metadata") {
 		t.Errorf("automated cleaning ran %v, want erase_devices_metadata", cmds)
@@ -841,4 +845,48 @@ func (b *bmo) prepare(id string) {
 	if d, _ := disks[0].(map[string]any); d["raid_level"] != "1" || d["is_root_volume"] != true {
 		t.Errorf("after prepare: logical disk %v", d)
 	}
+}
+
+// findExisting is BMO's findExistingHost for a host not registered yet:
+// nodes.Get by "namespace~name" and by the plain name answer 404, and no
+// port has the boot MAC (getPorts with its fields).
+func (b *bmo) findExisting(name, bootMAC string) {
+	t := b.t
+	t.Helper()
+	_, plain, _ := strings.Cut(name, "~")
+	for _, n := range []string{name, plain} {
+		if _, err := nodes.Get(b.ctx, b.c, n).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			t.Fatalf("nodes.Get %q of an unregistered host: %v, want 404", n, err)
+		}
+	}
+	pages, err := ports.List(b.c, ports.ListOpts{Address: bootMAC, Fields: []string{"node_uuid", "uuid", "address"}}).AllPages(b.ctx)
+	if err != nil {
+		t.Fatalf("ports.List address=%s: %v", bootMAC, err)
+	}
+	if got, err := ports.ExtractPorts(pages); err != nil || len(got) != 0 {
+		t.Fatalf("ports with the new host's MAC: %v %v", got, err)
+	}
+}
+
+// busyHosts is BMO's loadBusyHosts (HasCapacity for network-booted
+// hosts): one list with its fields; virtual-media hosts are not counted.
+func (b *bmo) busyHosts() map[string]string {
+	t := b.t
+	t.Helper()
+	pages, err := nodes.List(b.c, nodes.ListOpts{Fields: []string{"uuid,name,provision_state,boot_interface"}}).AllPages(b.ctx)
+	if err != nil {
+		t.Fatalf("nodes.List fields: %v", err)
+	}
+	all, err := nodes.ExtractNodes(pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]string{}
+	for _, n := range all {
+		if n.UUID == "" || n.Name == "" || n.ProvisionState == "" || n.BootInterface == "" {
+			t.Errorf("listed node without the fields asked for: %+v", n)
+		}
+		states[n.Name] = n.ProvisionState
+	}
+	return states
 }
