@@ -2,15 +2,20 @@ package api_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kdomanski/iso9660"
 
 	"github.com/rivetmetal/rivet/core/conductor/agentclient/agenttest"
 	"github.com/rivetmetal/rivet/drivers/redfish/sim"
@@ -34,12 +39,13 @@ type ramdisk struct {
 	macs    []string // the machine's NICs
 	isoWant string   // the ISO the agent boots from (driver_info deploy_iso)
 
-	mu        sync.Mutex
-	bootSeen  int // sim Boots of the current agent
-	agent     *agenttest.Agent
-	agentURL  string
-	token     string
-	inspected int // sim Boots whose inventory was posted
+	mu          sync.Mutex
+	bootSeen    int // sim Boots of the current agent
+	agent       *agenttest.Agent
+	agentURL    string
+	token       string
+	inspected   int    // sim Boots whose inventory was posted
+	configDrive string // write_image's, as sent
 	// ran lists the agent commands and clean/deploy steps received, over
 	// every boot: "clean.execute_clean_step erase_devices_metadata", …
 	ran []string
@@ -123,8 +129,14 @@ func (r *ramdisk) start(ctx context.Context, boots int) bool {
 	a.Handle("deploy.execute_deploy_step", func(ctx context.Context, p map[string]any) (map[string]any, error) {
 		step, _ := p["step"].(map[string]any)
 		args, _ := step["args"].(map[string]any)
-		if step["step"] == "write_image" && args["configdrive"] == nil {
-			return nil, fmt.Errorf("write_image without a configdrive")
+		if step["step"] == "write_image" {
+			drive, _ := args["configdrive"].(string)
+			if drive == "" {
+				return nil, fmt.Errorf("write_image without a configdrive")
+			}
+			r.mu.Lock()
+			r.configDrive = drive
+			r.mu.Unlock()
 		}
 		return record("deploy")(ctx, p)
 	})
@@ -191,4 +203,61 @@ func (r *ramdisk) commands() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.ran...)
+}
+
+// isoFile reads the file at path (one name per level) from the ISO 9660
+// image img; nil when it is missing.
+func isoFile(t *testing.T, img io.ReaderAt, path ...string) []byte {
+	t.Helper()
+	iso, err := iso9660.OpenImage(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := iso.RootDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range path {
+		kids, err := dir.GetChildren()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var next *iso9660.File
+		for _, k := range kids {
+			if k.Name() == name {
+				next = k
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		if i == len(path)-1 {
+			data, err := io.ReadAll(next.Reader())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		}
+		dir = next
+	}
+	return nil
+}
+
+// configDriveFile reads a file of the config drive the agent was sent
+// (base64 of a gzipped ISO, as Ironic sends it).
+func configDriveFile(t *testing.T, drive string, path ...string) []byte {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(drive)
+	if err != nil {
+		t.Fatalf("configdrive is not base64: %v", err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("configdrive is not gzipped: %v", err)
+	}
+	img, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return isoFile(t, bytes.NewReader(img), path...)
 }

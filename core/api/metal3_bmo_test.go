@@ -453,6 +453,13 @@ func TestMetal3BMOVirtualMediaLifecycle(t *testing.T) {
 	// next reconcile's configureNode.
 	n := b.register("metal3~host-0", bmcSrv.URL, sim.SystemID(0), macs[0], "")
 	id := n.UUID
+	// preprovisioningNetworkDataName: network_data for the ramdisk (1.66).
+	preprov := map[string]any{"links": []any{map[string]any{"id": "eno1", "type": "phy", "ethernet_mac_address": macs[0]}},
+		"networks": []any{map[string]any{"id": "prov", "network_id": "prov", "link": "eno1", "type": "ipv4", "ip_address": "192.0.2.10",
+			"netmask": "255.255.255.0"}}, "services": []any{}}
+	if got := b.patch(id, map[string]any{"/network_data": preprov}); len(got.NetworkData) == 0 {
+		t.Errorf("network_data after the PATCH: %v", got.NetworkData)
+	}
 	b.configure(id, iso, true)
 	if dep := b.get(id).DeployInterface; dep != "direct" {
 		// Ironic's default deploy interface is direct; BMO leaves it
@@ -505,7 +512,7 @@ func TestMetal3BMOVirtualMediaLifecycle(t *testing.T) {
 	})
 	b.validate(id)
 	netData := map[string]any{"links": []any{map[string]any{"id": "eno1", "type": "phy", "ethernet_mac_address": macs[0]}},
-		"networks": []any{map[string]any{"id": "net0", "link": "eno1", "type": "ipv4_dhcp"}}, "services": []any{}}
+		"networks": []any{map[string]any{"id": "net0", "network_id": "net0", "link": "eno1", "type": "ipv4_dhcp"}}, "services": []any{}}
 	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetActive, ConfigDrive: nodes.ConfigDrive{
 		UserData: "#cloud-config\n", NetworkData: netData,
 		MetaData: map[string]any{"uuid": "9a0b9a52-5c4e-4b0c-9f53-6a1b1d3f2e10", "name": "host-0", "local-hostname": "host-0"}}})
@@ -515,6 +522,18 @@ func TestMetal3BMOVirtualMediaLifecycle(t *testing.T) {
 	}
 	if cmds := disk.commands(); !slices.Contains(cmds, "deploy write_image") {
 		t.Errorf("the agent ran %v, want write_image", cmds)
+	}
+	disk.mu.Lock()
+	drive := disk.configDrive
+	disk.mu.Unlock()
+	var gotNet, gotMeta map[string]any
+	_ = json.Unmarshal(configDriveFile(t, drive, "openstack", "latest", "network_data.json"), &gotNet)
+	_ = json.Unmarshal(configDriveFile(t, drive, "openstack", "latest", "meta_data.json"), &gotMeta)
+	if links, _ := gotNet["links"].([]any); len(links) != 1 || links[0].(map[string]any)["ethernet_mac_address"] != macs[0] {
+		t.Errorf("network_data.json on the config drive: %v", gotNet)
+	}
+	if gotMeta["uuid"] != "9a0b9a52-5c4e-4b0c-9f53-6a1b1d3f2e10" || gotMeta["name"] != "host-0" {
+		t.Errorf("meta_data.json on the config drive: %v", gotMeta)
 	}
 	if st, _ := bmcSim.System(sim.SystemID(0)); st.LastBootSource != "Hdd" && st.Boot.Target != "Hdd" {
 		t.Errorf("after the deploy the machine boots %s (override %+v), want its disk", st.LastBootSource, st.Boot)
