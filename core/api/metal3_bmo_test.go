@@ -53,7 +53,6 @@ type bmo struct {
 	t    *testing.T
 	ctx  context.Context
 	c    *gophercloud.ServiceClient
-	max  int // the server's maximum minor version
 	disk *ramdisk
 	// gaps names what of BMO's sequence Rivet lacks: each is logged and
 	// the step left out (docs/api.md lists them).
@@ -291,7 +290,7 @@ func machineMACs(t *testing.T, bmcURL, system string) []string {
 // register is BMO's Register for a new host: nodes.Create with the
 // fields enrollNode sets for a redfish-virtualmedia BMC, the boot MAC's
 // port (createNodePort: looked up by address first), then manage.
-func (b *bmo) register(name, bmcURL, system, bootMAC, deployIface string) *nodes.Node {
+func (b *bmo) register(name, bmcURL, system, bootMAC string) *nodes.Node {
 	b.t.Helper()
 	disablePowerOff := false
 	opts := nodes.CreateOpts{
@@ -301,8 +300,9 @@ func (b *bmo) register(name, bmcURL, system, bootMAC, deployIface string) *nodes
 			"redfish_username": sim.DefaultUsername, "redfish_password": sim.DefaultPassword,
 			"redfish_address": bmcURL, "redfish_system_id": "/redfish/v1/Systems/" + system,
 		},
-		BootInterface:     "redfish-virtual-media",
-		DeployInterface:   deployIface,
+		BootInterface: "redfish-virtual-media",
+		// DeployInterface: BMO's deployInterface is "" for a host without
+		// a live ISO or custom deploy yet, so it is left out.
 		InspectInterface:  "agent", // BMO's defaultInspectInterface
 		FirmwareInterface: "redfish",
 		RAIDInterface:     "redfish",
@@ -437,7 +437,7 @@ func TestMetal3BMOVirtualMediaLifecycle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	c, maxMinor := negotiate(t, ctx, apiURL)
+	c, _ := negotiate(t, ctx, apiURL)
 	var gaps []string
 	defer func() {
 		if len(gaps) > 0 {
@@ -447,11 +447,11 @@ func TestMetal3BMOVirtualMediaLifecycle(t *testing.T) {
 	const iso = "http://images.metal3.test/ironic-python-agent.iso"
 	macs := machineMACs(t, bmcSrv.URL, sim.SystemID(0))
 	disk := &ramdisk{t: t, apiURL: apiURL, bmc: bmcSim, system: sim.SystemID(0), macs: macs, isoWant: iso}
-	b := &bmo{t: t, ctx: ctx, c: c, max: maxMinor, disk: disk, gaps: &gaps}
+	b := &bmo{t: t, ctx: ctx, c: c, disk: disk, gaps: &gaps}
 
 	// Registering: create, boot MAC port, manage (verifying), then the
 	// next reconcile's configureNode.
-	n := b.register("metal3~host-0", bmcSrv.URL, sim.SystemID(0), macs[0], "")
+	n := b.register("metal3~host-0", bmcSrv.URL, sim.SystemID(0), macs[0])
 	id := n.UUID
 	// preprovisioningNetworkDataName: network_data for the ramdisk (1.66).
 	preprov := map[string]any{"links": []any{map[string]any{"id": "eno1", "type": "phy", "ethernet_mac_address": macs[0]}},
@@ -461,12 +461,7 @@ func TestMetal3BMOVirtualMediaLifecycle(t *testing.T) {
 		t.Errorf("network_data after the PATCH: %v", got.NetworkData)
 	}
 	b.configure(id, iso, true)
-	if dep := b.get(id).DeployInterface; dep != "direct" {
-		// Ironic's default deploy interface is direct; BMO leaves it
-		// unset for image deploys and expects that default.
-		b.gap("the redfish hardware type's default deploy_interface is %q, not Ironic's direct: set direct explicitly", dep)
-		b.patch(id, map[string]any{"/deploy_interface": "direct"})
-	}
+	b.directDeploy(id)
 
 	// Inspecting: inspect_interface agent (startInspection re-sets it),
 	// target inspect, the agent posts its inventory; BMO reads it back.
@@ -568,7 +563,7 @@ func (b *bmo) liveISO(bmcURL string, bmcSim *sim.Simulator) {
 	t := b.t
 	macs := machineMACs(t, bmcURL, sim.SystemID(1))
 	b.disk = nil
-	n := b.register("metal3~host-live", bmcURL, sim.SystemID(1), macs[0], "")
+	n := b.register("metal3~host-live", bmcURL, sim.SystemID(1), macs[0])
 	id := n.UUID
 	b.configure(id, "http://images.metal3.test/ironic-python-agent.iso", false)
 	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetProvide})
@@ -776,10 +771,11 @@ func TestMetal3BMOAbortsAndForcedDeletion(t *testing.T) {
 	const iso = "http://images.metal3.test/ironic-python-agent.iso"
 	macs := machineMACs(t, bmcSrv.URL, sim.SystemID(0))
 	disk := &ramdisk{t: t, apiURL: apiURL, bmc: bmcSim, system: sim.SystemID(0), macs: macs, isoWant: iso}
-	b := &bmo{t: t, ctx: ctx, c: c, max: maxMinor, gaps: &gaps}
+	b := &bmo{t: t, ctx: ctx, c: c, gaps: &gaps}
 
-	id := b.register("metal3~host-abort", bmcSrv.URL, sim.SystemID(0), macs[0], "direct").UUID
+	id := b.register("metal3~host-abort", bmcSrv.URL, sim.SystemID(0), macs[0]).UUID
 	b.configure(id, iso, false)
+	b.directDeploy(id)
 
 	// Inspection: no agent answers; BMO aborts in inspect wait.
 	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetInspect})
@@ -908,4 +904,16 @@ func (b *bmo) busyHosts() map[string]string {
 		states[n.Name] = n.ProvisionState
 	}
 	return states
+}
+
+// directDeploy checks the node got Ironic's default deploy interface,
+// direct, which BMO leaves unset for image deploys (deployInterface is ""
+// unless the image is a live ISO or a custom deploy). Rivet's redfish
+// default differs: the gap is logged and direct set explicitly.
+func (b *bmo) directDeploy(id string) {
+	b.t.Helper()
+	if dep := b.get(id).DeployInterface; dep != "direct" {
+		b.gap("the redfish hardware type's default deploy_interface is %q, not Ironic's direct: set direct explicitly", dep)
+		b.patch(id, map[string]any{"/deploy_interface": "direct"})
+	}
 }
