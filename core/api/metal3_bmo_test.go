@@ -584,6 +584,11 @@ func (b *bmo) liveISO(bmcURL string, bmcSim *sim.Simulator) {
 	}
 	b.change(id, nodes.ProvisionStateOpts{Target: nodes.TargetDeleted})
 	b.wait(id, string(nodes.Available), string(nodes.Active), string(nodes.Deleting), string(nodes.Cleaning))
+	// Re-provisioned with an image, BMO removes the ramdisk deploy
+	// (setDirectDeployUpdateOptsForNode): back to the default, direct.
+	if got := b.patch(id, map[string]any{"/deploy_interface": nil}); got.DeployInterface != "direct" {
+		t.Errorf("deploy_interface removed: %q, want the default direct", got.DeployInterface)
+	}
 	b.delete(id)
 }
 
@@ -906,14 +911,15 @@ func (b *bmo) busyHosts() map[string]string {
 	return states
 }
 
-// directDeploy checks the node got Ironic's default deploy interface,
-// direct, which BMO leaves unset for image deploys (deployInterface is ""
-// unless the image is a live ISO or a custom deploy). Rivet's redfish
-// default differs: the gap is logged and direct set explicitly.
+// directDeploy checks the node got direct, Ironic's default deploy
+// interface, which BMO relies on: it leaves deploy_interface unset for
+// image deploys (deployInterface is "" unless the image is a live ISO or a
+// custom deploy), and clears it to return from ramdisk. Rivet's redfish
+// default is ramdisk unless [conductor] default_deploy_interface = direct,
+// as the stack sets it.
 func (b *bmo) directDeploy(id string) {
 	b.t.Helper()
 	if dep := b.get(id).DeployInterface; dep != "direct" {
-		b.gap("the redfish hardware type's default deploy_interface is %q, not Ironic's direct: set direct explicitly", dep)
-		b.patch(id, map[string]any{"/deploy_interface": "direct"})
+		b.t.Fatalf("a node created without deploy_interface got %q, want direct ([conductor] default_deploy_interface)", dep)
 	}
 }

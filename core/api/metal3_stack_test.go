@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rivetmetal/rivet/core/api"
+	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/config"
 	"github.com/rivetmetal/rivet/core/objects"
@@ -32,7 +33,8 @@ const raisedMaxAPI = "1.110"
 // newMetal3Stack starts the all-in-one stack (API and conductor sharing a
 // process over SQLite, the redfish plugin) and returns the API's URL.
 // The conductor cleans automatically (BMO turns it on per node anyway),
-// runs IPA's erase_devices_metadata, and polls the agent quickly.
+// runs IPA's erase_devices_metadata, polls the agent quickly, and deploys
+// direct by default ([conductor] default_deploy_interface).
 func newMetal3Stack(t *testing.T) string {
 	t.Helper()
 	// The conductor runs the redfish plugin as a process, as rivet dev does.
@@ -69,6 +71,9 @@ func newMetal3Stack(t *testing.T) string {
 	cfg.AutomatedClean, cfg.EraseDevicesMetadataPriority = true, 99
 	cfg.DeployCallbackTimeout, cfg.InspectWaitTimeout = time.Minute, time.Minute
 	cfg.Agent.PollInterval = 100 * time.Millisecond
+	// As Metal3's ironic-image configures Ironic: BMO leaves
+	// deploy_interface unset for image deploys and needs direct.
+	cfg.DefaultDeploy = catalog.Direct
 	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Logger: log,
 		Drivers: conductor.PluginDrivers{Manager: mgr, Enabled: []string{"redfish"}}})
 	if err != nil {
