@@ -36,7 +36,7 @@ func (d *DB) DestroyNodeFenced(ctx context.Context, nodeID int64, holder string,
 			return err
 		}
 		for _, table := range []string{TablePorts, TablePortgroups, TableVolumeConnectors, TableVolumeTargets, TableNodeTraits,
-			TableNodeHistory, TableNodeInventory, TableBIOSSettings} {
+			TableNodeHistory, TableNodeInventory, TableBIOSSettings, TableFirmwareComponents} {
 			if _, err := tx.NewDelete().Table(table).Where("node_id = ?", nodeID).Exec(ctx); err != nil {
 				return err
 			}

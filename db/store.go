@@ -72,6 +72,8 @@ func rowFor(kind string) (any, error) {
 		return new(BIOSSetting), nil
 	case "InspectionRule":
 		return new(InspectionRule), nil
+	case "FirmwareComponent":
+		return new(FirmwareComponent), nil
 	}
 	return nil, fmt.Errorf("db: no table for object kind %q", kind)
 }

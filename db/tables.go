@@ -24,6 +24,8 @@ const (
 	TableNodeHistory                 = "node_history"
 	TableBIOSSettings                = "bios_settings"
 	TableInspectionRules             = "inspection_rules"
+
+	TableFirmwareComponents = "firmware_information"
 )
 
 // objectTables maps each object kind of core/release to the table holding
@@ -44,6 +46,8 @@ var objectTables = map[string]string{
 	"NodeHistory":     TableNodeHistory,
 	"BIOSSetting":     TableBIOSSettings,
 	"InspectionRule":  TableInspectionRules,
+
+	"FirmwareComponent": TableFirmwareComponents,
 }
 
 // ObjectTables returns a copy of the object kind → table map, for the

@@ -98,13 +98,17 @@ func InterfaceVersions() map[Interface][]int {
 		InterfaceDeploy:     {1},
 		InterfaceInspect:    {1},
 		InterfaceRAID:       {1},
+		InterfaceBIOS:       {1},
+		InterfaceFirmware:   {1},
 	}
 }
 
 // interfaceProtocols records the interface versions that need a protocol
 // major above 1, because their calls exist only there.
 var interfaceProtocols = map[Interface]map[int]int{
-	InterfacePower: {2: 2}, // the rivet.driver.v2.Power service
+	InterfacePower:    {2: 2}, // the rivet.driver.v2.Power service
+	InterfaceBIOS:     {1: 2}, // the rivet.driver.v2.BIOS service
+	InterfaceFirmware: {1: 2}, // the rivet.driver.v2.Firmware service
 }
 
 // InterfaceProtocol returns the lowest protocol major that carries version
@@ -155,6 +159,8 @@ func Describe(d Driver, protocols []int) (Info, error) {
 	_, served[InterfaceDeploy] = d.(DeployInterface)
 	_, served[InterfaceInspect] = d.(Inspector)
 	_, served[InterfaceRAID] = d.(RAIDInterface)
+	_, served[InterfaceBIOS] = d.(BIOSInterface)
+	_, served[InterfaceFirmware] = d.(FirmwareInterface)
 	for iface, ok := range served {
 		if ok {
 			info.Interfaces[iface] = all[iface]

@@ -19,7 +19,9 @@ import (
 //
 //   - 1: the rivet.driver.v1.Driver service (every interface at version 1).
 //   - 2: protocol 1 plus the rivet.driver.v2.Power service (power interface
-//     version 2: timeouts and soft power).
+//     version 2: timeouts and soft power), the rivet.driver.v2.BIOS service
+//     (bios interface version 1) and the rivet.driver.v2.Firmware service
+//     (firmware interface version 1).
 const ProtocolVersion = 2
 
 // Protocols lists every protocol major this SDK release speaks, ascending:
@@ -50,13 +52,16 @@ func registerServer(s *grpc.Server, driver any, protocols []int, protocol int) e
 		return err
 	}
 	protocol = max(protocol, 1)
-	driverv1.RegisterDriverServer(s, newServer(d, info, protocol))
+	srv := newServer(d, info, protocol)
+	driverv1.RegisterDriverServer(s, srv)
 	driverv1.RegisterValidationServer(s, &validationServer{driver: d, info: info})
 	driverv2.RegisterManagement2Server(s, &management2Server{driver: d, info: info})
 	if protocol >= 2 {
 		driverv2.RegisterPowerServer(s, &powerServer{driver: d, info: info})
 		driverv2.RegisterRAIDServer(s, &raidServer{srv: newServer(d, info, protocol)})
 		driverv2.RegisterSensorsServer(s, &sensorsServer{driver: d, info: info})
+		driverv2.RegisterBIOSServer(s, &biosServer{s: srv})
+		driverv2.RegisterFirmwareServer(s, &firmwareServer{s: srv})
 	}
 	return nil
 }

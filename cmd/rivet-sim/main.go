@@ -66,6 +66,7 @@ func flags() []cli.Flag {
 		&cli.IntFlag{Name: "session-limit", Usage: "maximum live sessions, 0 for no limit (beyond it: 503 SessionLimitExceeded)"},
 		&cli.DurationFlag{Name: "session-timeout", Value: sim.DefaultSessionTimeout, Usage: "idle time after which a session expires"},
 		&cli.DurationFlag{Name: "power-settle", Usage: "time a power change spends in PoweringOn/PoweringOff"},
+		&cli.DurationFlag{Name: "update-duration", Value: sim.DefaultUpdateLength, Usage: "time a firmware update (UpdateService.SimpleUpdate) runs before its Task completes"},
 		&cli.BoolFlag{Name: "system-virtual-media", Usage: "also serve virtual media under /redfish/v1/Systems/{id}, as newer BMCs do"},
 		&cli.StringFlag{Name: "quirks", Usage: "comma-separated habits of real BMC families: " +
 			"no-sessions (no SessionService, HTTP Basic only), power-delay=2s (a reset applies that much later, the old state reads meanwhile), " +
@@ -108,6 +109,7 @@ func serve(c *cli.Context, stdout, stderr io.Writer) error {
 		SessionLimit:       c.Int("session-limit"),
 		SessionTimeout:     c.Duration("session-timeout"),
 		PowerSettle:        c.Duration("power-settle"),
+		UpdateDuration:     c.Duration("update-duration"),
 		SystemVirtualMedia: c.Bool("system-virtual-media"),
 		Seed:               c.Uint64("seed"),
 		Logger:             slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),

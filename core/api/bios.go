@@ -2,16 +2,34 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/version"
 	"github.com/uptrace/bun"
 )
 
 // The node BIOS settings resource (API 1.40): read-only, what the node's
-// bios interface last cached. Every hardware type's bios interface is
-// no-bios today, so a node has none unless a test wrote them
-// (db.Store.ReplaceBIOSSettings); Ironic's no-bios likewise leaves the
-// list empty. The BIOS registry fields, ?detail and ?fields are 1.74.
+// bios interface last cached (the conductor's cache after verify,
+// cleaning and the bios steps; db.Store.SyncBIOSSettings). A no-bios node
+// has none, as Ironic's. From 1.74 a setting also carries what the
+// hardware's attribute registry says of it, and the list takes ?detail
+// and ?fields, exactly as Ironic's bios controller.
+
+// v1_74 is the BIOS registry microversion.
+var v1_74 = version.Version{Major: 1, Minor: 74}
+
+// biosDefaultFields are a setting's fields without ?detail or ?fields;
+// biosRegistryFields those ?detail=True and GET of one setting (1.74) add
+// (Ironic's _DEFAULT_RETURN_FIELDS and _DEFAULT_FIELDS_WITH_REGISTRY).
+var (
+	biosDefaultFields  = []string{"name", "value"}
+	biosRegistryFields = []string{"name", "value", "attribute_type", "allowable_values", "lower_bound",
+		"max_length", "min_length", "read_only", "reset_required", "unique", "upper_bound"}
+	// biosQueryFields is Ironic's 1.74 query schema's enum for ?fields.
+	biosQueryFields = []string{"allowable_values", "attribute_type", "created_at", "lower_bound", "links", "max_length",
+		"min_length", "name", "node_uuid", "read_only", "reset_required", "unique", "updated_at", "value"}
+)
 
 // biosAllowed answers 404 below 1.40, as Ironic's node controller does for
 // the bios sub-resource.
@@ -22,33 +40,111 @@ func biosAllowed(r *http.Request) error {
 	return nil
 }
 
-// biosView is a setting as Ironic's 1.40 shows it: created_at, updated_at,
-// name, value and links under /v1/nodes/<nodeRef>/bios/<name>.
-func biosView(r *http.Request, nodeRef string, b *objects.BIOSSetting) map[string]any {
-	return map[string]any{
+// biosView is a setting as Ironic shows it: created_at, updated_at and
+// links under /v1/nodes/<nodeRef>/bios/<name> always, plus fields (links
+// and node_uuid, admitted by the query schema, add nothing).
+func biosView(r *http.Request, nodeRef string, b *objects.BIOSSetting, fields []string) map[string]any {
+	v := map[string]any{
 		"created_at": isoTime(b.CreatedAt), "updated_at": isoTimePtr(b.UpdatedAt),
-		"name": b.Name, "value": strOrNil(b.Value),
 		"links": resourceLinks(r, "nodes", nodeRef+"/bios/"+b.Name),
 	}
+	for _, f := range fields {
+		switch f {
+		case "name":
+			v[f] = b.Name
+		case "value":
+			v[f] = strOrNil(b.Value)
+		case "attribute_type":
+			v[f] = strOrNil(b.AttributeType)
+		case "allowable_values":
+			v[f] = append([]string{}, b.AllowableValues...)
+		case "lower_bound":
+			v[f] = intOrNil(b.LowerBound)
+		case "upper_bound":
+			v[f] = intOrNil(b.UpperBound)
+		case "min_length":
+			v[f] = intOrNil(b.MinLength)
+		case "max_length":
+			v[f] = intOrNil(b.MaxLength)
+		case "read_only":
+			v[f] = boolOrNil(b.ReadOnly)
+		case "reset_required":
+			v[f] = boolOrNil(b.ResetRequired)
+		case "unique":
+			v[f] = boolOrNil(b.Unique)
+		}
+	}
+	return v
+}
+
+func intOrNil(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// biosListFields reads ?detail and ?fields as Ironic's bios get_all: before
+// 1.74 the query schema admits neither (400); from 1.74 ?detail=True adds
+// the registry fields, ?fields picks from the schema's enum, and both
+// together are refused.
+func biosListFields(r *http.Request) ([]string, error) {
+	q := r.URL.Query()
+	if VersionFrom(r.Context()).Less(v1_74) {
+		var extra []string
+		for _, k := range []string{"detail", "fields"} {
+			if q.Has(k) {
+				extra = append(extra, k)
+			}
+		}
+		if len(extra) > 0 {
+			return nil, errorf(http.StatusBadRequest, "Schema error: %s", unexpected(extra))
+		}
+		return biosDefaultFields, nil
+	}
+	detail := false
+	if q.Has("detail") {
+		var err error
+		if detail, err = parseBool("detail", q.Get("detail")); err != nil {
+			return nil, err
+		}
+	}
+	var fields []string
+	if raw, ok := q["fields"]; ok {
+		fields = []string{}
+		for _, item := range raw {
+			for _, f := range strings.Split(item, ",") {
+				if f = strings.TrimSpace(f); f == "" {
+					continue
+				}
+				if !contains(biosQueryFields, f) {
+					return nil, errorf(http.StatusBadRequest, "Schema error: '%s' is not one of [%s]", f, quotedList(biosQueryFields))
+				}
+				fields = append(fields, f)
+			}
+		}
+	}
+	switch {
+	case fields != nil && detail:
+		return nil, errorf(http.StatusBadRequest, "Can not specify ?detail=True and fields in the same request.")
+	case detail:
+		return biosRegistryFields, nil
+	case fields == nil:
+		return biosDefaultFields, nil
+	}
+	return fields, nil
 }
 
 // listBIOS serves GET /v1/nodes/{node}/bios (1.40): the node's settings by
-// name. Before 1.74 Ironic's query schema admits neither detail nor fields
-// (400); other query parameters are ignored. The links name the node as
-// the request did (Ironic builds them from the identifier given).
+// name. The links name the node as the request did (Ironic builds them
+// from the identifier given).
 func (s *server) listBIOS(w http.ResponseWriter, r *http.Request) error {
 	if err := biosAllowed(r); err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	var extra []string
-	for _, k := range []string{"detail", "fields"} {
-		if q.Has(k) {
-			extra = append(extra, k)
-		}
-	}
-	if len(extra) > 0 {
-		return errorf(http.StatusBadRequest, "Schema error: %s", unexpected(extra))
+	fields, err := biosListFields(r)
+	if err != nil {
+		return err
 	}
 	ident := r.PathValue("node")
 	n, err := s.getNodeByIdent(r, ident)
@@ -64,15 +160,16 @@ func (s *server) listBIOS(w http.ResponseWriter, r *http.Request) error {
 	}
 	items := make([]map[string]any, 0, len(objs))
 	for _, o := range objs {
-		items = append(items, biosView(r, ident, o.(*objects.BIOSSetting)))
+		items = append(items, biosView(r, ident, o.(*objects.BIOSSetting), fields))
 	}
 	writeCollection(w, "bios", items, "")
 	return nil
 }
 
 // getBIOSSetting serves GET /v1/nodes/{node}/bios/{setting} (1.40):
-// {"<setting>": view}, links by node UUID; a setting the node does not
-// have is Ironic's BIOSSettingNotFound (404).
+// {"<setting>": view}, links by node UUID, with the registry fields from
+// 1.74; a setting the node does not have is Ironic's BIOSSettingNotFound
+// (404).
 func (s *server) getBIOSSetting(w http.ResponseWriter, r *http.Request) error {
 	if err := biosAllowed(r); err != nil {
 		return err
@@ -91,6 +188,10 @@ func (s *server) getBIOSSetting(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	writeView(w, http.StatusOK, map[string]any{name: biosView(r, n.UUID, obj.(*objects.BIOSSetting))})
+	fields := biosDefaultFields
+	if !VersionFrom(r.Context()).Less(v1_74) {
+		fields = biosRegistryFields
+	}
+	writeView(w, http.StatusOK, map[string]any{name: biosView(r, n.UUID, obj.(*objects.BIOSSetting), fields)})
 	return nil
 }

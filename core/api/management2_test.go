@@ -463,3 +463,42 @@ func TestManagement2PluginOverGRPC(t *testing.T) {
 		t.Errorf("refused state: %q", got)
 	}
 }
+
+// TestIronicClientBootMode: python-ironicclient's `baremetal node boot mode
+// set` and `node secure boot on/off` (API 1.76) against the API over a real
+// conductor; the node shows what was set.
+func TestIronicClientBootMode(t *testing.T) {
+	h := newStackWith(t, release.NewPinner(release.Default(), release.Pin{}),
+		conductor.StaticDrivers{fake.HardwareType: fake.New(nil)}, api.WithTestMaxAPI("1.93"))
+	cli, obj := baremetalCLI(t, h)
+	cli("node", "create", "--driver", "fake-hardware", "--name", "n1")
+	// show waits for the background work: the lease is gone once it is done.
+	show := func() map[string]any {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			n := obj(cli("node", "show", "n1", "-f", "json"))
+			if n["reservation"] == nil {
+				return n
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("n1 still reserved: %v", n["reservation"])
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	cli("node", "boot", "mode", "set", "n1", "bios")
+	if n := show(); n["boot_mode"] != "bios" || n["last_error"] != nil {
+		t.Fatalf("after boot mode set bios: boot_mode %v, last_error %v", n["boot_mode"], n["last_error"])
+	}
+	cli("node", "boot", "mode", "set", "n1", "uefi")
+	show()
+	cli("node", "secure", "boot", "on", "n1")
+	if n := show(); n["boot_mode"] != "uefi" || n["secure_boot"] != true || n["last_error"] != nil {
+		t.Fatalf("after secure boot on: boot_mode %v, secure_boot %v, last_error %v", n["boot_mode"], n["secure_boot"], n["last_error"])
+	}
+	cli("node", "secure", "boot", "off", "n1")
+	if n := show(); n["secure_boot"] != false {
+		t.Fatalf("after secure boot off: %v", n["secure_boot"])
+	}
+}

@@ -130,6 +130,7 @@ func (s *server) routes() *http.ServeMux {
 	h("GET /v1/nodes/{node}/history/{event}", s.getHistoryEvent)
 	h("GET /v1/nodes/{node}/bios", s.listBIOS)
 	h("GET /v1/nodes/{node}/bios/{setting}", s.getBIOSSetting)
+	h("GET /v1/nodes/{node}/firmware", s.listFirmware)
 
 	h("GET /v1/ports", s.listPorts(false, parentNone))
 	h("GET /v1/ports/detail", s.listPorts(true, parentNone))

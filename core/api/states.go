@@ -310,12 +310,12 @@ func cleanSteps(body object, verb string) ([]map[string]any, error) {
 	if err := json.Unmarshal(raw, &steps); err != nil {
 		return nil, errorf(http.StatusBadRequest, "Invalid clean_steps: expected a list of objects")
 	}
-	interfaces := map[string]bool{"power": true, "management": true, "deploy": true, "bios": true, "raid": true}
+	interfaces := map[string]bool{"power": true, "management": true, "deploy": true, "bios": true, "raid": true, "firmware": true}
 	for _, st := range steps {
 		iface, _ := st["interface"].(string)
 		name, _ := st["step"].(string)
 		if !interfaces[iface] || name == "" {
-			return nil, errorf(http.StatusBadRequest, "Invalid clean_steps: each step needs \"interface\" (one of bios, deploy, management, power, raid) and \"step\"")
+			return nil, errorf(http.StatusBadRequest, "Invalid clean_steps: each step needs \"interface\" (one of bios, deploy, firmware, management, power, raid) and \"step\"")
 		}
 	}
 	return steps, nil

@@ -57,7 +57,7 @@ func Unsupported(name string) bool { return strings.HasPrefix(name, "no-") }
 // fake-hardware is Ramdisk, and any other interface of an unknown hardware
 // type is named after the hardware type.
 var pluginImplementations = map[string]map[string]string{
-	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake, RAID: Fake},
+	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake, RAID: Fake, BIOS: Fake, Firmware: Fake},
 	"ipmi":          {Power: "ipmitool", Management: "ipmitool", Deploy: Ramdisk},
 	"redfish":       {Power: "redfish", Management: "redfish", Deploy: Ramdisk, Inspect: "redfish", RAID: "redfish"},
 }
@@ -156,8 +156,17 @@ func ForConductor(served []Served, o Options) *Catalog {
 		for _, r := range o.Rescue {
 			add(hw, Rescue, r, false)
 		}
-		add(hw, BIOS, NoBIOS, true)
-		add(hw, Firmware, NoFirmware, true)
+		// bios and firmware (plugin interfaces at version 1, protocol 2):
+		// the plugin's implementation is the default where negotiated, as
+		// Ironic's hardware types list theirs before no-bios/no-firmware.
+		if has(BIOS) {
+			add(hw, BIOS, pluginImpl(hw, BIOS), true)
+		}
+		add(hw, BIOS, NoBIOS, !has(BIOS))
+		if has(Firmware) {
+			add(hw, Firmware, pluginImpl(hw, Firmware), true)
+		}
+		add(hw, Firmware, NoFirmware, !has(Firmware))
 	}
 	return New(offers)
 }
@@ -165,9 +174,9 @@ func ForConductor(served []Served, o Options) *Catalog {
 // knownInterfaces are the interfaces the plugins of Rivet's own hardware
 // types implement.
 var knownInterfaces = map[string][]string{
-	"fake-hardware": {Power, Management, Deploy, Inspect},
+	"fake-hardware": {Power, Management, Deploy, Inspect, BIOS, Firmware},
 	"ipmi":          {Power, Management, Deploy},
-	"redfish":       {Power, Management, Deploy, Inspect},
+	"redfish":       {Power, Management, Deploy, Inspect, BIOS, Firmware},
 }
 
 // Known is the catalog Rivet's own hardware types (fake-hardware, ipmi,

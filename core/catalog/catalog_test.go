@@ -152,6 +152,34 @@ func TestCache(t *testing.T) {
 	}
 }
 
+// TestBIOSAndFirmwareOffers: a plugin that negotiated bios and firmware
+// offers its implementation (the default, as Ironic's hardware types list
+// theirs before no-bios) beside no-bios/no-firmware; one that did not (ipmi,
+// an older plugin) offers only no-bios/no-firmware, so naming another is
+// the catalog's NotFoundError (the API's 400).
+func TestBIOSAndFirmwareOffers(t *testing.T) {
+	c := ForConductor([]Served{
+		{HardwareType: "redfish", Interfaces: []string{Power, Management, Deploy, Inspect, BIOS, Firmware}},
+		{HardwareType: "fake-hardware", Interfaces: []string{Power, Management, Deploy, BIOS, Firmware}},
+		{HardwareType: "ipmi", Interfaces: []string{Power, Management, Deploy}},
+	}, Options{})
+	for hw, want := range map[string]string{"redfish": "redfish", "fake-hardware": "fake", "ipmi": ""} {
+		for iface, none := range map[string]string{BIOS: NoBIOS, Firmware: NoFirmware} {
+			im := c.Impls(hw, iface)
+			wantImpls := Impls{Enabled: []string{none}, Default: none}
+			if want != "" {
+				wantImpls = Impls{Enabled: []string{want, none}, Default: want}
+				if want > none {
+					wantImpls.Enabled = []string{none, want}
+				}
+			}
+			if d := cmp.Diff(wantImpls, im); d != "" {
+				t.Errorf("%s %s (-want +got):\n%s", hw, iface, d)
+			}
+		}
+	}
+}
+
 // [conductor] default_deploy_interface = direct makes direct the default
 // deploy of every hardware type that deploys but fake-hardware (Ironic's
 // default, which Metal3 relies on); ramdisk stays offered.

@@ -195,10 +195,11 @@ func (s *Service) runCleanSteps(ctx context.Context, t *Task, steps []plugins.Cl
 		if st.Interface != plugins.InterfaceDeploy {
 			// A step of the driver's interfaces: the plugin runs it.
 			if !s.step(ctx, t, "execute clean step "+st.Step, func(ctx context.Context, hw Hardware, pn plugins.Node) error {
-				return hw.ExecuteCleanStep(ctx, pn, st)
+				return s.executeCleanStep(ctx, n, hw, pn, st)
 			}) {
 				return
 			}
+			s.afterStep(ctx, t, st)
 			continue
 		}
 		res, err := s.agent.Execute(ctx, agentTarget(n), cmdExecuteClean, map[string]any{
@@ -225,6 +226,7 @@ func (s *Service) runCleanSteps(ctx context.Context, t *Task, steps []plugins.Cl
 		}
 		n.PowerState = ptr(string(plugins.PowerOff))
 	}
+	s.updateCache(ctx, t) // and as it ends
 	manual := manualClean(n)
 	n.CleanStep = map[string]any{}
 	dii := cloneMap(n.DriverInternalInfo)

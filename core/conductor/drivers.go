@@ -136,6 +136,12 @@ func (s StaticDrivers) Interfaces(hw string) []plugins.Interface {
 	if _, raid := d.(plugins.RAIDInterface); raid {
 		out = append(out, plugins.InterfaceRAID)
 	}
+	if _, ok := d.(plugins.BIOSInterface); ok {
+		out = append(out, plugins.InterfaceBIOS)
+	}
+	if _, ok := d.(plugins.FirmwareInterface); ok {
+		out = append(out, plugins.InterfaceFirmware)
+	}
 	return out
 }
 

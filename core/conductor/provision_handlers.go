@@ -123,7 +123,11 @@ func (s *Service) doNodeClean(ctx context.Context, p rpc.Params) (any, error) {
 	}
 	prepare := func() error {
 		n := t.Node
-		if _, err := s.hardware(n); err != nil {
+		hw, err := s.hardware(n)
+		if err != nil {
+			return err
+		}
+		if err := s.checkInterfaceSteps(n, hw, parsed); err != nil {
 			return err
 		}
 		if err := fire(n, states.Clean, "clean"); err != nil {

@@ -167,6 +167,7 @@ func (s *Service) tearDownWork(ctx context.Context, t *Task) {
 // (automated cleaning, on to available). A driver without clean steps has
 // nothing to run.
 func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanStep, manual bool) {
+	s.updateCache(ctx, t) // Ironic's node_update_cache as cleaning starts
 	if s.isDirect(t.Node) {
 		s.agentCleanWork(ctx, t, steps, manual)
 		return
@@ -210,12 +211,14 @@ func (s *Service) cleanWork(ctx context.Context, t *Task, steps []plugins.CleanS
 			continue
 		}
 		if !s.step(ctx, t, "execute clean step "+st.Step, func(ctx context.Context, hw Hardware, pn plugins.Node) error {
-			return hw.ExecuteCleanStep(ctx, pn, st)
+			return s.executeCleanStep(ctx, t.Node, hw, pn, st)
 		}) {
 			s.cleanStepFailed(ctx, t)
 			return
 		}
+		s.afterStep(ctx, t, st)
 	}
+	s.updateCache(ctx, t)
 	t.Node.CleanStep = map[string]any{}
 	// A retired node goes back to manageable after automated cleaning
 	// rather than to available (Ironic's do_next_clean_step).
@@ -249,6 +252,7 @@ func (s *Service) verifyWork(ctx context.Context, t *Task) {
 		return
 	}
 	s.cacheBootMode(ctx, t)
+	s.updateCache(ctx, t)
 	s.finish(ctx, t, states.Done, func(n *objects.Node) { n.PowerState = ptr(string(ps)) })
 }
 
@@ -305,6 +309,7 @@ func (s *Service) inspectWork(ctx context.Context, t *Task) {
 		s.fail(ctx, t, fmt.Errorf("Failed to finish inspection: %w", err))
 		return
 	}
+	s.cacheFirmware(ctx, t, nil)
 	s.finish(ctx, t, states.Done, func(n *objects.Node) {
 		now := clock.Now()
 		n.InspectionFinishedAt = &now

@@ -55,6 +55,7 @@ func (s *Service) registerHandlers() {
 		"remove_node_traits":               s.removeNodeTraits,
 		"create_allocation":                s.createAllocation,
 		"destroy_allocation":               s.destroyAllocation,
+		"do_node_service":                  s.doNodeService,
 		"change_node_boot_mode":            s.changeNodeBootMode,
 		"change_node_secure_boot":          s.changeNodeSecureBoot,
 		"get_supported_indicators":         s.getSupportedIndicators,
@@ -63,7 +64,6 @@ func (s *Service) registerHandlers() {
 		"get_virtual_media":                s.getVirtualMedia,
 		"attach_virtual_media":             s.attachVirtualMedia,
 		"detach_virtual_media":             s.detachVirtualMedia,
-		"do_node_service":                  s.doNodeService,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

@@ -104,8 +104,12 @@ func TestTakeover(t *testing.T) {
 		}
 		// Setting up took a while on a loaded machine: live-c heartbeats
 		// now, so it is alive when the periodic looks.
-		if err := h.dbh.TouchConductor(ctx, "live-c", true); err != nil {
-			t.Fatal(err)
+		// The same for this conductor (cond-b) itself: the hash ring only
+		// maps nodes to live conductors.
+		for _, host := range []string{"live-c", "cond-b"} {
+			if err := h.dbh.TouchConductor(ctx, host, true); err != nil {
+				t.Fatal(err)
+			}
 		}
 		time.Sleep(20 * time.Millisecond) // the expired leases are past their end
 		if got := h.svc.checkOrphans(ctx); got != 8 {

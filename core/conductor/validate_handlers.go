@@ -15,7 +15,7 @@ import (
 
 // validatedInterfaces are the interfaces validate_driver_interfaces
 // reports, as Ironic's GET /v1/nodes/{id}/validate.
-var validatedInterfaces = []string{"boot", "console", "deploy", "inspect", "management", "network", "power", "raid", "rescue", "storage"}
+var validatedInterfaces = []string{"bios", "boot", "console", "deploy", "firmware", "inspect", "management", "network", "power", "raid", "rescue", "storage"}
 
 // validateDriverInterfaces reports, per interface, whether the node can use
 // it and why not. It takes no lease. A driver with a Validate hook checks
@@ -139,6 +139,16 @@ func (s *Service) validateInterface(ctx context.Context, n *objects.Node, hw Har
 	case "console":
 		_, v := uses(name)
 		return v
+	case "bios", "firmware":
+		// As Ironic's redfish bios and firmware interfaces: the driver_info
+		// the BMC is reached with (the plugin's Validate for the interface).
+		if has, v := uses(name); !has {
+			return v
+		}
+		if v, handled := s.driverValidate(ctx, n, hw, plugins.Interface(name)); handled {
+			return v
+		}
+		return s.validateDriverInfo(n)
 	}
 	return notOK("not supported")
 }

@@ -6,7 +6,7 @@ import "errors"
 func Builtin() []Kind {
 	return []Kind{NodeKind(), PortKind(), PortgroupKind(), ChassisKind(), ConductorKind(),
 		VolumeConnectorKind(), VolumeTargetKind(), TraitKind(), DeployTemplateKind(), RunbookKind(), AllocationKind(),
-		NodeHistoryKind(), BIOSSettingKind(), InspectionRuleKind()}
+		NodeHistoryKind(), BIOSSettingKind(), InspectionRuleKind(), FirmwareComponentKind()}
 }
 
 // Install registers every Rivet object kind in r. cmd calls it once at

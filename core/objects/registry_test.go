@@ -106,7 +106,7 @@ func TestInstall(t *testing.T) {
 	if err := Install(r); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"Allocation", "BIOSSetting", "Chassis", "Conductor", "DeployTemplate", "InspectionRule", "Node", "NodeHistory", "Port", "Portgroup",
+	if diff := cmp.Diff([]string{"Allocation", "BIOSSetting", "Chassis", "Conductor", "DeployTemplate", "FirmwareComponent", "InspectionRule", "Node", "NodeHistory", "Port", "Portgroup",
 		"Runbook", "Trait", "VolumeConnector", "VolumeTarget"}, r.Kinds()); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}

@@ -153,7 +153,14 @@ func samples() map[string]func() Object {
 			}
 		},
 		"BIOSSetting": func() Object {
-			return &BIOSSetting{NodeID: 7, Name: "ProcVirtualization", Value: ptr("Enabled"), CreatedAt: created, UpdatedAt: &updated}
+			return &BIOSSetting{NodeID: 7, Name: "ProcVirtualization", Value: ptr("Enabled"), CreatedAt: created, UpdatedAt: &updated,
+				AttributeType: ptr("Enumeration"), AllowableValues: []string{"Enabled", "Disabled"}, ResetRequired: ptr(true),
+				ReadOnly: ptr(false), Unique: ptr(false), LowerBound: ptr(int64(0)), UpperBound: ptr(int64(1)),
+				MinLength: ptr(int64(0)), MaxLength: ptr(int64(8))}
+		},
+		"FirmwareComponent": func() Object {
+			return &FirmwareComponent{ID: 3, NodeID: 7, Component: "bios", InitialVersion: "1.0.0", CurrentVersion: ptr("2.1.0"),
+				LastVersionFlashed: ptr("2.1.0"), CreatedAt: created, UpdatedAt: &updated}
 		},
 		"InspectionRule": func() Object {
 			return &InspectionRule{
@@ -179,7 +186,7 @@ var sampleChanged = map[string]string{
 	"Node": "maintenance", "Port": "pxe_enabled", "Portgroup": "mode", "Chassis": "description",
 	"Conductor": "online", "VolumeConnector": "extra", "VolumeTarget": "boot_index", "Widget": "meta", "Gadget": "new",
 	"Trait": "trait", "DeployTemplate": "steps", "Runbook": "public", "InspectionRule": "priority", "Allocation": "extra",
-	"NodeHistory": "event", "BIOSSetting": "value",
+	"NodeHistory": "event", "BIOSSetting": "value", "FirmwareComponent": "current_version",
 }
 
 // loadedSample returns kind's sample as if loaded (snapshot taken) with one

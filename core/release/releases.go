@@ -41,6 +41,8 @@ var head = Entry{
 		"NodeHistory":     {v("1.0")},
 		"BIOSSetting":     {v("1.0")},
 		"InspectionRule":  {v("1.0")},
+
+		"FirmwareComponent": {v("1.0")},
 	},
 	ServiceVersion: 3,
 }

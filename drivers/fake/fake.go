@@ -33,13 +33,15 @@ type nodeState struct {
 	prepared bool
 	deployed bool
 	cleaned  []string
+	// volumes are the node's logical disks (the raid interface).
+	volumes []plugins.LogicalDisk
 	// management interface version 2 (management2.go)
 	bootMode   plugins.BootMode
 	secureBoot bool
 	indicators map[string]plugins.IndicatorState // by "name@component"
 	media      map[plugins.VirtualMediaDevice]string
-	// volumes are the node's logical disks (the raid interface).
-	volumes []plugins.LogicalDisk
+	bios       map[string]string // nil: the defaults (bios.go)
+	firmware   map[string]string // nil: the defaults (bios.go)
 }
 
 // New returns a fake driver logging to log (nil: discard).

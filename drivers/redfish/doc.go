@@ -1,6 +1,9 @@
 // Package redfish is the "redfish" hardware type: power, management (boot
-// device, NMI), a virtual-media ramdisk deploy and out-of-band inspection
-// over DMTF Redfish, built on github.com/stmcginnis/gofish (v0.23, package
+// device, NMI), a virtual-media ramdisk deploy, out-of-band inspection,
+// BIOS settings (the Bios resource, its @Redfish.Settings object and
+// attribute registry; bios.go) and firmware (UpdateService SimpleUpdate
+// and its Task, components as Ironic reads them; firmware.go) over DMTF
+// Redfish, built on github.com/stmcginnis/gofish (v0.23, package
 // schemas). It runs out of process like every driver (rivet-driver-redfish,
 // or `rivet plugin serve redfish`).
 //

@@ -18,7 +18,8 @@ import (
 // Management interface version 2 over Redfish: the boot mode is the
 // ComputerSystem's Boot.BootSourceOverrideMode, secure boot its SecureBoot
 // resource (SecureBootEnable), indicators the IndicatorLED and
-// LocationIndicatorActive of the system and its chassis, virtual media the
+// LocationIndicatorActive of the system, its chassis and their drives,
+// virtual media the
 // slots findMedia finds.
 
 var _ plugins.ManagementInterfaceV2 = (*Driver)(nil)
@@ -130,7 +131,8 @@ func (d *Driver) SetSecureBoot(ctx context.Context, node plugins.Node, enabled b
 	})
 }
 
-// indicatorHost is a resource with an indicator: the system or a chassis.
+// indicatorHost is a resource with an indicator: the system, a chassis or
+// a drive in one.
 type indicatorHost struct {
 	component string
 	id        string
@@ -191,7 +193,7 @@ func (h indicatorHost) set(state plugins.IndicatorState) error {
 	return refusal(fmt.Sprintf("indicator %s@%s %s", h.id, h.component, state), h.patch(h.odataID, payload))
 }
 
-// indicatorHosts reads the system and its chassis.
+// indicatorHosts reads the system, its chassis and their drives.
 func indicatorHosts(t target) ([]indicatorHost, error) {
 	sys, err := t.system()
 	if err != nil {
@@ -206,6 +208,26 @@ func indicatorHosts(t target) ([]indicatorHost, error) {
 	for _, c := range chassis {
 		hosts = append(hosts, indicatorHost{component: plugins.ComponentChassis, id: c.ID, odataID: c.ODataID,
 			led: c.IndicatorLED, location: c.LocationIndicatorActive, patch: c.Patch})
+	}
+	// Drives are best effort: a drive collection the BMC fails to serve, or
+	// a drive gofish cannot decode (seen in DMTF's own mockups), leaves the
+	// drives out rather than the whole list; a drive two chassis list is
+	// listed once.
+	seen := map[string]bool{}
+	for _, c := range chassis {
+		drives, err := c.Drives()
+		if err != nil {
+			t.logger.Warn("the drives of a chassis could not be read; their indicators are not listed", "chassis", c.ODataID, "error", err)
+			continue
+		}
+		for _, dr := range drives {
+			if seen[dr.ODataID] {
+				continue
+			}
+			seen[dr.ODataID] = true
+			hosts = append(hosts, indicatorHost{component: plugins.ComponentDrive, id: dr.ID, odataID: dr.ODataID,
+				led: dr.IndicatorLED, location: dr.LocationIndicatorActive, patch: dr.Patch})
+		}
 	}
 	return hosts, nil
 }
@@ -226,8 +248,8 @@ func findIndicatorHost(t target, component, name string) (indicatorHost, error) 
 }
 
 // SupportedIndicators implements plugins.IndicatorManager: one indicator
-// per resource with IndicatorLED or LocationIndicatorActive, named by the
-// resource's Id.
+// per resource with IndicatorLED or LocationIndicatorActive (the system,
+// its chassis, the drives of those), named by the resource's Id.
 func (d *Driver) SupportedIndicators(ctx context.Context, node plugins.Node) ([]plugins.Indicator, error) {
 	var out []plugins.Indicator
 	err := d.call(ctx, node, "list indicators", func(t target) error {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rivetmetal/rivet/drivers/redfish"
@@ -130,13 +131,16 @@ func TestManagement2Mockups(t *testing.T) {
 			inds, err := d.SupportedIndicators(ctx(t), n)
 			must(t, "list indicators", err)
 			ledOf := map[any]plugins.IndicatorState{"Lit": plugins.IndicatorOn, "Off": plugins.IndicatorOff, "Blinking": plugins.IndicatorBlinking}
-			var sawSystem bool
+			var sawSystem, sawDrive bool
 			for _, in := range inds {
-				path := sysPath
-				if in.Component == plugins.ComponentChassis {
-					path = "/redfish/v1/Chassis/" + in.Name
+				res := m.res[sysPath]
+				switch in.Component {
+				case plugins.ComponentChassis:
+					res = m.res["/redfish/v1/Chassis/"+in.Name]
+				case plugins.ComponentDrive:
+					res = m.find(t, "Drive", in.Name)
+					sawDrive = true
 				}
-				res := m.res[path]
 				if res == nil || res["Id"] != in.Name {
 					t.Errorf("indicator %s@%s names no resource of the mockup", in.Name, in.Component)
 					continue
@@ -150,6 +154,26 @@ func TestManagement2Mockups(t *testing.T) {
 			if _, has := sys["IndicatorLED"]; has != sawSystem {
 				t.Errorf("system indicator listed %v, the mockup has IndicatorLED %v", sawSystem, has)
 			}
+			t.Logf("%d indicators, drives among them: %v", len(inds), sawDrive)
 		})
 	}
+}
+
+// find returns the mockup's resource of kind (an @odata.type such as
+// "Drive") whose Id is id, the one under /Chassis when the mockup serves
+// the same drive at several paths.
+func (m *mockupBMC) find(t *testing.T, kind, id string) map[string]any {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var found map[string]any
+	for p, res := range m.res {
+		if m.isType(p, kind) && res["Id"] == id && (found == nil || strings.HasPrefix(p, "/redfish/v1/Chassis/")) {
+			found = res
+		}
+	}
+	if found == nil {
+		t.Errorf("no %s resource with Id %s", kind, id)
+	}
+	return found
 }

@@ -88,10 +88,21 @@ func TestPeerMatrix(t *testing.T) {
 					}
 				}
 			},
+		}, "bios": {
+			why: "no Bios resource: refused as not supported",
+			check: func(t *testing.T, d *redfish.Driver, n plugins.Node) {
+				// A blade without a Bios resource has no settings to
+				// read: the driver says so rather than reading none.
+				_, err := d.GetBIOSSettings(ctx(t), n)
+				noSecret(t, err)
+				if !errors.Is(err, plugins.ErrNotSupported) || !strings.Contains(fmt.Sprint(err), "no Bios resource") {
+					t.Errorf("get BIOS settings: %v, want ErrNotSupported saying there is no Bios resource", err)
+				}
+			},
 		}}
 		peers["dmtf public-bladed"] = bladed
 	}
-	cases := []string{"info", "power", "power v2", "management", "deploy", "inspect", "inventory"}
+	cases := []string{"info", "power", "power v2", "management", "deploy", "inspect", "bios", "firmware", "inventory"}
 	var mu sync.Mutex
 	matrix := map[string]map[string]string{}
 	record := func(p, c, v string) {

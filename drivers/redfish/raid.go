@@ -1,6 +1,7 @@
 package redfish
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -174,14 +175,7 @@ func (t target) storages() ([]*rfStorage, error) {
 }
 
 // controllerName is how a logical disk names a Storage.
-func (st *rfStorage) controllerName() string { return cmpOr(st.Id, path.Base(st.ID)) }
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
+func (st *rfStorage) controllerName() string { return cmp.Or(st.Id, path.Base(st.ID)) }
 
 // logicalDisk renders a volume as raid_config's item.
 func (st *rfStorage) logicalDisk(v rfVolume) plugins.LogicalDisk {
@@ -189,7 +183,7 @@ func (st *rfStorage) logicalDisk(v rfVolume) plugins.LogicalDisk {
 	for _, d := range v.Links.Drives {
 		name := path.Base(d.ID)
 		if i := slices.IndexFunc(st.drives, func(x rfDrive) bool { return x.ID == d.ID }); i >= 0 {
-			name = cmpOr(st.drives[i].Id, name)
+			name = cmp.Or(st.drives[i].Id, name)
 		}
 		disks = append(disks, name)
 	}
@@ -300,7 +294,7 @@ func (d *Driver) CreateRAIDConfiguration(ctx context.Context, node plugins.Node,
 			if vol.ID == "" { // the BMC said nothing of the volume: report what was asked
 				created = st.logicalDisk(rfVolume{Name: fmt.Sprint(payload["Name"]), RAIDType: level.raidType, CapacityBytes: json.Number(fmt.Sprint(size))})
 				for _, dr := range drives {
-					created["physical_disks"] = append(created["physical_disks"].([]any), cmpOr(dr.Id, path.Base(dr.ID)))
+					created["physical_disks"] = append(created["physical_disks"].([]any), cmp.Or(dr.Id, path.Base(dr.ID)))
 				}
 			}
 			created["is_root_volume"], _ = ld["is_root_volume"].(bool)

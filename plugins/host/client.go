@@ -27,6 +27,10 @@ type Client struct {
 	// sensors is nil below protocol 2; called only when the plugin
 	// advertised CapabilitySensors.
 	sensors driverv2.SensorsClient
+	// bios and firmware are the BIOS and Firmware services (nil below
+	// protocol 2), called only when their interface was negotiated.
+	bios     driverv2.BIOSClient
+	firmware driverv2.FirmwareClient
 	// validation is the Validation service, served under every protocol
 	// major and called only for what the plugin advertised.
 	validation driverv1.ValidationClient

@@ -48,6 +48,7 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *g
 		c.power = driverv2.NewPowerClient(conn)
 		c.raid = driverv2.NewRAIDClient(conn)
 		c.sensors = driverv2.NewSensorsClient(conn)
+		c.bios, c.firmware = driverv2.NewBIOSClient(conn), driverv2.NewFirmwareClient(conn)
 	}
 	return c, nil
 }

@@ -32,7 +32,7 @@ func Run(t *testing.T, tgt Target, node plugins.Node) {
 // Case is one part of the suite, run as a subtest.
 type Case struct {
 	// Name is the subtest's name: "info", "power", "power v2",
-	// "management", "deploy", "inspect", "raid" or "validate".
+	// "management", "deploy", "inspect", "raid", "bios", "firmware" or "validate".
 	Name string
 	// Run checks that part against the target.
 	Run func(t *testing.T)
@@ -57,6 +57,8 @@ func Cases(tgt Target, node plugins.Node) []Case {
 		{"deploy", s.deploy},
 		{"inspect", s.inspect},
 		{"raid", s.raid},
+		{"bios", s.bios},
+		{"firmware", s.firmware},
 		{"validate", s.validate},
 	}
 }
@@ -345,5 +347,62 @@ func (s *suite) inspect(t *testing.T) {
 		if !macRE.MatchString(n.MACAddress) {
 			t.Errorf("NIC %q: MAC %q is not lower-case colon-separated", n.Name, n.MACAddress)
 		}
+	}
+}
+
+// bios reads the BIOS settings (bios interface version 1): every setting
+// is named, once; an Enumeration lists its allowable values and an
+// Integer's bounds are ordered. It changes nothing: a BMC's settings are
+// not the suite's to change.
+func (s *suite) bios(t *testing.T) {
+	d, ok := impl(t, s, plugins.InterfaceBIOS, func(d plugins.BIOSInterface) error {
+		_, err := d.GetBIOSSettings(ctx(t), s.node)
+		return err
+	})
+	if !ok {
+		t.Skip("bios interface not served")
+	}
+	settings, err := d.GetBIOSSettings(ctx(t), s.node)
+	s.check(t, "get BIOS settings", err)
+	seen := map[string]bool{}
+	for _, st := range settings {
+		if st.Name == "" || seen[st.Name] {
+			t.Errorf("setting without a name, or twice: %q", st.Name)
+		}
+		seen[st.Name] = true
+		if st.AttributeType == "Enumeration" && len(st.AllowableValues) == 0 {
+			t.Errorf("%s: an Enumeration without allowable values", st.Name)
+		}
+		if st.LowerBound != nil && st.UpperBound != nil && *st.LowerBound > *st.UpperBound {
+			t.Errorf("%s: bounds %d..%d", st.Name, *st.LowerBound, *st.UpperBound)
+		}
+	}
+	if len(settings) == 0 {
+		t.Error("the bios interface is served but reads no setting")
+	}
+}
+
+// firmware reads the firmware components (firmware interface version 1):
+// each named as Ironic names them ("bios", "bmc", "nic:<id>"), once, with
+// a version.
+func (s *suite) firmware(t *testing.T) {
+	d, ok := impl(t, s, plugins.InterfaceFirmware, func(d plugins.FirmwareInterface) error {
+		_, err := d.ListFirmwareComponents(ctx(t), s.node)
+		return err
+	})
+	if !ok {
+		t.Skip("firmware interface not served")
+	}
+	comps, err := d.ListFirmwareComponents(ctx(t), s.node)
+	s.check(t, "list firmware components", err)
+	seen := map[string]bool{}
+	for _, c := range comps {
+		if (c.Component != "bios" && c.Component != "bmc" && !strings.HasPrefix(c.Component, "nic:")) || seen[c.Component] || c.CurrentVersion == "" {
+			t.Errorf("component %+v: want bios, bmc or nic:<id>, once, with a version", c)
+		}
+		seen[c.Component] = true
+	}
+	if len(comps) == 0 {
+		t.Error("the firmware interface is served but reads no component")
 	}
 }

@@ -43,6 +43,15 @@
 //   - The system and its chassis each have an indicator LED with state,
 //     shown as IndicatorLED (Off, Lit, Blinking) and LocationIndicatorActive;
 //     either property may be PATCHed (the Chassis has its own ETag).
+//   - Each system has a Bios resource whose attributes follow an attribute
+//     registry served from /redfish/v1/Registries; a PATCH of its
+//     @Redfish.Settings object (/Systems/{id}/Bios/Settings) is checked
+//     against the registry and comes into force at the next boot, as does
+//     Bios.ResetBios (bios.go). The UpdateService's SimpleUpdate creates a
+//     Task that completes after Options.UpdateDuration; the image's file name
+//     carries the version it installs, a BMC image is in force at once and a
+//     BIOS image at the next boot (update.go). An untouched system keeps
+//     neither: its state grows only when they are used.
 //   - Faults (latency, 500s, hangs) are drawn from a generator seeded by
 //     Options.Seed, globally or per system at run time (SetFault). A hung request
 //     answers only when its client gives up or the simulator stops; Close

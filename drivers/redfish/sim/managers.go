@@ -31,6 +31,10 @@ func (s *Simulator) getManager(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := managerPath(i)
+	sys := &s.systems[i]
+	sys.mu.Lock()
+	fw := sys.bmcVersion()
+	sys.mu.Unlock()
 	writeJSON(w, http.StatusOK, obj{
 		"@odata.id":       p,
 		"@odata.type":     "#Manager.v1_17_0.Manager",
@@ -38,7 +42,7 @@ func (s *Simulator) getManager(w http.ResponseWriter, r *http.Request) {
 		"Name":            "Manager for node " + strconv.Itoa(i),
 		"ManagerType":     "BMC",
 		"Model":           "rivet-sim BMC",
-		"FirmwareVersion": "1.0.0",
+		"FirmwareVersion": fw,
 		"UUID":            uuidFrom(s.opts.Seed, i, uuidManager),
 		"PowerState":      PowerOn,
 		"Status":          statusOK(),

@@ -41,6 +41,10 @@ type Options struct {
 	// PowerSettle is how long a power change takes: the system reads
 	// PoweringOn or PoweringOff until it has passed. 0 switches at once.
 	PowerSettle time.Duration
+	// UpdateDuration is how long a firmware update (SimpleUpdate) runs on
+	// the simulator's clock before its Task completes (default
+	// DefaultUpdateLength).
+	UpdateDuration time.Duration
 	// SystemVirtualMedia also serves each system's virtual media under
 	// /redfish/v1/Systems/{id}/VirtualMedia, as newer BMCs do; the slots are
 	// the same as under the Manager. Off, media lives on the Manager only,
@@ -77,7 +81,7 @@ func (o Options) Validate() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"latency", o.Latency}, {"session timeout", o.SessionTimeout}, {"power settle", o.PowerSettle}} {
+	}{{"latency", o.Latency}, {"session timeout", o.SessionTimeout}, {"power settle", o.PowerSettle}, {"update duration", o.UpdateDuration}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s %v: must not be negative", d.name, d.v))
 		}
@@ -102,6 +106,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.UpdateDuration == 0 {
+		o.UpdateDuration = DefaultUpdateLength
 	}
 	if o.Now == nil {
 		o.Now = time.Now

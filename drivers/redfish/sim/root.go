@@ -82,8 +82,11 @@ func (s *Simulator) routes() http.Handler {
 	mux.Handle(chassisPath+"/{id}", methods{http.MethodGet: s.getChassis, http.MethodPatch: s.patchChassis})
 	get(chassisPath+"/{id}/Thermal", s.getThermal)
 	get(chassisPath+"/{id}/Power", s.getPower)
+	s.biosRoutes(mux)
+	s.updateRoutes(mux)
 
 	var h http.Handler = mux
+	h = s.withTasks(h)
 	h = s.withAuth(h)
 	h = s.withQuirks(h)
 	h = s.withFaults(h)
@@ -119,6 +122,9 @@ func (s *Simulator) getRoot(w http.ResponseWriter, r *http.Request) {
 		"Chassis":        link(chassisPath),
 		"SessionService": link(sessionServicePath),
 		"AccountService": link(accountServicePath),
+		"Registries":     link(registriesPath),
+		"UpdateService":  link(updateServicePath),
+		"TaskService":    link(taskServicePath),
 		"Links":          obj{"Sessions": link(sessionsPath)},
 	}
 	if s.opts.Quirks.NoSessionService {

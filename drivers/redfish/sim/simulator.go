@@ -19,6 +19,7 @@ type Simulator struct {
 	systems  []system
 	sessions sessionStore
 	faults   faultDrawer
+	tasks    taskStore // firmware updates (update.go)
 	handler  http.Handler
 
 	hanging   atomic.Int64  // requests held by a hang fault right now

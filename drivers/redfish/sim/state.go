@@ -52,6 +52,7 @@ type system struct {
 	lastBoot    uint8 // index into bootTargets, valid when boots > 0
 	lastImage   string
 	media       [len(mediaSlots)]slot
+	storage     storageState // volumes (storage.go)
 	// lastMode is the boot mode (index into bootModes) the last boot
 	// used: the override's BootSourceOverrideMode (boot[2]).
 	lastMode uint8
@@ -66,7 +67,7 @@ type system struct {
 	led        uint8
 	chassisLED uint8
 	chassisGen uint32
-	storage    storageState // volumes (storage.go)
+	hw         *hwState // BIOS settings and firmware (bios.go); nil: untouched
 	fault      atomic.Pointer[Fault]
 	requests   atomic.Int64 // requests to its resources, faulted ones included
 }
@@ -215,6 +216,7 @@ func (s *system) bootNow() {
 			s.lastImage = m.image
 		}
 	}
+	s.bootHW()
 	s.boots++
 }
 

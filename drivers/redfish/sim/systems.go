@@ -55,7 +55,7 @@ func (s *Simulator) systemBody(i int, sys *system, now int64) obj {
 		"Model":        "rivet-sim",
 		"SerialNumber": fmt.Sprintf("RSIM%08d", i),
 		"UUID":         uuidFrom(s.opts.Seed, i, uuidSystem),
-		"BiosVersion":  "1.0.0",
+		"BiosVersion":  sys.biosVersion(),
 		"Status":       statusOK(),
 		"PowerState":   sys.powerState(now),
 		"Boot": obj{
@@ -81,6 +81,7 @@ func (s *Simulator) systemBody(i int, sys *system, now int64) obj {
 		"EthernetInterfaces": link(p + "/EthernetInterfaces"),
 		"SimpleStorage":      link(p + "/SimpleStorage"),
 		"Storage":            link(p + "/Storage"),
+		"Bios":               link(p + "/Bios"),
 		"Links": obj{
 			"Chassis":   links(chassisOf(i)),
 			"ManagedBy": links(managerPath(i)),

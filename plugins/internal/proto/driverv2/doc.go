@@ -12,8 +12,8 @@
 package driverv2
 
 //go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative power.proto
-//go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative management2.proto
 
 // raid.proto: the RAID service (raid interface version 1).
 //go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative raid.proto
 //go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative sensors.proto
+//go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative management2.proto
