@@ -676,9 +676,9 @@ func (b *bmo) firmwareAndBIOS(id string) {
 func (b *bmo) servicing(id string) {
 	t := b.t
 	var step nodes.ServiceStep
+	var name, value string
 	if b.offered("bios", "redfish") {
-		name, value := b.biosChange(id)
-		if name == "" {
+		if name, value = b.biosChange(id); name == "" {
 			return
 		}
 		step = nodes.ServiceStep{Interface: nodes.InterfaceBIOS, Step: "apply_configuration",
@@ -717,6 +717,23 @@ func (b *bmo) servicing(id string) {
 	}
 	if n.ProvisionState != string(nodes.Active) || n.LastError != "" || n.Maintenance {
 		t.Fatalf("after servicing: %s, last_error %q, maintenance %v", n.ProvisionState, n.LastError, n.Maintenance)
+	}
+	if name == "" {
+		return
+	}
+	// BMO's HostFirmwareSettings status: the settings read back.
+	settings, err := nodes.ListBIOSSettings(b.ctx, b.c, id, nil).Extract()
+	if err != nil {
+		t.Fatalf("ListBIOSSettings: %v", err)
+	}
+	got := "(missing)"
+	for _, st := range settings {
+		if st.Name == name {
+			got = st.Value
+		}
+	}
+	if got != value {
+		t.Errorf("BIOS setting %s is %s after servicing, want %q", name, got, value)
 	}
 }
 
