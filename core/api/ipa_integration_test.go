@@ -17,8 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kdomanski/iso9660"
-
 	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/release"
@@ -365,33 +363,7 @@ func (r *ipaRig) verifyConfigDrive(id string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	img, err := iso9660.OpenImage(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := img.RootDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data []byte
-	var find func(dir *iso9660.File, path []string)
-	find = func(dir *iso9660.File, path []string) {
-		kids, err := dir.GetChildren()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range kids {
-			if k.Name() != path[0] {
-				continue
-			}
-			if len(path) == 1 {
-				data, _ = io.ReadAll(k.Reader())
-				return
-			}
-			find(k, path[1:])
-		}
-	}
-	find(root, []string{"openstack", "latest", "meta_data.json"})
+	data := isoFile(t, f, "openstack", "latest", "meta_data.json")
 	var meta map[string]any
 	if err := json.Unmarshal(data, &meta); err != nil {
 		t.Fatalf("meta_data.json on the config drive: %v (%q)", err, data)

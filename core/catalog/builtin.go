@@ -103,6 +103,11 @@ type Options struct {
 	// (conductor.Deps.Rescue), offered to every hardware type beside the
 	// default no-rescue.
 	Rescue []string
+	// DefaultDeploy is the default deploy implementation of the hardware
+	// types that deploy, fake-hardware aside ([conductor]
+	// default_deploy_interface): Direct, Ironic's default, or Ramdisk
+	// ("" too).
+	DefaultDeploy string
 }
 
 // ForConductor builds one conductor's catalog: per hardware type served,
@@ -119,14 +124,15 @@ func ForConductor(served []Served, o Options) *Catalog {
 	}
 	for _, s := range served {
 		hw, has := s.HardwareType, func(i string) bool { return slices.Contains(s.Interfaces, i) }
+		direct := o.DefaultDeploy == Direct && hw != "fake-hardware"
 		for _, iface := range []string{Power, Management, Deploy} {
 			if has(iface) {
-				add(hw, iface, pluginImpl(hw, iface), true)
+				add(hw, iface, pluginImpl(hw, iface), iface != Deploy || !direct)
 			}
 		}
 		if has(Deploy) {
 			add(hw, Boot, bootImpl(hw, o), true)
-			add(hw, Deploy, Direct, false)
+			add(hw, Deploy, Direct, direct)
 		}
 		if has(Inspect) {
 			add(hw, Inspect, pluginImpl(hw, Inspect), true)

@@ -179,3 +179,22 @@ func TestBIOSAndFirmwareOffers(t *testing.T) {
 		}
 	}
 }
+
+// [conductor] default_deploy_interface = direct makes direct the default
+// deploy of every hardware type that deploys but fake-hardware (Ironic's
+// default, which Metal3 relies on); ramdisk stays offered.
+func TestForConductorDefaultDeployDirect(t *testing.T) {
+	redfish := Served{HardwareType: "redfish", Interfaces: []string{Power, Management, Deploy, Inspect}}
+	c := ForConductor([]Served{redfish, fakeHW}, Options{DefaultDeploy: Direct})
+	if diff := cmp.Diff(Impls{Enabled: []string{"direct", "ramdisk"}, Default: "direct"}, c.Impls("redfish", Deploy)); diff != "" {
+		t.Errorf("redfish deploy (-want +got):\n%s", diff)
+	}
+	if got := c.Impls("fake-hardware", Deploy).Default; got != "fake" {
+		t.Errorf("fake-hardware deploy default %q, want fake", got)
+	}
+	for _, o := range []Options{{}, {DefaultDeploy: Ramdisk}} {
+		if got := ForConductor([]Served{redfish}, o).Impls("redfish", Deploy).Default; got != "ramdisk" {
+			t.Errorf("%+v: redfish deploy default %q, want ramdisk", o, got)
+		}
+	}
+}

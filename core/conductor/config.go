@@ -67,6 +67,9 @@ type Config struct {
 	// HTTP server for iPXE scripts (core/conductor/bootserver); "" serves
 	// none.
 	BootHTTPAddress string
+	// DefaultDeploy is [conductor] default_deploy_interface: the deploy
+	// interface new nodes get by default ("" or "ramdisk": ramdisk).
+	DefaultDeploy string
 	// History configures the node history (history.go).
 	History HistoryConfig
 	// Sensors configures the sensor data collection (sensors.go).
@@ -133,6 +136,7 @@ func ConfigFrom(c *config.Config) Config {
 		PowerSyncMaxRetries:     c.Conductor.PowerStateSyncMaxRetries,
 		Workers:                 workers.DefaultConfig(),
 		BootHTTPAddress:         c.Conductor.BootHTTPAddress,
+		DefaultDeploy:           c.Conductor.DefaultDeployInterface,
 		DriverCallTimeout:       c.Conductor.DriverCallTimeout,
 		SoftPowerOffTimeout:     c.Conductor.SoftPowerOffTimeout,
 		History: HistoryConfig{Enabled: c.Conductor.NodeHistory, MaxEntries: c.Conductor.NodeHistoryMaxEntries,

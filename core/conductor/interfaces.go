@@ -30,7 +30,8 @@ func (s *Service) catalog() *catalog.Catalog {
 		}
 		served = append(served, sv)
 	}
-	opts := catalog.Options{BootServer: s.cfg.BootHTTPAddress != "", Rescue: slices.Sorted(maps.Keys(s.rescuers))}
+	opts := catalog.Options{BootServer: s.cfg.BootHTTPAddress != "", Rescue: slices.Sorted(maps.Keys(s.rescuers)),
+		DefaultDeploy: s.cfg.DefaultDeploy}
 	return s.catalogs.get(served, opts)
 }
 
@@ -46,7 +47,7 @@ type catalogCache struct {
 func (c *catalogCache) get(served []catalog.Served, opts catalog.Options) *catalog.Catalog {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	same := c.cat != nil && c.opts.BootServer == opts.BootServer && slices.Equal(c.opts.Rescue, opts.Rescue) && slices.EqualFunc(c.served, served, func(a, b catalog.Served) bool {
+	same := c.cat != nil && c.opts.BootServer == opts.BootServer && c.opts.DefaultDeploy == opts.DefaultDeploy && slices.Equal(c.opts.Rescue, opts.Rescue) && slices.EqualFunc(c.served, served, func(a, b catalog.Served) bool {
 		return a.HardwareType == b.HardwareType && slices.Equal(a.Interfaces, b.Interfaces)
 	})
 	if !same {

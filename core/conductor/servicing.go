@@ -203,7 +203,8 @@ func dropInternal(n *objects.Node, keys []string) {
 }
 
 // nodeSteps lists the steps node n's driver offers (every phase): the
-// plugin's, and the raid interface's when the node has one.
+// plugin's, and the raid, bios and firmware interfaces' when the node has
+// them.
 func (s *Service) nodeSteps(ctx context.Context, n *objects.Node) ([]plugins.CleanStep, error) {
 	hw, err := s.hardware(n)
 	if err != nil {
@@ -218,8 +219,16 @@ func (s *Service) nodeSteps(ctx context.Context, n *objects.Node) ([]plugins.Cle
 	case err != nil:
 		return nil, driverError(n.Driver, bmcOf(n), "list steps", err)
 	}
-	// The raid interface's steps are the conductor's, not the plugin's.
-	all = stripInterface(all, plugins.InterfaceRAID)
+	// The raid, bios and firmware interfaces' steps are the conductor's,
+	// not the plugin's; the bios and firmware steps run in servicing too,
+	// as Ironic's redfish apply_configuration, factory_reset and update.
+	for _, iface := range []plugins.Interface{plugins.InterfaceRAID, plugins.InterfaceBIOS, plugins.InterfaceFirmware} {
+		all = stripInterface(all, iface)
+	}
+	for _, st := range s.interfaceStepsFor(n, hw) {
+		st.Phases = []plugins.StepPhase{plugins.PhaseClean, plugins.PhaseService}
+		all = append(all, st)
+	}
 	return append(all, s.raidSteps(n)...), nil
 }
 
@@ -265,11 +274,25 @@ func phasesOf(st plugins.CleanStep) string {
 }
 
 // runStep runs one step out of band: a raid step through the raid
-// interface, a deploy-interface step of a direct-deploy node needs the
+// interface, a bios or firmware step through its interface (then its cache
+// refreshed), a deploy-interface step of a direct-deploy node needs the
 // agent (refused), anything else through the plugin's ExecuteCleanStep.
 func (s *Service) runStep(ctx context.Context, t *Task, st plugins.CleanStep) error {
 	if st.Interface == plugins.InterfaceRAID {
 		return s.runRAIDStep(ctx, t, st)
+	}
+	if isInterfaceStep(st) {
+		hw, err := s.hardware(t.Node)
+		if err != nil {
+			return err
+		}
+		err = s.driverCall(ctx, t.Node, "execute service step "+st.Step, func(ctx context.Context, pn plugins.Node) error {
+			return s.executeCleanStep(ctx, t.Node, hw, pn, st)
+		})
+		if err == nil {
+			s.afterStep(ctx, t, st)
+		}
+		return err
 	}
 	if st.Interface == plugins.InterfaceDeploy && s.isDirect(t.Node) {
 		return classed("InvalidParameterValue", http.StatusBadRequest, nil,

@@ -260,3 +260,51 @@ func TestDeployRAIDStep(t *testing.T) {
 		t.Fatalf("raid_config %v, last_error %v", got.RAIDConfig, deref(got.LastError))
 	}
 }
+
+// BIOS and firmware steps run in servicing, as Ironic's redfish
+// apply_configuration, factory_reset and update (service steps too): what
+// Metal3 does to a provisioned host's firmware settings. The step runs
+// through the bios interface (fake-hardware's default, fake), the node
+// returns to active. A node on no-bios is not offered it.
+func TestServiceBIOSStep(t *testing.T) {
+	h := newHarness(t, nil, "cond-a", nil)
+	ctx := context.Background()
+	n := h.active("node-1")
+	if deref(n.BIOSInterface) != "fake" {
+		t.Fatalf("bios_interface %q, want fake-hardware's default fake", deref(n.BIOSInterface))
+	}
+	step := map[string]any{"interface": "bios", "step": "apply_configuration", "args": map[string]any{
+		"settings": []any{map[string]any{"name": "ProcVirtualization", "value": "Disabled"}}}}
+	if err := h.api.DoNodeService(ctx, h.node(n.UUID), []map[string]any{step}, false); err != nil {
+		t.Fatal(err)
+	}
+	got := h.waitState(n.UUID, "active")
+	if got.LastError != nil || got.Maintenance || len(got.ServiceStep) != 0 {
+		t.Fatalf("after service: last_error %v, maintenance %v, service_step %v", deref(got.LastError), got.Maintenance, got.ServiceStep)
+	}
+	settings, err := h.hw.GetBIOSSettings(ctx, pluginNode(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied := false
+	for _, st := range settings {
+		applied = applied || (st.Name == "ProcVirtualization" && st.Value != nil && *st.Value == "Disabled")
+	}
+	if !applied {
+		t.Errorf("BIOS settings after the service step: %+v", settings)
+	}
+
+	plain := h.active("node-2")
+	if err := h.update(plain.UUID, func(n *objects.Node) { n.BIOSInterface, n.Maintenance = ptr("no-bios"), true }); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.update(plain.UUID, func(n *objects.Node) { n.Maintenance = false }); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.api.DoNodeService(ctx, h.node(plain.UUID), []map[string]any{step}, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.waitState(plain.UUID, "service failed"); !strings.Contains(deref(got.LastError), "bios.apply_configuration (driver fake-hardware does not offer it)") {
+		t.Errorf("no-bios node: last_error %v", deref(got.LastError))
+	}
+}

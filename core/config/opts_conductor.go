@@ -31,6 +31,7 @@ type ConductorOpts struct {
 	DriverCallTimeout            time.Duration
 	SoftPowerOffTimeout          time.Duration
 	BootHTTPAddress              string
+	DefaultDeployInterface       string
 	NodeHistory                  bool
 	NodeHistoryMaxEntries        int
 	NodeHistoryCleanupInterval   time.Duration
@@ -114,6 +115,19 @@ func conductorSection() section {
 				"contain only the image URLs and kernel parameters. The server has no authentication: "+
 				"bind it on the provisioning network. Empty disables it.").
 			check(checkHostPort),
+		strOpt("default_deploy_interface", "", func(c *Config) *string { return &c.Conductor.DefaultDeployInterface },
+			"Deploy interface a new node gets when it names none, for every hardware type but "+
+				"fake-hardware: ramdisk (boot the node's instance_info boot_iso or kernel and ramdisk "+
+				"and call it active) or direct (boot the ironic-python-agent and have it write "+
+				"instance_info's image to disk), Ironic's default. Metal3's baremetal-operator "+
+				"leaves deploy_interface unset for image deploys and needs direct. Empty means ramdisk.").
+			check(func(v any) string {
+				switch v.(string) {
+				case "", "ramdisk", "direct":
+					return ""
+				}
+				return fmt.Sprintf("%q is not a deploy interface: use ramdisk or direct", v)
+			}),
 		boolOpt("node_history", true, func(c *Config) *bool { return &c.Conductor.NodeHistory },
 			"Record node history: every failure that sets a node's last_error, every provision "+
 				"and power state transition, takeovers and the actions they interrupted, with the "+

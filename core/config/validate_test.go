@@ -30,6 +30,9 @@ func TestValidate(t *testing.T) {
 		"IPv6 host_ip":       {mut: func(c *Config) { c.JSONRPC.HostIP = "::" }},
 		"empty host":         {mut: func(c *Config) { c.Default.Host = "" }, want: []string{"[DEFAULT] host: must not be empty"}},
 		"no hardware types":  {mut: func(c *Config) { c.Conductor.EnabledHardwareTypes = []string{} }, want: []string{"[conductor] enabled_hardware_types: must not be empty"}},
+		"deploy interface": {mut: func(c *Config) { c.Conductor.DefaultDeployInterface = "iscsi" },
+			want: []string{`[conductor] default_deploy_interface: "iscsi" is not a deploy interface: use ramdisk or direct`}},
+		"direct deploy": {mut: func(c *Config) { c.Conductor.DefaultDeployInterface = "direct" }},
 		"long group": {mut: func(c *Config) { c.Conductor.ConductorGroup = strings.Repeat("g", 256) },
 			want: []string{"[conductor] conductor_group: value is 256 characters long, more than 255"}},
 		"plugin checksums": {mut: func(c *Config) {
