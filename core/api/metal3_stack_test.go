@@ -21,14 +21,11 @@ import (
 	"github.com/rivetmetal/rivet/plugins/plugintest"
 )
 
-// raisedMaxAPI is the microversion the test API serves up to while
-// Rivet's advertised maximum (release head.API) is below BMO's baseline
-// 1.89 because some versions below it are still being merged.
-//
-// INTEGRATOR: once head.API reaches 1.99 or more, set this to "" (one
-// line): the test then negotiates against what Rivet really advertises,
-// and fails if that is below BMO's baseline.
-const raisedMaxAPI = "1.110"
+// raisedMaxAPI, when set, is a microversion the test API serves up to
+// beyond Rivet's advertised maximum (release head.API). Empty: the test
+// negotiates against what Rivet really advertises (1.110), and fails if
+// that is below BMO's baseline 1.89.
+const raisedMaxAPI = ""
 
 // newMetal3Stack starts the all-in-one stack (API and conductor sharing a
 // process over SQLite, the redfish plugin) and returns the API's URL.
