@@ -222,8 +222,8 @@ var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 // ("" when it must have rows): the release checked against has no such
 // kind (a rollback's check at the old release), the load reaches it only
 // at a microversion above the newest it speaks (HEAD's advertised
-// maximum), or no driver of the run has made a row (BIOS settings: none
-// read back from rivet-sim).
+// maximum), or no driver of the run has made a row (BIOS settings and
+// firmware components: none read back from rivet-sim).
 func (r *run) noRowsWhy(kind string, want map[string]string) string {
 	if _, ok := want[kind]; !ok {
 		return fmt.Sprintf("the release checked has no %s", kind)
@@ -233,6 +233,10 @@ func (r *run) noRowsWhy(kind string, want map[string]string) string {
 	case kind == "BIOSSetting":
 		if nk := r.l.nk.Load(); nk == nil || nk.biosSettings.Load() == 0 {
 			return "no BIOS setting was read from any node: no driver of this run caches BIOS settings"
+		}
+	case kind == "FirmwareComponent":
+		if nk := r.l.nk.Load(); nk == nil || nk.firmwareComponents.Load() == 0 {
+			return "no firmware component was read from any node: the conductor caches them when it verifies, cleans or inspects a node, and the load's redfish nodes were enrolled before the upgrade"
 		}
 	case !ok:
 		return "" // a kind the load does not know: an error, so it gets added

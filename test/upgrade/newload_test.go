@@ -31,7 +31,7 @@ type newKinds struct {
 	// kept is an allocation created first and never deleted, on keptNode.
 	kept, keptNode string
 
-	traitWrites, allocCycles, historyReads, historyEntries, biosReads, biosSettings, directCycles atomic.Int64
+	traitWrites, allocCycles, historyReads, historyEntries, biosReads, biosSettings, firmwareReads, firmwareComponents, directCycles atomic.Int64
 	// directReady: the direct deploy worker's node is set up (its
 	// worker's own state).
 	directReady bool
@@ -292,6 +292,15 @@ func (l *load) readNew(ctx context.Context, nk *newKinds) {
 			nk.biosReads.Add(1)
 			nk.biosSettings.Add(int64(len(b.BIOS)))
 		}
+		if l.serves("1.86") {
+			var fw struct {
+				Firmware []map[string]any `json:"firmware"`
+			}
+			if _, err := c.call(ctx, http.MethodGet, "/v1/nodes/"+redfish[rand.IntN(len(redfish))]+"/firmware", nil, &fw, http.StatusOK); err == nil {
+				nk.firmwareReads.Add(1)
+				nk.firmwareComponents.Add(int64(len(fw.Firmware)))
+			}
+		}
 	case 2:
 		if l.serves(allocationsSince) {
 			_, _ = c.call(ctx, http.MethodGet, "/v1/allocations?resource_class="+allocClass, nil, nil, http.StatusOK)
@@ -402,9 +411,9 @@ func (l *load) verifyNewKinds(t *testing.T, ctx context.Context, c *client) int 
 	for _, k := range creations {
 		kinds = append(kinds, fmt.Sprintf("%s %d", strings.TrimPrefix(k.path, "/v1/"), len(nk.created[k.path])))
 	}
-	t.Logf("new kinds at API %s: %d direct deploys through the fake agent, %d trait writes on %d nodes, kept allocation %s on %s and %d allocate/delete cycles, %d history reads (%d entries), %d BIOS reads (%d settings), created %s; %d read back",
+	t.Logf("new kinds at API %s: %d direct deploys through the fake agent, %d trait writes on %d nodes, kept allocation %s on %s and %d allocate/delete cycles, %d history reads (%d entries), %d BIOS reads (%d settings), %d firmware reads (%d components), created %s; %d read back",
 		c.ver(), nk.directCycles.Load(), nk.traitWrites.Load(), len(nk.traits), nk.kept, nk.keptNode, nk.allocCycles.Load(), nk.historyReads.Load(), nk.historyEntries.Load(),
-		nk.biosReads.Load(), nk.biosSettings.Load(), strings.Join(kinds, ", "), checked)
+		nk.biosReads.Load(), nk.biosSettings.Load(), nk.firmwareReads.Load(), nk.firmwareComponents.Load(), strings.Join(kinds, ", "), checked)
 	for _, k := range creations {
 		if !l.serves(k.since) {
 			t.Logf("not created: %s (API %s, above the load's %s until head.API reaches it)", k.path, k.since, l.c.ver())
