@@ -8,6 +8,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/htpasswd"
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/states"
 	"github.com/uptrace/bun"
 )
 
@@ -204,7 +205,7 @@ var globalPolicies = map[string]policy{
 	"GET /v1/chassis/detail":                                {"baremetal:chassis:get", systemReader},
 	"POST /v1/chassis":                                      {"baremetal:chassis:create", systemAdmin},
 	"GET /v1/chassis/{chassis}":                             {"baremetal:chassis:get", systemReader},
-	"PATCH /v1/chassis/{chassis}":                           {"baremetal:chassis:update", systemAdmin},
+	"PATCH /v1/chassis/{chassis}":                           {"baremetal:chassis:update", systemMember},
 	"DELETE /v1/chassis/{chassis}":                          {"baremetal:chassis:delete", systemAdmin},
 	"GET /v1/chassis/{chassis}/nodes":                       {"baremetal:chassis:get", systemReader},
 	"GET /v1/chassis/{chassis}/nodes/detail":                {"baremetal:chassis:get", systemReader},
@@ -457,6 +458,7 @@ var nodePatchPolicies = map[string]policy{
 	"lessee":            {"baremetal:node:update:lessee", systemMemberOrOwnerMember},
 	"owner":             {"baremetal:node:update:owner", systemMember},
 	"driver":            {"baremetal:node:update:driver_interfaces", systemMemberOrOwnerAdmin},
+	"network_data":      {"baremetal:node:update:network_data", systemMemberOrOwnerMember},
 	"name":              {"baremetal:node:update:name", systemMemberOrOwnerMember},
 	"conductor_group":   {"baremetal:node:update:conductor_group", systemMember},
 	"instance_name":     {"baremetal:node:update_instance_info", systemOrOwnerMemberLesseeAdmn},
@@ -499,6 +501,27 @@ func authorizeNodePatch(r *http.Request, n *objects.Node, ops []patchOp) error {
 	}
 	if generic {
 		return checkPolicy(sc, n, policyNodeUpdate)
+	}
+	return nil
+}
+
+// policyOwnerProvisioned is Ironic's rule for changing the owner of an
+// active node.
+var policyOwnerProvisioned = policy{"baremetal:node:update_owner_provisioned", systemAdmin}
+
+// authorizeOwnerProvisioned: a PATCH giving an active node an owner needs
+// baremetal:node:update_owner_provisioned, and failing it is Ironic's 409
+// (after the PATCH rules, with the other state checks).
+func authorizeOwnerProvisioned(r *http.Request, n *objects.Node, ops []patchOp) error {
+	sc := scopeOf(r)
+	if sc == nil || n.ProvisionState != string(states.Active) {
+		return nil
+	}
+	for _, op := range ops {
+		if op.Path == "/owner" && op.Op != "remove" && checkPolicy(sc, n, policyOwnerProvisioned) != nil {
+			return errorf(http.StatusConflict, "Cannot update owner of node \"%s\" while it is in state \"%s\". "+
+				"Only a system admin (%s) may change it; unprovision the node first.", n.UUID, states.Active, policyOwnerProvisioned.name)
+		}
 	}
 	return nil
 }
