@@ -118,7 +118,9 @@ func TestRBACChassisUpdateIsSystemMember(t *testing.T) {
 func TestRBACOwnerOfActiveNode(t *testing.T) {
 	e := newRBACEnvAt(t, true, maxAPI03)
 	setNode(t, e.env, e.a, func(n *objects.Node) { n.ProvisionState = "active" })
-	owner := func(p string) []map[string]any { return []map[string]any{{"op": "replace", "path": "/owner", "value": p}} }
+	owner := func(p string) []map[string]any {
+		return []map[string]any{{"op": "replace", "path": "/owner", "value": p}}
+	}
 	runRBACCases(t, e, maxAPI03, []rbacCase{
 		{"p1admin", "PATCH", "/v1/nodes/" + e.a, owner("p3"), 403, "baremetal:node:update:owner"},
 		{"sysmem", "PATCH", "/v1/nodes/" + e.a, owner("p3"), 409, ""},
