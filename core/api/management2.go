@@ -407,18 +407,3 @@ func (s *server) detachVmedia(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
-
-// management2Policies are the rules of the endpoints above, Ironic's
-// defaults (ironic/common/policy.py); init adds them to nodePolicies.
-var management2Policies = map[string]policy{
-	"PUT /v1/nodes/{node}/states/boot_mode":                  {"baremetal:node:set_boot_mode", systemOrProjectMember},
-	"PUT /v1/nodes/{node}/states/secure_boot":                {"baremetal:node:set_secure_boot", systemOrProjectMember},
-	"GET /v1/nodes/{node}/management/indicators":             {"baremetal:node:get_indicator_state", systemOrProjectReader},
-	"GET /v1/nodes/{node}/management/indicators/{indicator}": {"baremetal:node:get_indicator_state", systemOrProjectReader},
-	"PUT /v1/nodes/{node}/management/indicators/{indicator}": {"baremetal:node:set_indicator_state", systemMemberOrOwnerMember},
-	"GET /v1/nodes/{node}/vmedia":                            {"baremetal:node:vmedia:get", systemOrProjectReader},
-	"POST /v1/nodes/{node}/vmedia":                           {"baremetal:node:vmedia:attach", systemOrProjectMember},
-	"DELETE /v1/nodes/{node}/vmedia":                         {"baremetal:node:vmedia:detach", systemOrProjectMember},
-}
-
-func init() { maps.Copy(nodePolicies, management2Policies) }

@@ -88,7 +88,7 @@ func (s *server) chain(mux *http.ServeMux, m *metrics) http.Handler {
 	protected := s.authenticate(versioned)
 	var metricsHandler http.Handler
 	if m != nil {
-		metricsHandler = s.authenticate(m.handler())
+		metricsHandler = s.authenticate(authorizeMetrics(m.handler()))
 	}
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path

@@ -69,6 +69,9 @@ func (s *server) patchNode(w http.ResponseWriter, r *http.Request) error {
 	if err := patchInspectingGate(v, n); err != nil {
 		return err
 	}
+	if err := authorizeOwnerProvisioned(r, n, ops); err != nil {
+		return err
+	}
 	patched, err := applyPatch(r.Context(), doc, ops)
 	if err != nil {
 		return err

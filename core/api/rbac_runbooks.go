@@ -54,7 +54,21 @@ var (
 	policyRunbookDelete       = policy{"baremetal:runbook:delete", runbookAdmin}
 	policyRunbookUpdateOwner  = policy{"baremetal:runbook:update:owner", systemMember}
 	policyRunbookUpdatePublic = policy{"baremetal:runbook:update:public", systemMember}
+	// baremetal:runbook:use is RUNBOOK_ADMIN over the runbook's owner: a
+	// public runbook (no owner) is the system member's to run, as in
+	// Ironic, whatever the node.
+	policyRunbookUse = policy{"baremetal:runbook:use", runbookAdmin}
 )
+
+// authorizeRunbookUse is baremetal:runbook:use for a provision request
+// naming rb, checked once the runbook is found (Ironic's
+// check_runbook_policy_and_retrieve: 404 first, then 403).
+func authorizeRunbookUse(r *http.Request, rb *objects.Runbook) error {
+	if sc := scopeOf(r); sc != nil && !policyRunbookUse.allow(sc, strOf(rb.Owner), "") {
+		return errForbidden(policyRunbookUse)
+	}
+	return nil
+}
 
 // runbookAccess: a project-scoped user lists its project's runbooks and
 // the public ones, reads them, creates (as admin) private runbooks its

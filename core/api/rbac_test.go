@@ -24,6 +24,7 @@ func (s scopes) Scope(user string) (htpasswd.Scope, bool) { sc, ok := s[user]; r
 // rbacUsers: root is not listed (system admin, as every user without a
 // projects file); p1 owns node A, p2 leases it; p9 owns B; C has neither.
 var rbacUsers = scopes{
+	"sysadmin": {Project: "", Role: htpasswd.Admin},
 	"sysread":  {Project: "", Role: htpasswd.Reader},
 	"sysmem":   {Project: "", Role: htpasswd.Member},
 	"p1admin":  {Project: "p1", Role: htpasswd.Admin},

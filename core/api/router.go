@@ -87,14 +87,26 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // routes registers every resource on a stdlib mux.
 func (s *server) routes() *http.ServeMux {
+	mux, _ := s.routeTable()
+	return mux
+}
+
+// routeTable is routes with the patterns it registers, in order, which
+// TestRBACEveryRouteHasPolicy holds against the policy tables.
+func (s *server) routeTable() (*http.ServeMux, []string) {
 	mux := http.NewServeMux()
-	h := func(pattern string, fn apiFunc) { mux.Handle(pattern, s.serve(fn)) }
+	var patterns []string
+	h := func(pattern string, fn apiFunc) {
+		patterns = append(patterns, pattern)
+		mux.Handle(pattern, s.serve(fn))
+	}
 
 	v1 := s.rg.V1Handler(gatedCollection{"lookup", v1_22}, gatedCollection{"heartbeat", v1_22},
 		gatedCollection{"portgroups", v1_23}, gatedCollection{"volume", v1_32},
 		gatedCollection{"conductors", v1_49}, gatedCollection{"allocations", v1_52}, gatedCollection{"events", v1_54},
 		gatedCollection{"deploy_templates", v1_55}, gatedCollection{"runbooks", v1_92}, gatedCollection{"inspection_rules", v1_96}, gatedCollection{"continue_inspection", verContinueInspection})
 	mux.Handle("/v1/{$}", v1)
+	patterns = append(patterns, "/v1/{$}")
 
 	h("GET /v1/nodes", s.listNodes(false))
 	h("GET /v1/nodes/detail", s.listNodes(true))
@@ -182,7 +194,7 @@ func (s *server) routes() *http.ServeMux {
 	h("POST /v1/heartbeat/{node}", s.heartbeat)
 	h("POST /v1/continue_inspection", s.continueInspection)
 	h("GET /v1/nodes/{node}/inventory", s.getInventory)
-	return mux
+	return mux, patterns
 }
 
 // dispatch runs the mux, replacing its own 404 and 405 answers with

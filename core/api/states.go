@@ -354,6 +354,9 @@ func (s *server) provisionRunbook(r *http.Request, n *objects.Node, verb, ident 
 		return runbookSteps{}, err
 	}
 	rb := obj.(*objects.Runbook)
+	if err := authorizeRunbookUse(r, rb); err != nil {
+		return runbookSteps{}, err
+	}
 	traits, err := s.Store.NodeTraits(r.Context(), n.ID)
 	if err != nil {
 		return runbookSteps{}, err
