@@ -97,13 +97,15 @@ func InterfaceVersions() map[Interface][]int {
 		InterfaceManagement: {1},
 		InterfaceDeploy:     {1},
 		InterfaceInspect:    {1},
+		InterfaceConsole:    {1},
 	}
 }
 
 // interfaceProtocols records the interface versions that need a protocol
 // major above 1, because their calls exist only there.
 var interfaceProtocols = map[Interface]map[int]int{
-	InterfacePower: {2: 2}, // the rivet.driver.v2.Power service
+	InterfacePower:   {2: 2}, // the rivet.driver.v2.Power service
+	InterfaceConsole: {1: 2}, // the rivet.driver.v2.Console service
 }
 
 // InterfaceProtocol returns the lowest protocol major that carries version
@@ -153,6 +155,7 @@ func Describe(d Driver, protocols []int) (Info, error) {
 	_, served[InterfaceManagement] = d.(ManagementInterface)
 	_, served[InterfaceDeploy] = d.(DeployInterface)
 	_, served[InterfaceInspect] = d.(Inspector)
+	_, served[InterfaceConsole] = d.(ConsoleInterface)
 	for iface, ok := range served {
 		if ok {
 			info.Interfaces[iface] = all[iface]

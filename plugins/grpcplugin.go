@@ -19,7 +19,8 @@ import (
 //
 //   - 1: the rivet.driver.v1.Driver service (every interface at version 1).
 //   - 2: protocol 1 plus the rivet.driver.v2.Power service (power interface
-//     version 2: timeouts and soft power).
+//     version 2: timeouts and soft power) and the rivet.driver.v2.Console
+//     service (console interface version 1).
 const ProtocolVersion = 2
 
 // Protocols lists every protocol major this SDK release speaks, ascending:
@@ -54,6 +55,7 @@ func registerServer(s *grpc.Server, driver any, protocols []int, protocol int) e
 	driverv1.RegisterValidationServer(s, &validationServer{driver: d, info: info})
 	if protocol >= 2 {
 		driverv2.RegisterPowerServer(s, &powerServer{driver: d, info: info})
+		driverv2.RegisterConsoleServer(s, &consoleServer{driver: d, info: info})
 	}
 	return nil
 }

@@ -23,6 +23,9 @@ import (
 type Client struct {
 	rpc   driverv1.DriverClient
 	power driverv2.PowerClient // nil below protocol 2
+	// console is the Console service (console interface version 1), nil
+	// below protocol 2.
+	console driverv2.ConsoleClient
 	// validation is the Validation service, served under every protocol
 	// major and called only for what the plugin advertised.
 	validation driverv1.ValidationClient
@@ -44,6 +47,7 @@ var _ interface {
 	plugins.CleanStepLister
 	plugins.CleanStepExecutor
 	plugins.Inspector
+	plugins.ConsoleInterface
 } = (*Client)(nil)
 
 // Info asks the plugin what it serves.

@@ -45,6 +45,7 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *g
 	c.validation = driverv1.NewValidationClient(conn)
 	if c.protocol >= 2 {
 		c.power = driverv2.NewPowerClient(conn)
+		c.console = driverv2.NewConsoleClient(conn)
 	}
 	return c, nil
 }

@@ -11,4 +11,4 @@
 // The generated files are committed so a build needs none of these tools.
 package driverv2
 
-//go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative power.proto
+//go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative power.proto console.proto
