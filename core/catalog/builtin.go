@@ -40,6 +40,13 @@ const (
 	// ironic-python-agent through the driver's ramdisk boot and has it write
 	// the image to disk (Ironic's "direct"); offered with every plugin deploy.
 	Direct = "direct"
+	// IPMISocat is the ipmi plugin's serial console: a TCP endpoint on the
+	// conductor's host bridged to the BMC's Serial-over-LAN (Ironic's
+	// ipmitool-socat; console_info type "socat").
+	IPMISocat = "ipmi-socat"
+	// RedfishGraphical is the redfish plugin's graphical console (Ironic's
+	// redfish-graphical): the BMC's own KVM page.
+	RedfishGraphical = "redfish-graphical"
 	// Fake is every interface of the fake-hardware type.
 	Fake = "fake"
 	// AgentInspect is the in-band inspect interface: the conductor boots
@@ -58,7 +65,7 @@ func Unsupported(name string) bool { return strings.HasPrefix(name, "no-") }
 // type is named after the hardware type.
 var pluginImplementations = map[string]map[string]string{
 	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake},
-	"ipmi":          {Power: "ipmitool", Management: "ipmitool", Deploy: Ramdisk},
+	"ipmi":          {Power: "ipmitool", Management: "ipmitool", Deploy: Ramdisk, Console: IPMISocat},
 	"redfish":       {Power: "redfish", Management: "redfish", Deploy: Ramdisk, Inspect: "redfish"},
 }
 
@@ -136,6 +143,10 @@ func ForConductor(served []Served, o Options) *Catalog {
 		}
 		add(hw, Inspect, NoInspect, !has(Inspect))
 		add(hw, Network, NoopNetwork, true)
+		if has(Console) {
+			// Off by default, as in Ironic: a console is an opt-in per node.
+			add(hw, Console, pluginImpl(hw, Console), false)
+		}
 		add(hw, Console, NoConsole, true)
 		add(hw, RAID, NoRAID, true)
 		add(hw, Vendor, NoVendor, true)
@@ -154,7 +165,7 @@ func ForConductor(served []Served, o Options) *Catalog {
 // types implement.
 var knownInterfaces = map[string][]string{
 	"fake-hardware": {Power, Management, Deploy, Inspect},
-	"ipmi":          {Power, Management, Deploy},
+	"ipmi":          {Power, Management, Deploy, Console},
 	"redfish":       {Power, Management, Deploy, Inspect},
 }
 

@@ -20,6 +20,8 @@ type Config struct {
 	AutoDiscovery AutoDiscoveryOpts
 	Agent         AgentOpts
 	Deploy        DeployOpts
+	// Console is [console].
+	Console ConsoleOpts
 }
 
 // section groups the declarations of one INI section.
@@ -42,6 +44,7 @@ type registry struct {
 var declared = newRegistry(
 	defaultSection(), apiSection(), conductorSection(), databaseSection(),
 	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), inspectionRulesSection(), autoDiscoverySection(), agentSection(), deploySection(),
+	consoleSection(),
 )
 
 func newRegistry(secs ...section) *registry {

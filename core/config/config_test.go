@@ -64,6 +64,7 @@ func TestDefaults(t *testing.T) {
 		InspectionRules: InspectionRulesOpts{MaskSecrets: "always"},
 		Agent:           AgentOpts{CommandTimeout: time.Minute, MaxCommandAttempts: 3, CommandWaitInterval: time.Second, CommandWaitAttempts: 600},
 		Deploy:          DeployOpts{EraseDevicesMetadataPriority: 99},
+		Console:         ConsoleOpts{PortRange: "10000:20000", SocatAddress: "127.0.0.1"},
 	}
 	got, err := Load(nil, nil)
 	if err != nil {
@@ -103,7 +104,7 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: default %q does not round-trip: %v", o.Key(), format(o.Kind, o.def), err)
 		}
 	}
-	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "inspector", "inspection_rules", "auto_discovery", "agent", "deploy"}, Sections()); diff != "" {
+	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "inspector", "inspection_rules", "auto_discovery", "agent", "deploy", "console"}, Sections()); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
 	for name, env := range map[string]string{
