@@ -64,7 +64,7 @@ func Unsupported(name string) bool { return strings.HasPrefix(name, "no-") }
 // fake-hardware is Ramdisk, and any other interface of an unknown hardware
 // type is named after the hardware type.
 var pluginImplementations = map[string]map[string]string{
-	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake},
+	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake, Console: Fake},
 	"ipmi":          {Power: "ipmitool", Management: "ipmitool", Deploy: Ramdisk, Console: IPMISocat},
 	"redfish":       {Power: "redfish", Management: "redfish", Deploy: Ramdisk, Inspect: "redfish"},
 }

@@ -112,7 +112,8 @@ func (p PluginDrivers) Plugins() []db.ConductorPlugin {
 }
 
 // StaticDrivers serves in-process drivers by hardware type, every interface
-// negotiated: for tests and embedded use.
+// negotiated (console when the driver implements plugins.ConsoleInterface):
+// for tests and embedded use.
 type StaticDrivers map[string]Hardware
 
 // Hardware implements DriverSet.
@@ -128,10 +129,15 @@ func (s StaticDrivers) HardwareTypes() []string { return slices.Sorted(maps.Keys
 
 // Interfaces implements DriverSet.
 func (s StaticDrivers) Interfaces(hw string) []plugins.Interface {
-	if _, ok := s[hw]; !ok {
+	d, ok := s[hw]
+	if !ok {
 		return nil
 	}
-	return []plugins.Interface{plugins.InterfaceDeploy, plugins.InterfaceInspect, plugins.InterfaceManagement, plugins.InterfacePower}
+	out := []plugins.Interface{plugins.InterfaceDeploy, plugins.InterfaceInspect, plugins.InterfaceManagement, plugins.InterfacePower}
+	if _, console := d.(plugins.ConsoleInterface); console {
+		out = append([]plugins.Interface{plugins.InterfaceConsole}, out...)
+	}
+	return out
 }
 
 // Plugins implements DriverSet.

@@ -55,6 +55,8 @@ func (s *Service) registerHandlers() {
 		"remove_node_traits":               s.removeNodeTraits,
 		"create_allocation":                s.createAllocation,
 		"destroy_allocation":               s.destroyAllocation,
+		"set_console_mode":                 s.setConsoleMode,
+		"get_console_information":          s.getConsoleInformation,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

@@ -80,6 +80,8 @@ func ConductorMethods() *Methods {
 			{Name: "traits", Since: v1_5, Type: TypeArray}}},
 		Method{Name: "create_allocation", Since: v1_5, Args: []Arg{reqAt(v1_5, "allocation", TypeAllocation)}},
 		Method{Name: "destroy_allocation", Since: v1_5, Args: []Arg{reqAt(v1_5, "allocation", TypeAllocation)}},
+		Method{Name: "set_console_mode", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString), reqAt(v1_5, "enabled", TypeBoolean)}},
+		Method{Name: "get_console_information", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString)}},
 	)
 	if err != nil {
 		panic(err) // the table is code; TestConductorMethodsValid catches this
