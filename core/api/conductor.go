@@ -49,6 +49,8 @@ type Conductor interface {
 	RemoveNodeTraits(ctx context.Context, n *objects.Node, traits []string) error
 	CreateAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) (*objects.Allocation, error)
 	DestroyAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) error
+	SetConsoleMode(ctx context.Context, n *objects.Node, enabled bool) error
+	GetConsoleInformation(ctx context.Context, n *objects.Node) (rpc.ConsoleInfo, error)
 }
 
 var _ Conductor = rpc.ConductorAPI{}

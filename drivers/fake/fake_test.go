@@ -55,8 +55,9 @@ func TestConformance(t *testing.T) {
 			if fmt.Sprint(tgt.Info.Capabilities) != fmt.Sprint(wantCaps) {
 				t.Errorf("capabilities %v, want %v", tgt.Info.Capabilities, wantCaps)
 			}
-			if len(tgt.Info.Interfaces) != 4 {
-				t.Errorf("interfaces %v, want power, management, deploy, inspect", tgt.Info.Interfaces)
+			// Protocol 1 does not carry the console interface.
+			if want := map[bool]int{true: 4, false: 5}[name == "in-process protocol 1"]; len(tgt.Info.Interfaces) != want {
+				t.Errorf("interfaces %v, want power, management, deploy, inspect (and console from protocol 2)", tgt.Info.Interfaces)
 			}
 			plugintest.Run(t, tgt, plugins.Node{UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Name: "n1"})
 		})
