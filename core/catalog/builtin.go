@@ -66,7 +66,7 @@ func Unsupported(name string) bool { return strings.HasPrefix(name, "no-") }
 var pluginImplementations = map[string]map[string]string{
 	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake, Console: Fake},
 	"ipmi":          {Power: "ipmitool", Management: "ipmitool", Deploy: Ramdisk, Console: IPMISocat},
-	"redfish":       {Power: "redfish", Management: "redfish", Deploy: Ramdisk, Inspect: "redfish"},
+	"redfish":       {Power: "redfish", Management: "redfish", Deploy: Ramdisk, Inspect: "redfish", Console: RedfishGraphical},
 }
 
 func pluginImpl(hw, iface string) string {
@@ -166,7 +166,7 @@ func ForConductor(served []Served, o Options) *Catalog {
 var knownInterfaces = map[string][]string{
 	"fake-hardware": {Power, Management, Deploy, Inspect},
 	"ipmi":          {Power, Management, Deploy, Console},
-	"redfish":       {Power, Management, Deploy, Inspect},
+	"redfish":       {Power, Management, Deploy, Inspect, Console},
 }
 
 // Known is the catalog Rivet's own hardware types (fake-hardware, ipmi,

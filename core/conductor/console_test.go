@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -49,6 +50,10 @@ func (c *consoleFake) endpoint(uuid string) (plugins.ConsoleEndpoint, bool) {
 	return ep, ok
 }
 
+// withoutConsole hides every method but Hardware's: a driver (plugin)
+// without the console interface.
+type withoutConsole struct{ Hardware }
+
 // startConsoleHarness serves fake-hardware with a console, and
 // "no-console-hw" with the plain hooked fake (a plugin without the console
 // interface).
@@ -58,7 +63,7 @@ func startConsoleHarness(t *testing.T, dbh *db.DB, host string) (*harness, *cons
 		c.Console = ConsoleConfig{Address: "127.0.0.1", PortLow: 47100, PortHigh: 47199}
 	}, func(hw *hookedFake) StaticDrivers {
 		cf = &consoleFake{hookedFake: hw, started: map[string]plugins.ConsoleEndpoint{}}
-		return StaticDrivers{fake.HardwareType: cf, "no-console-hw": hw}
+		return StaticDrivers{fake.HardwareType: cf, "no-console-hw": withoutConsole{hw}}
 	})
 	return h, cf
 }
@@ -126,9 +131,12 @@ func TestConsoleMode(t *testing.T) {
 		}
 	}
 	// The plugin without a console interface offers none but no-console.
-	bad := &objects.Node{Driver: "no-console-hw", ConsoleInterface: ptr("fake")}
+	if ifaces := h.svc.drivers.Interfaces("no-console-hw"); slices.Contains(ifaces, plugins.InterfaceConsole) {
+		t.Errorf("console negotiated for a driver without it: %v", ifaces)
+	}
+	bad := &objects.Node{Driver: "no-console-hw", ConsoleInterface: ptr("no-console-hw")}
 	if _, err := h.api.CreateNode(ctx, bad); err == nil {
-		t.Error("console_interface fake accepted for a driver without console")
+		t.Error("a console interface accepted for a driver without console")
 	}
 
 	// A driver failing to start leaves the console off with last_error.
