@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -27,7 +28,7 @@ func consoleStack(t *testing.T, pinner *release.Pinner, lo, hi int) *httptest.Se
 func consoleHandler(t *testing.T, pinner *release.Pinner, lo, hi int) http.Handler {
 	t.Helper()
 	drv := fake.New(nil)
-	t.Cleanup(drv.Close)
+	t.Cleanup(func() { _ = drv.Close(context.Background()) })
 	return newStackTuned(t, pinner, conductor.StaticDrivers{fake.HardwareType: drv}, func(c *conductor.Config) {
 		c.Console = conductor.ConsoleConfig{Address: "127.0.0.1", PortLow: lo, PortHigh: hi}
 	})

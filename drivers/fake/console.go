@@ -54,8 +54,8 @@ func (d *Driver) StopConsole(_ context.Context, node plugins.Node) error {
 	return nil
 }
 
-// Close stops every console.
-func (d *Driver) Close() {
+// Close stops every console (plugins.Closer: Serve calls it on shutdown).
+func (d *Driver) Close(context.Context) error {
 	d.mu.Lock()
 	all := d.consoles
 	d.consoles = nil
@@ -63,6 +63,7 @@ func (d *Driver) Close() {
 	for _, c := range all {
 		c.stop()
 	}
+	return nil
 }
 
 func (c *fakeConsole) serve(uuid string) {

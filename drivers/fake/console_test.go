@@ -15,7 +15,7 @@ import (
 // what it types; StopConsole closes the client and the listener.
 func TestFakeConsoleLoopsBack(t *testing.T) {
 	d := New(nil)
-	t.Cleanup(d.Close)
+	t.Cleanup(func() { _ = d.Close(context.Background()) })
 	node := plugins.Node{UUID: "6a1f0e1c-2b3d-4e5f-8a9b-0c1d2e3f4a5b"}
 	info, err := d.StartConsole(context.Background(), node, plugins.ConsoleEndpoint{Address: "127.0.0.1"})
 	if err != nil || info.Type != "socat" || !strings.HasPrefix(info.URL, "tcp://127.0.0.1:") {
