@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 )
 
 // Node driver_internal_info keys of an enabled console: what
@@ -50,10 +52,38 @@ func (c ConsoleConfig) withDefaults() ConsoleConfig {
 	return c
 }
 
-// consoles tracks the consoles this conductor started: node UUID → port.
+// consoles tracks the consoles this conductor started: node UUID → port,
+// and the plugin process that serves each (a restarted plugin has lost
+// them).
 type consoles struct {
 	mu    sync.Mutex
 	ports map[string]int
+	by    map[string]string // node UUID → pluginInstance when started
+}
+
+// pluginInstance names the plugin process serving hw ("" for an
+// in-process driver, or a plugin not running).
+func pluginInstance(hw any) string {
+	r, ok := hw.(interface {
+		Registration() (host.Registration, bool)
+	})
+	if !ok {
+		return ""
+	}
+	reg, running := r.Registration()
+	if !running {
+		return ""
+	}
+	return fmt.Sprintf("%d@%s", reg.PID, reg.StartedAt.Format(time.RFC3339Nano))
+}
+
+func (c *consoles) startedBy(uuid, instance string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.by == nil {
+		c.by = map[string]string{}
+	}
+	c.by[uuid] = instance
 }
 
 // allocate picks a port for uuid: the node's own (ipmi_terminal_port) or
@@ -95,13 +125,16 @@ func (c *consoles) release(uuid string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.ports, uuid)
+	delete(c.by, uuid)
 }
 
-func (c *consoles) running(uuid string) bool {
+// running reports whether uuid's console was started here by the plugin
+// process that is instance now.
+func (c *consoles) running(uuid, instance string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.ports[uuid]
-	return ok
+	return ok && c.by[uuid] == instance
 }
 
 func (c *consoles) list() []string {
@@ -229,6 +262,9 @@ func (s *Service) switchConsole(ctx context.Context, n *objects.Node, con plugin
 		s.consoles.release(n.UUID)
 		return err
 	}
+	if hw, err := s.hardware(n); err == nil {
+		s.consoles.startedBy(n.UUID, pluginInstance(hw))
+	}
 	dii := withoutConsoleKeys(n.DriverInternalInfo)
 	dii[keyConsoleInfo] = map[string]any{"type": info.Type, "url": info.URL}
 	dii[keyConsolePort] = port
@@ -308,7 +344,8 @@ func (s *Service) getConsoleInformation(ctx context.Context, p rpc.Params) (any,
 // syncConsoles is Ironic's _start_consoles, run at start and with the
 // takeover periodic: every node with console_enabled that the hash ring
 // maps to this conductor and whose console does not run here is started
-// here (after a takeover, a conductor restart or a ring change), under
+// here (after a takeover, a conductor restart, a ring change, or a restart
+// of the plugin process that served it), under
 // the node's lease; a start that fails sets console_enabled false with
 // last_error, as Ironic does. A console running here for a node the ring
 // now maps elsewhere, or whose console was disabled, is stopped here.
@@ -337,7 +374,8 @@ func (s *Service) syncConsoles(ctx context.Context) int {
 			continue
 		}
 		mine[row.UUID] = true
-		if s.consoles.running(row.UUID) || s.tasks.Holds(row.UUID) {
+		hw, err := s.drivers.Hardware(row.Driver)
+		if err != nil || s.consoles.running(row.UUID, pluginInstance(hw)) || s.tasks.Holds(row.UUID) {
 			continue
 		}
 		if s.restartConsole(ctx, row.UUID) {

@@ -13,6 +13,7 @@ import (
 	"github.com/rivetmetal/rivet/db/dbtest"
 	"github.com/rivetmetal/rivet/drivers/fake"
 	"github.com/rivetmetal/rivet/plugins"
+	"github.com/rivetmetal/rivet/plugins/host"
 )
 
 // consoleFake is the hooked fake with a console interface that records
@@ -23,6 +24,15 @@ type consoleFake struct {
 	started map[string]plugins.ConsoleEndpoint // node UUID → endpoint
 	stops   int
 	fail    error
+	starts  int
+	pid     int // the "plugin process"; 0: not a plugin
+}
+
+// Registration makes the fake look like a plugin whose process is pid.
+func (c *consoleFake) Registration() (host.Registration, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return host.Registration{PID: c.pid}, c.pid != 0
 }
 
 func (c *consoleFake) StartConsole(_ context.Context, n plugins.Node, ep plugins.ConsoleEndpoint) (plugins.ConsoleInfo, error) {
@@ -32,6 +42,7 @@ func (c *consoleFake) StartConsole(_ context.Context, n plugins.Node, ep plugins
 		return plugins.ConsoleInfo{}, c.fail
 	}
 	c.started[n.UUID] = ep
+	c.starts++
 	return plugins.ConsoleInfo{Type: plugins.ConsoleSocat, URL: "tcp://" + ep.HostPort()}, nil
 }
 
@@ -190,6 +201,23 @@ func TestConsoleTakeover(t *testing.T) {
 		if got := h.svc.syncConsoles(ctx); got != 0 {
 			t.Fatalf("second pass started %d consoles", got)
 		}
+
+		// The plugin process restarted (a crash): its consoles are gone,
+		// and the periodic starts them on the new process.
+		cf.mu.Lock()
+		cf.pid, cf.started = 4242, map[string]plugins.ConsoleEndpoint{}
+		starts := cf.starts
+		cf.mu.Unlock()
+		if got := h.svc.syncConsoles(ctx); got != 1 {
+			t.Fatalf("after a plugin restart: started %d consoles, want 1", got)
+		}
+		if _, ok := cf.endpoint(n.UUID); !ok || cf.starts != starts+1 {
+			t.Fatalf("console not restarted on the new plugin process (starts %d)", cf.starts)
+		}
+		if got := h.svc.syncConsoles(ctx); got != 0 {
+			t.Fatalf("same plugin process: started %d", got)
+		}
+		after = h.node(n.UUID)
 
 		// Disabled behind this conductor's back (another conductor's
 		// work, a database edit): the periodic stops the local console.
