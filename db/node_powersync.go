@@ -31,3 +31,26 @@ func (d *DB) PowerSyncNodes(ctx context.Context, group string, drivers []string)
 	}
 	return out, nil
 }
+
+// ConsoleEnabledNodes lists the nodes of conductor group (case-insensitive)
+// whose driver is one of drivers and whose console is enabled, in id
+// order, with the columns the console periodic reads (id, uuid, driver,
+// conductor_group): the conductor restarts the consoles of those the hash
+// ring maps to it (Ironic's _start_consoles).
+func (d *DB) ConsoleEnabledNodes(ctx context.Context, group string, drivers []string) ([]Node, error) {
+	if len(drivers) == 0 {
+		return nil, nil
+	}
+	var out []Node
+	err := d.bun.NewSelect().Model(&out).
+		Column("id", "uuid", "driver", "conductor_group").
+		Where("n.console_enabled = ?", true).
+		Where("LOWER(n.conductor_group) = ?", strings.ToLower(group)).
+		Where("n.driver IN (?)", bun.In(drivers)).
+		OrderExpr("n.id ASC").
+		Scan(ctx)
+	if err != nil {
+		return nil, d.wrap(err, "list nodes with their console enabled")
+	}
+	return out, nil
+}

@@ -100,6 +100,7 @@ func InterfaceVersions() map[Interface][]int {
 		InterfaceRAID:       {1},
 		InterfaceBIOS:       {1},
 		InterfaceFirmware:   {1},
+		InterfaceConsole:    {1},
 	}
 }
 
@@ -109,6 +110,7 @@ var interfaceProtocols = map[Interface]map[int]int{
 	InterfacePower:    {2: 2}, // the rivet.driver.v2.Power service
 	InterfaceBIOS:     {1: 2}, // the rivet.driver.v2.BIOS service
 	InterfaceFirmware: {1: 2}, // the rivet.driver.v2.Firmware service
+	InterfaceConsole:  {1: 2}, // the rivet.driver.v2.Console service
 }
 
 // InterfaceProtocol returns the lowest protocol major that carries version
@@ -161,6 +163,7 @@ func Describe(d Driver, protocols []int) (Info, error) {
 	_, served[InterfaceRAID] = d.(RAIDInterface)
 	_, served[InterfaceBIOS] = d.(BIOSInterface)
 	_, served[InterfaceFirmware] = d.(FirmwareInterface)
+	_, served[InterfaceConsole] = d.(ConsoleInterface)
 	for iface, ok := range served {
 		if ok {
 			info.Interfaces[iface] = all[iface]

@@ -20,8 +20,9 @@ import (
 //   - 1: the rivet.driver.v1.Driver service (every interface at version 1).
 //   - 2: protocol 1 plus the rivet.driver.v2.Power service (power interface
 //     version 2: timeouts and soft power), the rivet.driver.v2.BIOS service
-//     (bios interface version 1) and the rivet.driver.v2.Firmware service
-//     (firmware interface version 1).
+//     (bios interface version 1), the rivet.driver.v2.Firmware service
+//     (firmware interface version 1) and the rivet.driver.v2.Console
+//     service (console interface version 1).
 const ProtocolVersion = 2
 
 // Protocols lists every protocol major this SDK release speaks, ascending:
@@ -62,6 +63,7 @@ func registerServer(s *grpc.Server, driver any, protocols []int, protocol int) e
 		driverv2.RegisterSensorsServer(s, &sensorsServer{driver: d, info: info})
 		driverv2.RegisterBIOSServer(s, &biosServer{s: srv})
 		driverv2.RegisterFirmwareServer(s, &firmwareServer{s: srv})
+		driverv2.RegisterConsoleServer(s, &consoleServer{driver: d, info: info})
 	}
 	return nil
 }

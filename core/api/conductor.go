@@ -51,6 +51,8 @@ type Conductor interface {
 	CreateAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) (*objects.Allocation, error)
 	DestroyAllocation(ctx context.Context, a *objects.Allocation, node *objects.Node) error
 	Management2Conductor // boot mode, secure boot, indicators, virtual media (management2.go)
+	SetConsoleMode(ctx context.Context, n *objects.Node, enabled bool) error
+	GetConsoleInformation(ctx context.Context, n *objects.Node) (rpc.ConsoleInfo, error)
 }
 
 var _ Conductor = rpc.ConductorAPI{}

@@ -490,3 +490,19 @@ func (f *fakeConductor) RemoveNodeTraits(ctx context.Context, n *objects.Node, t
 	}
 	return f.store.RemoveNodeTraits(ctx, n.ID, traits)
 }
+
+// SetConsoleMode answers as a conductor whose nodes use no-console; the
+// conductor's console handlers are tested through withRealConductor.
+func (f *fakeConductor) SetConsoleMode(_ context.Context, n *objects.Node, enabled bool) error {
+	f.record(fmt.Sprintf("set_console_mode %s %v", n.UUID, enabled))
+	return &rpc.RemoteError{Class: "UnsupportedDriverExtension", Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("Driver %s does not support console (disabled or not implemented).", n.Driver)}
+}
+
+// GetConsoleInformation answers NodeConsoleNotEnabled, as for a node whose
+// console is off.
+func (f *fakeConductor) GetConsoleInformation(_ context.Context, n *objects.Node) (rpc.ConsoleInfo, error) {
+	f.record("get_console_information " + n.UUID)
+	return rpc.ConsoleInfo{}, &rpc.RemoteError{Class: "NodeConsoleNotEnabled", Code: http.StatusBadRequest,
+		Message: fmt.Sprintf("Console access is not enabled on node %s", n.UUID)}
+}

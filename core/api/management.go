@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/rivetmetal/rivet/core/objects"
@@ -97,19 +98,38 @@ func unsupported(status int, driver, extension string) *Error {
 	return errorf(status, "Driver %s does not support %s (disabled or not implemented).", driver, extension)
 }
 
-// getConsole serves GET /v1/nodes/{node}/states/console. No Rivet driver
-// has a console, so it is never enabled (Ironic's NodeConsoleNotEnabled
-// answer).
+// getConsole serves GET /v1/nodes/{node}/states/console, as Ironic: a node
+// whose console is off answers {"console_enabled": false, "console_info":
+// null} whatever its console interface; an enabled one answers the
+// console_info its conductor keeps ({"type": "socat", "url":
+// "tcp://127.0.0.1:10000"}, get_console_information, RPC 1.5).
 func (s *server) getConsole(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.getNodeByIdent(r, r.PathValue("node")); err != nil {
+	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"console_enabled": false, "console_info": nil})
+	if !n.ConsoleEnabled {
+		writeJSON(w, http.StatusOK, map[string]any{"console_enabled": false, "console_info": nil})
+		return nil
+	}
+	info, err := s.Conductor.GetConsoleInformation(r.Context(), n)
+	var c rpc.Classed
+	if errors.As(err, &c) && c.ErrorClass() == "NodeConsoleNotEnabled" {
+		writeJSON(w, http.StatusOK, map[string]any{"console_enabled": false, "console_info": nil})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"console_enabled": true, "console_info": info})
 	return nil
 }
 
 // putConsole serves PUT /v1/nodes/{node}/states/console {"enabled": bool}:
-// Ironic's 400 for a driver without a console interface.
+// the conductor checks the node's console interface (400 for no-console or
+// a plugin without one) and switches the console in the background; 202
+// with the console's Location, as Ironic. While pinned to a release whose
+// conductors lack set_console_mode (0.2), 406.
 func (s *server) putConsole(w http.ResponseWriter, r *http.Request) error {
 	n, err := s.getNodeByIdent(r, r.PathValue("node"))
 	if err != nil {
@@ -129,7 +149,12 @@ func (s *server) putConsole(w http.ResponseWriter, r *http.Request) error {
 	if enabled == nil {
 		return errorf(http.StatusBadRequest, "Invalid input for field/attribute enabled. Value: 'None'. Mandatory field missing.")
 	}
-	return unsupported(http.StatusBadRequest, n.Driver, "console")
+	if err := s.Conductor.SetConsoleMode(r.Context(), n, *enabled); err != nil {
+		return err
+	}
+	w.Header().Set("Location", BaseURL(r)+"/v1/nodes/"+r.PathValue("node")+"/states/console")
+	w.WriteHeader(http.StatusAccepted)
+	return nil
 }
 
 // injectNMI serves PUT /v1/nodes/{node}/management/inject_nmi (1.29): the

@@ -40,6 +40,13 @@ const (
 	// ironic-python-agent through the driver's ramdisk boot and has it write
 	// the image to disk (Ironic's "direct"); offered with every plugin deploy.
 	Direct = "direct"
+	// IPMISocat is the ipmi plugin's serial console: a TCP endpoint on the
+	// conductor's host bridged to the BMC's Serial-over-LAN (Ironic's
+	// ipmitool-socat; console_info type "socat").
+	IPMISocat = "ipmi-socat"
+	// RedfishGraphical is the redfish plugin's graphical console (Ironic's
+	// redfish-graphical): the BMC's own KVM page.
+	RedfishGraphical = "redfish-graphical"
 	// Fake is every interface of the fake-hardware type.
 	Fake = "fake"
 	// AgentInspect is the in-band inspect interface: the conductor boots
@@ -57,9 +64,9 @@ func Unsupported(name string) bool { return strings.HasPrefix(name, "no-") }
 // fake-hardware is Ramdisk, and any other interface of an unknown hardware
 // type is named after the hardware type.
 var pluginImplementations = map[string]map[string]string{
-	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake, RAID: Fake, BIOS: Fake, Firmware: Fake},
-	"ipmi":          {Power: "ipmitool", Management: "ipmitool", Deploy: Ramdisk},
-	"redfish":       {Power: "redfish", Management: "redfish", Deploy: Ramdisk, Inspect: "redfish", RAID: "redfish"},
+	"fake-hardware": {Power: Fake, Management: Fake, Deploy: Fake, Inspect: Fake, RAID: Fake, BIOS: Fake, Firmware: Fake, Console: Fake},
+	"ipmi":          {Power: "ipmitool", Management: "ipmitool", Deploy: Ramdisk, Console: IPMISocat},
+	"redfish":       {Power: "redfish", Management: "redfish", Deploy: Ramdisk, Inspect: "redfish", RAID: "redfish", Console: RedfishGraphical},
 }
 
 func pluginImpl(hw, iface string) string {
@@ -142,6 +149,10 @@ func ForConductor(served []Served, o Options) *Catalog {
 		}
 		add(hw, Inspect, NoInspect, !has(Inspect))
 		add(hw, Network, NoopNetwork, true)
+		if has(Console) {
+			// Off by default, as in Ironic: a console is an opt-in per node.
+			add(hw, Console, pluginImpl(hw, Console), false)
+		}
 		add(hw, Console, NoConsole, true)
 		add(hw, RAID, NoRAID, true)
 		if has(RAID) {
@@ -174,9 +185,9 @@ func ForConductor(served []Served, o Options) *Catalog {
 // knownInterfaces are the interfaces the plugins of Rivet's own hardware
 // types implement.
 var knownInterfaces = map[string][]string{
-	"fake-hardware": {Power, Management, Deploy, Inspect, BIOS, Firmware},
-	"ipmi":          {Power, Management, Deploy},
-	"redfish":       {Power, Management, Deploy, Inspect, BIOS, Firmware},
+	"fake-hardware": {Power, Management, Deploy, Inspect, BIOS, Firmware, Console},
+	"ipmi":          {Power, Management, Deploy, Console},
+	"redfish":       {Power, Management, Deploy, Inspect, BIOS, Firmware, Console},
 }
 
 // Known is the catalog Rivet's own hardware types (fake-hardware, ipmi,

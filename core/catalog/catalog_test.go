@@ -30,6 +30,19 @@ func TestForConductor(t *testing.T) {
 				Deploy: {[]string{"direct", "ramdisk"}, "ramdisk"}, Inspect: {[]string{"agent", "no-inspect"}, "no-inspect"},
 				Management: {[]string{"ipmitool"}, "ipmitool"}, Network: {[]string{"noop"}, "noop"},
 				Power: {[]string{"ipmitool"}, "ipmitool"}, RAID: {[]string{"no-raid"}, "no-raid"}, Vendor: {[]string{"no-vendor"}, "no-vendor"}}},
+		"ipmi serving the console interface": {
+			served: Served{HardwareType: "ipmi", Interfaces: []string{Power, Management, Deploy, Console}},
+			want: map[string]Impls{
+				Boot: {[]string{"pxe"}, "pxe"}, Console: {[]string{"ipmi-socat", "no-console"}, "no-console"},
+				Deploy: {[]string{"direct", "ramdisk"}, "ramdisk"}, Inspect: {[]string{"agent", "no-inspect"}, "no-inspect"},
+				Management: {[]string{"ipmitool"}, "ipmitool"}, Network: {[]string{"noop"}, "noop"},
+				Power: {[]string{"ipmitool"}, "ipmitool"}, RAID: {[]string{"no-raid"}, "no-raid"}, Vendor: {[]string{"no-vendor"}, "no-vendor"}}},
+		"a third-party plugin with a console, without deploy": {
+			served: Served{HardwareType: "acme", Interfaces: []string{Power, Console}},
+			want: map[string]Impls{
+				Boot: {}, Console: {[]string{"acme", "no-console"}, "no-console"}, Deploy: {}, Inspect: {[]string{"no-inspect"}, "no-inspect"},
+				Management: {}, Network: {[]string{"noop"}, "noop"}, Power: {[]string{"acme"}, "acme"},
+				RAID: {[]string{"no-raid"}, "no-raid"}, Vendor: {[]string{"no-vendor"}, "no-vendor"}}},
 		"a third-party plugin without deploy": {
 			served: Served{HardwareType: "acme", Interfaces: []string{Power}},
 			want: map[string]Impls{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rivetmetal/rivet/core/conductor/powersync"
@@ -92,6 +93,8 @@ type Config struct {
 	// erase_devices_priority and erase_devices_metadata_priority: the
 	// agent's erase steps in automated cleaning (0: skipped).
 	EraseDevicesPriority, EraseDevicesMetadataPriority int
+	// Console is the [console] section.
+	Console ConsoleConfig
 }
 
 // RegisteredName is the name a conductor registers as: [DEFAULT] host, or
@@ -151,7 +154,14 @@ func ConfigFrom(c *config.Config) Config {
 			PollInterval: c.Agent.CommandWaitInterval, PollAttempts: c.Agent.CommandWaitAttempts},
 		EraseDevicesPriority:         c.Deploy.EraseDevicesPriority,
 		EraseDevicesMetadataPriority: c.Deploy.EraseDevicesMetadataPriority,
+		Console:                      consoleConfig(c.Console),
 	}
+}
+
+// consoleConfig converts [console]; Load validated it.
+func consoleConfig(c config.ConsoleOpts) ConsoleConfig {
+	lo, hi, _ := config.ParsePortRange(c.PortRange)
+	return ConsoleConfig{Address: strings.TrimSpace(c.SocatAddress), PortLow: lo, PortHigh: hi}
 }
 
 // Validate reports every problem with c.

@@ -112,7 +112,8 @@ func (p PluginDrivers) Plugins() []db.ConductorPlugin {
 }
 
 // StaticDrivers serves in-process drivers by hardware type, every interface
-// negotiated: for tests and embedded use.
+// negotiated (console when the driver implements plugins.ConsoleInterface):
+// for tests and embedded use.
 type StaticDrivers map[string]Hardware
 
 // Hardware implements DriverSet.
@@ -141,6 +142,9 @@ func (s StaticDrivers) Interfaces(hw string) []plugins.Interface {
 	}
 	if _, ok := d.(plugins.FirmwareInterface); ok {
 		out = append(out, plugins.InterfaceFirmware)
+	}
+	if _, console := d.(plugins.ConsoleInterface); console {
+		out = append([]plugins.Interface{plugins.InterfaceConsole}, out...)
 	}
 	return out
 }

@@ -68,7 +68,7 @@ func TestRegistrationAndHeartbeat(t *testing.T) {
 			}
 			got = append(got, offer{r.InterfaceType, r.InterfaceName, r.IsDefault})
 		}
-		want := []offer{{"bios", "fake", true}, {"bios", "no-bios", false}, {"boot", "fake", true}, {"console", "no-console", true}, {"deploy", "direct", false}, {"deploy", "fake", true},
+		want := []offer{{"bios", "fake", true}, {"bios", "no-bios", false}, {"boot", "fake", true}, {"console", "fake", false}, {"console", "no-console", true}, {"deploy", "direct", false}, {"deploy", "fake", true},
 			{"firmware", "fake", true}, {"firmware", "no-firmware", false}, {"inspect", "agent", false}, {"inspect", "fake", true}, {"inspect", "no-inspect", false}, {"management", "fake", true},
 			{"network", "noop", true}, {"power", "fake", true}, {"raid", "fake", false}, {"raid", "no-raid", true},
 			{"rescue", "agent", false}, {"rescue", "no-rescue", true},

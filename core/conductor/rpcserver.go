@@ -64,6 +64,8 @@ func (s *Service) registerHandlers() {
 		"get_virtual_media":                s.getVirtualMedia,
 		"attach_virtual_media":             s.attachVirtualMedia,
 		"detach_virtual_media":             s.detachVirtualMedia,
+		"set_console_mode":                 s.setConsoleMode,
+		"get_console_information":          s.getConsoleInformation,
 	} {
 		s.server.Handle(name, s.guard(name, h))
 	}

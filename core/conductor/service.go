@@ -112,6 +112,8 @@ type Service struct {
 	// sensorsNoted the hardware types logged as unable to read them.
 	sensors      *sensorStore
 	sensorsNoted sync.Map
+	// consoles are the node consoles this conductor started (console.go).
+	consoles consoles
 	// servicePin is the pin last written to the services row.
 	servicePin atomic.Pointer[string]
 }
@@ -280,6 +282,12 @@ func (s *Service) Start(ctx context.Context) error {
 	s.beat.Add(1)
 	go func() { defer s.beat.Done(); s.heartbeatLoop() }()
 	s.background(s.orphanLoop)
+	s.background(func() {
+		// Ironic's _start_consoles: consoles enabled on nodes now ours.
+		cctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.CheckInterval, 30*time.Second))
+		defer cancel()
+		s.syncConsoles(cctx)
+	})
 	if s.cfg.History.CleanupInterval > 0 {
 		s.background(s.historyCleanupLoop)
 	}

@@ -25,6 +25,7 @@ func (s *Service) orphanLoop() {
 		ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.CheckInterval, 30*time.Second))
 		s.checkOrphans(ctx)
 		s.checkOrphanAllocations(ctx)
+		s.syncConsoles(ctx)
 		cancel()
 	}
 }

@@ -22,6 +22,8 @@ type Config struct {
 	Deploy        DeployOpts
 	Metrics       MetricsOpts
 	Sensors       SensorOpts
+	// Console is [console].
+	Console ConsoleOpts
 }
 
 // section groups the declarations of one INI section.
@@ -45,6 +47,7 @@ var declared = newRegistry(
 	defaultSection(), apiSection(), conductorSection(), databaseSection(),
 	jsonRPCSection(), redfishSection(), ipmiSection(), inspectorSection(), inspectionRulesSection(), autoDiscoverySection(), agentSection(), deploySection(),
 	metricsSection(), sensorsSection(),
+	consoleSection(),
 )
 
 func newRegistry(secs ...section) *registry {

@@ -66,6 +66,7 @@ func TestDefaults(t *testing.T) {
 		Deploy:          DeployOpts{EraseDevicesMetadataPriority: 99},
 		Metrics:         MetricsOpts{APIListen: "127.0.0.1:9608", ConductorListen: "127.0.0.1:9609"},
 		Sensors:         SensorOpts{SendSensorDataInterval: 10 * time.Minute, SendSensorDataWorkers: 4, SendSensorDataTimeout: 5 * time.Minute},
+		Console:         ConsoleOpts{PortRange: "10000:20000", SocatAddress: "127.0.0.1"},
 	}
 	got, err := Load(nil, nil)
 	if err != nil {
@@ -105,7 +106,7 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: default %q does not round-trip: %v", o.Key(), format(o.Kind, o.def), err)
 		}
 	}
-	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "inspector", "inspection_rules", "auto_discovery", "agent", "deploy", "metrics", "sensors"}, Sections()); diff != "" {
+	if diff := cmp.Diff([]string{"DEFAULT", "api", "conductor", "database", "json_rpc", "redfish", "ipmi", "inspector", "inspection_rules", "auto_discovery", "agent", "deploy", "metrics", "sensors", "console"}, Sections()); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
 	for name, env := range map[string]string{

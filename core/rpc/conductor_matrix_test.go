@@ -137,3 +137,15 @@ func TestManagement2Matrix(t *testing.T) {
 	}
 	methodMatrix(t, calls, since, []string{"1.4", "1.5"})
 }
+
+// TestConsoleMatrix: set_console_mode and get_console_information (RPC
+// 1.5, REST API console states) as TestNodeTraitsMatrix: a client capped at
+// release 0.2's 1.4 refuses them before sending.
+func TestConsoleMatrix(t *testing.T) {
+	calls := map[string]map[string]any{
+		"set_console_mode":        {"node_id": "n1", "enabled": true},
+		"get_console_information": {"node_id": "n1"},
+	}
+	since := map[string]string{"set_console_mode": "1.5", "get_console_information": "1.5"}
+	methodMatrix(t, calls, since, []string{"1.4", "1.5"})
+}

@@ -96,6 +96,8 @@ func ConductorMethods() *Methods {
 		// disable_ramdisk is API 1.108's.
 		Method{Name: "do_node_service", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
 			reqAt(v1_5, "service_steps", TypeArray), {Name: "disable_ramdisk", Since: v1_5, Type: TypeBoolean}}},
+		Method{Name: "set_console_mode", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString), reqAt(v1_5, "enabled", TypeBoolean)}},
+		Method{Name: "get_console_information", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString)}},
 	)
 	if err != nil {
 		panic(err) // the table is code; TestConductorMethodsValid catches this

@@ -25,6 +25,8 @@ type Driver struct {
 	log   *slog.Logger
 	mu    sync.Mutex
 	nodes map[string]*nodeState
+	// consoles are the running consoles by node UUID (console.go).
+	consoles map[string]*fakeConsole
 }
 
 type nodeState struct {

@@ -55,14 +55,14 @@ func TestConformance(t *testing.T) {
 			if fmt.Sprint(tgt.Info.Capabilities) != fmt.Sprint(wantCaps) {
 				t.Errorf("capabilities %v, want %v", tgt.Info.Capabilities, wantCaps)
 			}
-			// raid, bios and firmware (version 1) need protocol 2: a
-			// protocol-1 host never sees them.
-			wantIfaces, wantRAID := 7, "[1]"
+			// raid, bios, firmware and console (version 1) need protocol
+			// 2: a protocol-1 host never sees them.
+			wantIfaces, wantRAID := 8, "[1]"
 			if name == "in-process protocol 1" {
 				wantIfaces, wantRAID = 4, "[]"
 			}
 			if len(tgt.Info.Interfaces) != wantIfaces || fmt.Sprint(tgt.Info.Interfaces[plugins.InterfaceRAID]) != wantRAID {
-				t.Errorf("interfaces %v, want power, management, deploy, inspect (and raid, bios, firmware from protocol 2)", tgt.Info.Interfaces)
+				t.Errorf("interfaces %v, want power, management, deploy, inspect (and raid, bios, firmware, console from protocol 2)", tgt.Info.Interfaces)
 			}
 			plugintest.Run(t, tgt, plugins.Node{UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Name: "n1"})
 		})

@@ -105,6 +105,8 @@ type bmcConfig struct {
 	// maxPriv caps the test user's privilege (default administrator).
 	maxPriv bmc.PrivilegeLevel
 	chasis  *chassisSim
+	// console is the host's serial port behind SOL (nil: none).
+	console *mock.Console
 }
 
 // startBMC starts an in-process BMC accepting testUser/testPassword; it
@@ -115,8 +117,12 @@ func startBMC(t *testing.T, cfg bmcConfig) *testBMC {
 	if ch == nil {
 		ch = &chassisSim{Chassis: &mock.Chassis{}}
 	}
+	m := mock.New()
+	if cfg.console != nil {
+		m.SetConsole(cfg.console)
+	}
 	b := bmc.New(bmc.DeviceInfo{DeviceID: 32, IPMIVersion: 0x20, ManufacturerID: 0x157, ProductID: 1},
-		[16]byte{'r', 'i', 'v', 'e', 't'}, halSim{HAL: mock.New(), chassis: ch}, bmc.WithClock(clock.Real))
+		[16]byte{'r', 'i', 'v', 'e', 't'}, halSim{HAL: m, chassis: ch}, bmc.WithClock(clock.Real))
 	u, err := b.Users.Add(2, testUser)
 	if err != nil {
 		t.Fatal(err)

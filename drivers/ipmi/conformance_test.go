@@ -77,8 +77,8 @@ func TestConformance(t *testing.T) {
 			if want := []plugins.Capability{plugins.CapabilityNMI, plugins.CapabilityProperties, plugins.CapabilitySensors, plugins.CapabilitySoftPower, plugins.CapabilityValidate}; fmt.Sprint(tgt.Info.Capabilities) != fmt.Sprint(want) {
 				t.Errorf("capabilities %v, want %v", tgt.Info.Capabilities, want)
 			}
-			if len(tgt.Info.Interfaces) != 3 {
-				t.Errorf("interfaces %v, want power, management, deploy", tgt.Info.Interfaces)
+			if len(tgt.Info.Interfaces) != 4 {
+				t.Errorf("interfaces %v, want power, management, deploy, console", tgt.Info.Interfaces)
 			}
 			plugintest.Run(t, tgt, bmc)
 		})

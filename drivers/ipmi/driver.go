@@ -24,6 +24,8 @@ type Driver struct {
 	opts Options
 	pool *pool
 	dial dialer // nil: a UDP socket per session; tests only
+
+	consoles consoles
 }
 
 // New returns an ipmi driver logging to log (nil: discard) with opts as
@@ -48,7 +50,10 @@ func (d *Driver) Describe() plugins.Description {
 // Close ends every BMC session (Close Session is sent when ctx allows) and
 // stops go-ipmi's keepalive goroutines. Calls after Close fail with
 // ErrClosed.
-func (d *Driver) Close(ctx context.Context) error { return d.pool.close(ctx) }
+func (d *Driver) Close(ctx context.Context) error {
+	d.stopConsoles()
+	return d.pool.close(ctx)
+}
 
 // do parses node's driver_info and runs one command against its BMC.
 func (d *Driver) do(ctx context.Context, node plugins.Node, op string, fn func(context.Context, *client.Client) error) (params, error) {

@@ -31,6 +31,9 @@ type Client struct {
 	// protocol 2), called only when their interface was negotiated.
 	bios     driverv2.BIOSClient
 	firmware driverv2.FirmwareClient
+	// console is the Console service (console interface version 1), nil
+	// below protocol 2.
+	console driverv2.ConsoleClient
 	// validation is the Validation service, served under every protocol
 	// major and called only for what the plugin advertised.
 	validation driverv1.ValidationClient
@@ -58,6 +61,7 @@ var _ interface {
 	plugins.CleanStepLister
 	plugins.CleanStepExecutor
 	plugins.Inspector
+	plugins.ConsoleInterface
 } = (*Client)(nil)
 
 // Info asks the plugin what it serves.

@@ -174,3 +174,19 @@ func (d *Driver) Inspect(ctx context.Context, n plugins.Node) (plugins.Inventory
 		return c.Inspect(ctx, d.node(n))
 	})
 }
+
+// StartConsole starts the node's console (console interface version 1);
+// ErrNotSupported when the plugin did not negotiate the console interface.
+func (d *Driver) StartConsole(ctx context.Context, n plugins.Node, ep plugins.ConsoleEndpoint) (plugins.ConsoleInfo, error) {
+	return call(ctx, d, plugins.InterfaceConsole, "", "start console", func(c *Client) (plugins.ConsoleInfo, error) {
+		return c.StartConsole(ctx, d.node(n), ep)
+	})
+}
+
+// StopConsole stops the node's console.
+func (d *Driver) StopConsole(ctx context.Context, n plugins.Node) error {
+	_, err := call(ctx, d, plugins.InterfaceConsole, "", "stop console", func(c *Client) (none, error) {
+		return noValue(c.StopConsole(ctx, d.node(n)))
+	})
+	return err
+}

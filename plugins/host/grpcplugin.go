@@ -49,6 +49,7 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *g
 		c.raid = driverv2.NewRAIDClient(conn)
 		c.sensors = driverv2.NewSensorsClient(conn)
 		c.bios, c.firmware = driverv2.NewBIOSClient(conn), driverv2.NewFirmwareClient(conn)
+		c.console = driverv2.NewConsoleClient(conn)
 	}
 	return c, nil
 }

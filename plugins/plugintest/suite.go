@@ -3,6 +3,7 @@ package plugintest
 import (
 	"context"
 	"errors"
+	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -32,7 +33,7 @@ func Run(t *testing.T, tgt Target, node plugins.Node) {
 // Case is one part of the suite, run as a subtest.
 type Case struct {
 	// Name is the subtest's name: "info", "power", "power v2",
-	// "management", "deploy", "inspect", "raid", "bios", "firmware" or "validate".
+	// "management", "deploy", "inspect", "raid", "bios", "firmware", "console" or "validate".
 	Name string
 	// Run checks that part against the target.
 	Run func(t *testing.T)
@@ -60,6 +61,7 @@ func Cases(tgt Target, node plugins.Node) []Case {
 		{"bios", s.bios},
 		{"firmware", s.firmware},
 		{"validate", s.validate},
+		{"console", s.console},
 	}
 }
 
@@ -405,4 +407,48 @@ func (s *suite) firmware(t *testing.T) {
 	if len(comps) == 0 {
 		t.Error("the firmware interface is served but reads no component")
 	}
+}
+
+// console starts the node's console on a loopback endpoint (port 0: any)
+// and stops it twice. Hardware without a console may answer
+// ErrNotSupported (a BMC without SOL or KVM); otherwise the info must be
+// complete, carry no secret, and a serial console must accept a TCP
+// connection at its URL until stopped.
+func (s *suite) console(t *testing.T) {
+	d, ok := impl(t, s, plugins.InterfaceConsole, func(d plugins.ConsoleInterface) error {
+		_, err := d.StartConsole(ctx(t), s.node, plugins.ConsoleEndpoint{Address: "127.0.0.1"})
+		return err
+	})
+	if !ok {
+		t.Skip("console interface not served")
+	}
+	info, err := d.StartConsole(ctx(t), s.node, plugins.ConsoleEndpoint{Address: "127.0.0.1"})
+	if errors.Is(err, plugins.ErrNotSupported) {
+		s.noSecret(t, err)
+		t.Skipf("the hardware has no console: %v", err)
+	}
+	s.check(t, "start console", err)
+	if err := info.Validate(); err != nil {
+		t.Errorf("console info: %v", err)
+	}
+	if strings.Contains(info.URL, SecretMarker) {
+		t.Errorf("console URL leaks a driver_info secret: %s", info.URL)
+	}
+	if info.Type == plugins.ConsoleSocat {
+		addr := strings.TrimPrefix(info.URL, "tcp://")
+		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		if err != nil {
+			t.Errorf("serial console URL %s: %v", info.URL, err)
+		} else {
+			_ = c.Close()
+		}
+		s.check(t, "stop console", d.StopConsole(ctx(t), s.node))
+		if c, err := net.DialTimeout("tcp", addr, 10*time.Second); err == nil {
+			_ = c.Close()
+			t.Errorf("serial console still listens at %s after StopConsole", info.URL)
+		}
+	} else {
+		s.check(t, "stop console", d.StopConsole(ctx(t), s.node))
+	}
+	s.check(t, "stop a stopped console", d.StopConsole(ctx(t), s.node))
 }

@@ -17,3 +17,4 @@ package driverv2
 //go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative raid.proto
 //go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative sensors.proto
 //go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative management2.proto
+//go:generate protoc -I . -I ../driverv1 -I /usr/include --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative console.proto
