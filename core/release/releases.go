@@ -9,16 +9,17 @@ import (
 // Current is the release string of this build, reported by `rivet version`
 // and registered by every service. Cutting a release sets it to the release's
 // semver; right after, it moves to the next ".dev".
-const Current = "0.3.0.dev"
+const Current = "0.3.0"
 
 // v is version.MustParse, short for the table below.
 func v(s string) version.Version { return version.MustParse(s) }
 
 // head describes the code as it is. Change it in the same commit as the code:
 //   - API: raised as the REST API implements each microversion (1.1–1.26
-//     for release 0.1, up to 1.31 for 0.2; 1.27, soft power, needs RPC 1.1):
-//     the highest N such that every version up to N is implemented (0.3's
-//     later versions are tested with a raised maximum until then);
+//     for release 0.1, up to 1.31 for 0.2, up to 1.110 for 0.3; 1.27, soft
+//     power, needs RPC 1.1): the highest N such that every version up to N
+//     is implemented (later versions are tested with a raised maximum until
+//     then);
 //   - RPC: equal to the conductor RPC API version;
 //   - Objects: every registered object kind with the versions HEAD may write;
 //   - ServiceVersion: bumped with any RPC change or online migration.
@@ -27,21 +28,20 @@ var head = Entry{
 	API:     v("1.110"),
 	RPC:     v("1.5"),
 	Objects: map[string][]version.Version{
-		"Chassis":         {v("1.0")},
-		"Conductor":       {v("1.0")},
-		"DeployTemplate":  {v("1.0")},
-		"Node":            {v("1.2"), v("1.1"), v("1.0")},
-		"Port":            {v("1.1"), v("1.0")},
-		"Portgroup":       {v("1.1"), v("1.0")},
-		"Runbook":         {v("1.0")},
-		"Trait":           {v("1.0")},
-		"VolumeConnector": {v("1.0")},
-		"VolumeTarget":    {v("1.0")},
-		"Allocation":      {v("1.0")},
-		"NodeHistory":     {v("1.0")},
-		"BIOSSetting":     {v("1.0")},
-		"InspectionRule":  {v("1.0")},
-
+		"Chassis":           {v("1.0")},
+		"Conductor":         {v("1.0")},
+		"DeployTemplate":    {v("1.0")},
+		"Node":              {v("1.2"), v("1.1"), v("1.0")},
+		"Port":              {v("1.1"), v("1.0")},
+		"Portgroup":         {v("1.1"), v("1.0")},
+		"Runbook":           {v("1.0")},
+		"Trait":             {v("1.0")},
+		"VolumeConnector":   {v("1.0")},
+		"VolumeTarget":      {v("1.0")},
+		"Allocation":        {v("1.0")},
+		"NodeHistory":       {v("1.0")},
+		"BIOSSetting":       {v("1.0")},
+		"InspectionRule":    {v("1.0")},
 		"FirmwareComponent": {v("1.0")},
 	},
 	ServiceVersion: 3,
@@ -83,6 +83,30 @@ var releases = []Entry{
 		},
 		ServiceVersion: 2,
 		Commit:         "a87bcb7aced15a26ac21d06281da0b13f9cfb9cf",
+	},
+	{
+		Version: "0.3",
+		Name:    "crucible",
+		API:     v("1.110"),
+		RPC:     v("1.5"),
+		Objects: map[string][]version.Version{
+			"Allocation":        {v("1.0")},
+			"BIOSSetting":       {v("1.0")},
+			"Chassis":           {v("1.0")},
+			"Conductor":         {v("1.0")},
+			"DeployTemplate":    {v("1.0")},
+			"FirmwareComponent": {v("1.0")},
+			"InspectionRule":    {v("1.0")},
+			"Node":              {v("1.2"), v("1.1"), v("1.0")},
+			"NodeHistory":       {v("1.0")},
+			"Port":              {v("1.1"), v("1.0")},
+			"Portgroup":         {v("1.1"), v("1.0")},
+			"Runbook":           {v("1.0")},
+			"Trait":             {v("1.0")},
+			"VolumeConnector":   {v("1.0")},
+			"VolumeTarget":      {v("1.0")},
+		},
+		ServiceVersion: 3,
 	},
 }
 
