@@ -9,7 +9,7 @@ import (
 // Current is the release string of this build, reported by `rivet version`
 // and registered by every service. Cutting a release sets it to the release's
 // semver; right after, it moves to the next ".dev".
-const Current = "0.3.0"
+const Current = "0.4.0.dev"
 
 // v is version.MustParse, short for the table below.
 func v(s string) version.Version { return version.MustParse(s) }
@@ -107,6 +107,7 @@ var releases = []Entry{
 			"VolumeTarget":      {v("1.0")},
 		},
 		ServiceVersion: 3,
+		Commit:         "00cb846b7da8c927d0a48ad3718998dd1b1c142c",
 	},
 }
 

@@ -336,8 +336,11 @@ func TestImplementedVersions(t *testing.T) {
 		t.Errorf("head.API %s is not a key of versionTests (%d versions parsed)", head, len(all))
 	}
 	rels := release.Default().Releases()
-	if n := len(newVersions(t, rels[len(rels)-1].API)); n == 0 {
-		t.Errorf("no microversion above %s's %s", rels[len(rels)-1].Version, rels[len(rels)-1].API)
+	last := rels[len(rels)-1]
+	if n := len(newVersions(t, last.API)); n == 0 && last.API.Less(head) {
+		t.Errorf("head.API %s is above %s's %s but no microversion above it is listed", head, last.Version, last.API)
+	} else if n == 0 {
+		t.Logf("HEAD speaks %s's %s: nothing new to refuse while pinned (right after a cut)", last.Version, last.API)
 	}
 	for _, f := range families {
 		if _, err := version.Parse(f.since); err != nil {
