@@ -246,8 +246,7 @@ func (s *Simulator) patchBiosSettings(w http.ResponseWriter, r *http.Request) {
 		change[name] = v
 	}
 	if len(errs) == 0 && len(change) == 0 {
-		errs = append(errs, newError(http.StatusBadRequest, "EmptyJSON",
-			"The request body submitted contained an empty JSON object and the service is unable to process it."))
+		errs = append(errs, errEmptyJSON())
 	}
 	if len(errs) > 0 {
 		writeError(w, join(errs))

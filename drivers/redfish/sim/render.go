@@ -130,3 +130,50 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// errEmptyJSON is the answer to a PATCH that names no property.
+func errEmptyJSON() *apiError {
+	return newError(http.StatusBadRequest, "EmptyJSON",
+		"The request body submitted contained an empty JSON object and the service is unable to process it.")
+}
+
+// patchTarget reads a PATCH of one of a system's resources: the system the
+// path names and a body that is a JSON object naming at least one property.
+// On false the error has been written.
+func (s *Simulator) patchTarget(w http.ResponseWriter, r *http.Request) (int, map[string]json.RawMessage, bool) {
+	i, ok := s.systemFor(w, r)
+	if !ok {
+		return 0, nil, false
+	}
+	body, aerr := readObject(r)
+	if aerr != nil {
+		writeError(w, aerr)
+		return 0, nil, false
+	}
+	if len(body) == 0 {
+		writeError(w, errEmptyJSON())
+		return 0, nil, false
+	}
+	return i, body, true
+}
+
+// judgeProps goes over a PATCH body's properties in name order. take judges
+// the ones it handles (appending its errors) and says whether it took the
+// name; any other is refused as read-only when current shows it, else as
+// unknown.
+func judgeProps(body map[string]json.RawMessage, current obj,
+	take func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool)) []*apiError {
+	var errs []*apiError
+	for _, name := range sortedKeys(body) {
+		var taken bool
+		if errs, taken = take(name, body[name], errs); taken {
+			continue
+		}
+		if _, shown := current[name]; shown {
+			errs = append(errs, errPropertyNotWritable(name))
+		} else {
+			errs = append(errs, errPropertyUnknown(name))
+		}
+	}
+	return errs
+}

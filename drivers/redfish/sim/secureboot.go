@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"net/http"
 )
 
@@ -45,18 +46,8 @@ func (s *Simulator) getSecureBoot(w http.ResponseWriter, r *http.Request) {
 // patchSecureBoot sets SecureBootEnable; every other property is refused
 // by name (read-only or unknown), nothing applied unless all is valid.
 func (s *Simulator) patchSecureBoot(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
+	i, body, ok := s.patchTarget(w, r)
 	if !ok {
-		return
-	}
-	body, aerr := readObject(r)
-	if aerr != nil {
-		writeError(w, aerr)
-		return
-	}
-	if len(body) == 0 {
-		writeError(w, newError(http.StatusBadRequest, "EmptyJSON",
-			"The request body submitted contained an empty JSON object and the service is unable to process it."))
 		return
 	}
 	sys := &s.systems[i]
@@ -67,24 +58,18 @@ func (s *Simulator) patchSecureBoot(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errPrecondition(secureBootPath(i)))
 		return
 	}
-	var errs []*apiError
 	var enable *bool
-	for _, name := range sortedKeys(body) {
-		raw := body[name]
-		switch _, shown := current[name]; {
-		case name == "SecureBootEnable":
-			v, isBool := boolValue(raw)
-			if !isBool || string(raw) == "null" {
-				errs = append(errs, errPropertyType(name, string(raw)))
-				continue
-			}
-			enable = &v
-		case shown:
-			errs = append(errs, errPropertyNotWritable(name))
-		default:
-			errs = append(errs, errPropertyUnknown(name))
+	errs := judgeProps(body, current, func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool) {
+		if name != "SecureBootEnable" {
+			return errs, false
 		}
-	}
+		v, isBool := boolValue(raw)
+		if !isBool || string(raw) == "null" {
+			return append(errs, errPropertyType(name, string(raw))), true
+		}
+		enable = &v
+		return errs, true
+	})
 	if len(errs) > 0 {
 		writeError(w, join(errs))
 		return

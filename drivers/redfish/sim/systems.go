@@ -105,23 +105,13 @@ func (s *Simulator) systemBody(i int, sys *system, now int64) obj {
 // (IndicatorLED, LocationIndicatorActive). Anything else is refused
 // by name, and nothing is applied unless everything is valid.
 func (s *Simulator) patchSystem(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
+	i, body, ok := s.patchTarget(w, r)
 	if !ok {
-		return
-	}
-	body, aerr := readObject(r)
-	if aerr != nil {
-		writeError(w, aerr)
-		return
-	}
-	if len(body) == 0 {
-		writeError(w, newError(http.StatusBadRequest, "EmptyJSON",
-			"The request body submitted contained an empty JSON object and the service is unable to process it."))
 		return
 	}
 	sys := &s.systems[i]
 	sys.mu.Lock()
-	aerr = s.applyPatch(i, sys, body, r)
+	aerr := s.applyPatch(i, sys, body, r)
 	sys.mu.Unlock()
 	if aerr != nil {
 		writeError(w, aerr)
@@ -137,26 +127,22 @@ func (s *Simulator) applyPatch(i int, sys *system, body map[string]json.RawMessa
 	if !ifMatch(r, sys.etag()) {
 		return errPrecondition(systemPath(i))
 	}
-	var errs []*apiError
 	var change [3]*uint8
 	var led *uint8
-	for _, name := range sortedKeys(body) {
-		var isLED bool
-		var c *uint8
-		c, isLED, errs = parseIndicator(name, body[name], errs)
-		switch _, shown := current[name]; {
+	errs := judgeProps(body, current, func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool) {
+		c, isLED, errs := parseIndicator(name, raw, errs)
+		switch {
 		case isLED:
 			if c != nil {
 				led = c
 			}
 		case name == "Boot":
-			change, errs = parseBoot(body[name], errs)
-		case shown:
-			errs = append(errs, errPropertyNotWritable(name))
+			change, errs = parseBoot(raw, errs)
 		default:
-			errs = append(errs, errPropertyUnknown(name))
+			return errs, false
 		}
-	}
+		return errs, true
+	})
 	if len(errs) > 0 {
 		return join(errs)
 	}
