@@ -51,6 +51,20 @@ func management2(hw Hardware, driver, feature, doing string) (plugins.Management
 	return m, nil
 }
 
+// sharedManagement2 is the node p names, without a lease, and its driver's
+// management version 2, for reading feature (400 when the driver lacks it).
+func (s *Service) sharedManagement2(ctx context.Context, p rpc.Params, feature string) (*objects.Node, plugins.ManagementInterfaceV2, error) {
+	n, hw, err := s.sharedNode(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := management2(hw, n.Driver, feature, feature)
+	if err != nil {
+		return nil, nil, err
+	}
+	return n, m, nil
+}
+
 // BootModeOf is the boot mode the conductor last recorded for n ("" when
 // none).
 func BootModeOf(n *objects.Node) plugins.BootMode {
@@ -260,11 +274,7 @@ func (s *Service) cacheBootMode(ctx context.Context, t *Task) {
 // get_supported_indicators: {component: {name: {"readonly", "states"}}}.
 // No lease.
 func (s *Service) getSupportedIndicators(ctx context.Context, p rpc.Params) (any, error) {
-	n, hw, err := s.sharedNode(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	m, err := management2(hw, n.Driver, "indicators", "indicators")
+	n, m, err := s.sharedManagement2(ctx, p, "indicators")
 	if err != nil {
 		return nil, err
 	}
@@ -307,11 +317,7 @@ func (s *Service) getIndicatorState(ctx context.Context, p rpc.Params) (any, err
 	if err != nil {
 		return nil, err
 	}
-	n, hw, err := s.sharedNode(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	m, err := management2(hw, n.Driver, "indicators", "indicators")
+	n, m, err := s.sharedManagement2(ctx, p, "indicators")
 	if err != nil {
 		return nil, err
 	}
@@ -339,20 +345,12 @@ func (s *Service) setIndicatorState(ctx context.Context, p rpc.Params) (any, err
 	if perr != nil {
 		return nil, errInvalidParameter("Invalid indicator state %s (valid are ON, OFF, BLINKING).", raw)
 	}
-	t, err := s.acquireParam(ctx, p, "setting indicator state")
-	if err != nil {
-		return nil, err
-	}
-	return withLease(ctx, t, func() (any, error) {
-		hw, err := s.hardware(t.Node)
-		if err != nil {
-			return nil, err
-		}
+	return s.leasedCall(ctx, p, "setting indicator state", func(t *Task, hw Hardware) error {
 		m, err := management2(hw, t.Node.Driver, "indicators", "indicators")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return nil, s.driverCallRepeatable(ctx, t.Node, "set indicator "+name+"@"+component+" to "+string(st), func(ctx context.Context, pn plugins.Node) error {
+		return s.driverCallRepeatable(ctx, t.Node, "set indicator "+name+"@"+component+" to "+string(st), func(ctx context.Context, pn plugins.Node) error {
 			return m.SetIndicatorState(ctx, pn, component, name, st)
 		})
 	})
@@ -361,11 +359,7 @@ func (s *Service) setIndicatorState(ctx context.Context, p rpc.Params) (any, err
 // getVirtualMedia lists the node's virtual media slots (Ironic's
 // get_virtual_media). No lease.
 func (s *Service) getVirtualMedia(ctx context.Context, p rpc.Params) (any, error) {
-	n, hw, err := s.sharedNode(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	m, err := management2(hw, n.Driver, "virtual media", "virtual media")
+	n, m, err := s.sharedManagement2(ctx, p, "virtual media")
 	if err != nil {
 		return nil, err
 	}

@@ -179,7 +179,17 @@ func (s *Service) setBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 	if perr != nil {
 		return nil, errInvalidParameter("Invalid boot device %s specified.", device)
 	}
-	t, err := s.acquireParam(ctx, p, "setting boot device")
+	return s.leasedCall(ctx, p, "setting boot device", func(t *Task, hw Hardware) error {
+		return s.driverCallRepeatable(ctx, t.Node, "set boot device to "+device, func(ctx context.Context, pn plugins.Node) error {
+			return hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: dev, Persistent: persistent, Mode: BootModeOf(t.Node)})
+		})
+	})
+}
+
+// leasedCall takes the lease of the node p names (for purpose) and runs
+// call with its hardware synchronously, answering nil or call's error.
+func (s *Service) leasedCall(ctx context.Context, p rpc.Params, purpose string, call func(t *Task, hw Hardware) error) (any, error) {
+	t, err := s.acquireParam(ctx, p, purpose)
 	if err != nil {
 		return nil, err
 	}
@@ -188,9 +198,7 @@ func (s *Service) setBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		return nil, s.driverCallRepeatable(ctx, t.Node, "set boot device to "+device, func(ctx context.Context, pn plugins.Node) error {
-			return hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: dev, Persistent: persistent, Mode: BootModeOf(t.Node)})
-		})
+		return nil, call(t, hw)
 	})
 }
 
