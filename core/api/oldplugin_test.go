@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +14,6 @@ import (
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/drivers/fake"
 	"github.com/rivetmetal/rivet/plugins"
-	"github.com/rivetmetal/rivet/plugins/host"
-	"github.com/rivetmetal/rivet/plugins/plugintest"
 	"github.com/rivetmetal/rivet/test/testenv"
 )
 
@@ -28,10 +25,7 @@ import (
 // this tree's plugin at protocol 2, soft power included.
 func TestPluginFromRelease01(t *testing.T) {
 	old := filepath.Join(testenv.BuildRelease(t, "0.1", "./cmd/rivet-driver-fake"), "rivet-driver-fake")
-	current, err := plugintest.Build(t.TempDir(), "github.com/rivetmetal/rivet/cmd/rivet-driver-fake", "rivet-driver-fake")
-	if err != nil {
-		t.Fatal(err)
-	}
+	current := buildFakePlugin(t)
 	for name, tc := range map[string]struct {
 		bin      string
 		protocol int
@@ -40,21 +34,7 @@ func TestPluginFromRelease01(t *testing.T) {
 		"HEAD's plugin": {current, plugins.ProtocolVersion},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m, err := host.New(host.Config{BuiltIn: map[string]host.Command{"fake": {Path: tc.bin}}, WatchInterval: -1,
-				HostVersion: release.Current})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(m.Close)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if err := m.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			reg, ok := m.ByHardwareType()[fake.HardwareType]
-			if !ok {
-				t.Fatalf("fake-hardware not registered: %v", m.Refused())
-			}
+			m, reg := startFakePlugin(t, tc.bin)
 			if reg.Protocol != tc.protocol || reg.Interfaces[plugins.InterfacePower] != tc.protocol {
 				t.Fatalf("negotiated protocol %d, power %d; want %d for both", reg.Protocol, reg.Interfaces[plugins.InterfacePower], tc.protocol)
 			}
