@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -167,13 +166,7 @@ func (s *stack) lifecycle(name, create string) {
 // TestNoPasswordInLogsOrResponses runs the lifecycles, errors included,
 // and scans every log line, response body, last_error and the raw rows.
 func TestNoPasswordInLogsOrResponses(t *testing.T) {
-	b, err := sim.New(sim.Options{Systems: 2, Password: bmcPassword, SystemVirtualMedia: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bmc := httptest.NewServer(b.Handler())
-	t.Cleanup(bmc.Close)
-	t.Cleanup(func() { _ = b.Close() })
+	_, bmc := stacktest.StartBMC(t, sim.Options{Systems: 2, Password: bmcPassword, SystemVirtualMedia: true})
 	s := newStack(t)
 
 	redfishNode := func(name, system, password string) string {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"sort"
@@ -44,13 +43,7 @@ type stack struct {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	b, err := sim.New(sim.Options{Systems: 2, Password: bmcPassword})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bmc := httptest.NewServer(b.Handler())
-	t.Cleanup(bmc.Close)
-	t.Cleanup(func() { _ = b.Close() })
+	_, bmc := stacktest.StartBMC(t, sim.Options{Systems: 2, Password: bmcPassword})
 
 	creg, areg := prometheus.NewRegistry(), prometheus.NewRegistry()
 	cm, err := conductor.NewMetrics(creg)

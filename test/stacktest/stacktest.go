@@ -25,6 +25,7 @@ import (
 	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
+	"github.com/rivetmetal/rivet/drivers/redfish/sim"
 	"github.com/rivetmetal/rivet/plugins/host"
 	"github.com/rivetmetal/rivet/plugins/plugintest"
 )
@@ -147,4 +148,17 @@ func Serve(t testing.TB, deps api.Deps) *httptest.Server {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// StartBMC serves a Redfish simulator of opts until the test ends.
+func StartBMC(t testing.TB, opts sim.Options) (*sim.Simulator, *httptest.Server) {
+	t.Helper()
+	b, err := sim.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(b.Handler())
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { _ = b.Close() })
+	return b, srv
 }
