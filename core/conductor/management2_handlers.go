@@ -459,11 +459,7 @@ func (s *Service) detachVirtualMedia(ctx context.Context, p rpc.Params) (any, er
 // TemporaryFailure while the node is in maintenance for a power failure.
 func (s *Service) vmediaWork(ctx context.Context, p rpc.Params, purpose string,
 	do func(ctx context.Context, t *Task, m plugins.ManagementInterfaceV2) error) (any, error) {
-	id, err := nodeID(p)
-	if err != nil {
-		return nil, err
-	}
-	n, err := s.tasks.Shared(ctx, id)
+	n, err := s.sharedByParam(ctx, p)
 	if err != nil {
 		return nil, err
 	}

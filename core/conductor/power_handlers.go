@@ -132,16 +132,21 @@ func powerActor(hw Hardware) host.PowerActor {
 // sharedNode loads the node named by node_id without a lease, with its
 // driver.
 func (s *Service) sharedNode(ctx context.Context, p rpc.Params) (*objects.Node, Hardware, error) {
-	id, err := nodeID(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	n, err := s.tasks.Shared(ctx, id)
+	n, err := s.sharedByParam(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
 	hw, err := s.hardware(n)
 	return n, hw, err
+}
+
+// sharedByParam loads the node p's node_id names, without a lease.
+func (s *Service) sharedByParam(ctx context.Context, p rpc.Params) (*objects.Node, error) {
+	id, err := nodeID(p)
+	if err != nil {
+		return nil, err
+	}
+	return s.tasks.Shared(ctx, id)
 }
 
 // getBootDevice reads the boot device; a read takes no lease.
