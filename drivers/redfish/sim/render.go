@@ -137,10 +137,10 @@ func errEmptyJSON() *apiError {
 		"The request body submitted contained an empty JSON object and the service is unable to process it.")
 }
 
-// patchTarget reads a PATCH of one of a system's resources: the system the
-// path names and a body that is a JSON object naming at least one property.
-// On false the error has been written.
-func (s *Simulator) patchTarget(w http.ResponseWriter, r *http.Request) (int, map[string]json.RawMessage, bool) {
+// systemRequest reads a request to one of a system's resources: the system
+// the path names and a body that is one JSON object. On false the error
+// has been written.
+func (s *Simulator) systemRequest(w http.ResponseWriter, r *http.Request) (int, map[string]json.RawMessage, bool) {
 	i, ok := s.systemFor(w, r)
 	if !ok {
 		return 0, nil, false
@@ -148,6 +148,17 @@ func (s *Simulator) patchTarget(w http.ResponseWriter, r *http.Request) (int, ma
 	body, aerr := readObject(r)
 	if aerr != nil {
 		writeError(w, aerr)
+		return 0, nil, false
+	}
+	return i, body, true
+}
+
+// patchTarget reads a PATCH of one of a system's resources: the system the
+// path names and a body that is a JSON object naming at least one property.
+// On false the error has been written.
+func (s *Simulator) patchTarget(w http.ResponseWriter, r *http.Request) (int, map[string]json.RawMessage, bool) {
+	i, body, ok := s.systemRequest(w, r)
+	if !ok {
 		return 0, nil, false
 	}
 	if len(body) == 0 {
