@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -106,20 +104,12 @@ func newStack(t *testing.T) *stack {
 // the sink whatever the status.
 func (s *stack) call(method, path, body string, want int) map[string]any {
 	s.t.Helper()
-	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
-	req.Header.Set(api.HeaderVersion, "1.26")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	fmt.Fprintf(s.out, "HTTP %s %s -> %d %s\n", method, path, resp.StatusCode, data)
+	status, data := stacktest.Do(s.t, s.url, "1.26", method, path, body)
+	fmt.Fprintf(s.out, "HTTP %s %s -> %d %s\n", method, path, status, data)
 	var out map[string]any
 	_ = json.Unmarshal(data, &out)
-	if resp.StatusCode != want {
-		s.t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.StatusCode, want, data)
+	if status != want {
+		s.t.Fatalf("%s %s: %d, want %d: %s", method, path, status, want, data)
 	}
 	return out
 }

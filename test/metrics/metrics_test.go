@@ -16,7 +16,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/metrics"
 	"github.com/rivetmetal/rivet/core/release"
@@ -84,17 +83,9 @@ func newStack(t *testing.T) *stack {
 // call sends one request at microversion 1.26.
 func (s *stack) call(method, path, body string, want int) map[string]any {
 	s.t.Helper()
-	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
-	req.Header.Set(api.HeaderVersion, "1.26")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		s.t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.StatusCode, want, data)
+	status, data := stacktest.Do(s.t, s.url, "1.26", method, path, body)
+	if status != want {
+		s.t.Fatalf("%s %s: %d, want %d: %s", method, path, status, want, data)
 	}
 	var out map[string]any
 	_ = json.Unmarshal(data, &out)

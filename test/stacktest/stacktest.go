@@ -10,8 +10,11 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,4 +164,23 @@ func StartBMC(t testing.TB, opts sim.Options) (*sim.Simulator, *httptest.Server)
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { _ = b.Close() })
 	return b, srv
+}
+
+// Do sends one JSON request to the API at url with microversion version
+// and returns the status and the body read whole.
+func Do(t testing.TB, url, version, method, path, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(api.HeaderVersion, version)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data
 }
