@@ -278,10 +278,8 @@ func (s *Service) getSupportedIndicators(ctx context.Context, p rpc.Params) (any
 	if err != nil {
 		return nil, err
 	}
-	var inds []plugins.Indicator
-	err = s.driverCallRepeatable(ctx, n, "list indicators", func(ctx context.Context, pn plugins.Node) (err error) {
-		inds, err = m.SupportedIndicators(ctx, pn)
-		return err
+	inds, err := driverRead(ctx, s, n, "list indicators", func(ctx context.Context, pn plugins.Node) ([]plugins.Indicator, error) {
+		return m.SupportedIndicators(ctx, pn)
 	})
 	if err != nil {
 		return nil, err
@@ -321,10 +319,8 @@ func (s *Service) getIndicatorState(ctx context.Context, p rpc.Params) (any, err
 	if err != nil {
 		return nil, err
 	}
-	var st plugins.IndicatorState
-	err = s.driverCallRepeatable(ctx, n, "get indicator "+name+"@"+component, func(ctx context.Context, pn plugins.Node) (err error) {
-		st, err = m.GetIndicatorState(ctx, pn, component, name)
-		return err
+	st, err := driverRead(ctx, s, n, "get indicator "+name+"@"+component, func(ctx context.Context, pn plugins.Node) (plugins.IndicatorState, error) {
+		return m.GetIndicatorState(ctx, pn, component, name)
 	})
 	return string(st), err
 }
@@ -363,10 +359,8 @@ func (s *Service) getVirtualMedia(ctx context.Context, p rpc.Params) (any, error
 	if err != nil {
 		return nil, err
 	}
-	var media []plugins.VirtualMedia
-	err = s.driverCallRepeatable(ctx, n, "get virtual media", func(ctx context.Context, pn plugins.Node) (err error) {
-		media, err = m.GetVirtualMedia(ctx, pn)
-		return err
+	media, err := driverRead(ctx, s, n, "get virtual media", func(ctx context.Context, pn plugins.Node) ([]plugins.VirtualMedia, error) {
+		return m.GetVirtualMedia(ctx, pn)
 	})
 	if err != nil {
 		return nil, err

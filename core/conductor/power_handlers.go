@@ -140,6 +140,18 @@ func (s *Service) sharedNode(ctx context.Context, p rpc.Params) (*objects.Node, 
 	return n, hw, err
 }
 
+// driverRead runs a repeatable driver read on n (what names it in errors
+// and logs) and returns what it read.
+func driverRead[T any](ctx context.Context, s *Service, n *objects.Node, what string,
+	read func(ctx context.Context, pn plugins.Node) (T, error)) (T, error) {
+	var out T
+	err := s.driverCallRepeatable(ctx, n, what, func(ctx context.Context, pn plugins.Node) (err error) {
+		out, err = read(ctx, pn)
+		return err
+	})
+	return out, err
+}
+
 // sharedByParam loads the node p's node_id names, without a lease.
 func (s *Service) sharedByParam(ctx context.Context, p rpc.Params) (*objects.Node, error) {
 	id, err := nodeID(p)
@@ -155,10 +167,8 @@ func (s *Service) getBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	var bd plugins.BootDeviceSetting
-	err = s.driverCallRepeatable(ctx, n, "get boot device", func(ctx context.Context, pn plugins.Node) (err error) {
-		bd, err = hw.GetBootDevice(ctx, pn)
-		return err
+	bd, err := driverRead(ctx, s, n, "get boot device", func(ctx context.Context, pn plugins.Node) (plugins.BootDeviceSetting, error) {
+		return hw.GetBootDevice(ctx, pn)
 	})
 	if err != nil {
 		return nil, err
@@ -213,10 +223,8 @@ func (s *Service) getSupportedBootDevices(ctx context.Context, p rpc.Params) (an
 	if err != nil {
 		return nil, err
 	}
-	var devs []plugins.BootDevice
-	err = s.driverCallRepeatable(ctx, n, "list supported boot devices", func(ctx context.Context, pn plugins.Node) (err error) {
-		devs, err = hw.SupportedBootDevices(ctx, pn)
-		return err
+	devs, err := driverRead(ctx, s, n, "list supported boot devices", func(ctx context.Context, pn plugins.Node) ([]plugins.BootDevice, error) {
+		return hw.SupportedBootDevices(ctx, pn)
 	})
 	if err != nil {
 		return nil, err
