@@ -53,33 +53,19 @@ func parseIndicator(name string, raw json.RawMessage, errs []*apiError) (change 
 // patchChassis sets the chassis LED; anything else is refused by name, and
 // nothing is applied unless everything is valid.
 func (s *Simulator) patchChassis(w http.ResponseWriter, r *http.Request) {
-	i, body, ok := s.patchTarget(w, r)
-	if !ok {
-		return
-	}
-	sys := &s.systems[i]
-	sys.mu.Lock()
-	defer sys.mu.Unlock()
-	current := s.chassisBody(i, sys)
-	if !ifMatch(r, sys.chassisETag()) {
-		writeError(w, errPrecondition(chassisOf(i)))
-		return
-	}
 	var change *uint8
-	errs := judgeProps(body, current, func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool) {
+	s.patchSystemResource(w, r, func(i int, sys *system) (obj, string, string) {
+		return s.chassisBody(i, sys), sys.chassisETag(), chassisOf(i)
+	}, func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool) {
 		c, handled, errs := parseIndicator(name, raw, errs)
 		if c != nil {
 			change = c
 		}
 		return errs, handled
+	}, func(sys *system) {
+		if change != nil {
+			sys.chassisLED = *change
+			sys.chassisGen++
+		}
 	})
-	if len(errs) > 0 {
-		writeError(w, join(errs))
-		return
-	}
-	if change != nil {
-		sys.chassisLED = *change
-		sys.chassisGen++
-	}
-	w.WriteHeader(http.StatusNoContent)
 }

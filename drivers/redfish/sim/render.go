@@ -137,6 +137,20 @@ func errEmptyJSON() *apiError {
 		"The request body submitted contained an empty JSON object and the service is unable to process it.")
 }
 
+// getSystemResource serves a GET of one of a system's resources: view
+// renders it and its ETag under the system's lock.
+func (s *Simulator) getSystemResource(w http.ResponseWriter, r *http.Request, view func(i int, sys *system) (obj, string)) {
+	i, ok := s.systemFor(w, r)
+	if !ok {
+		return
+	}
+	sys := &s.systems[i]
+	sys.mu.Lock()
+	body, etag := view(i, sys)
+	sys.mu.Unlock()
+	writeResource(w, etag, body)
+}
+
 // systemRequest reads a request to one of a system's resources: the system
 // the path names and a body that is one JSON object. On false the error
 // has been written.
@@ -166,6 +180,35 @@ func (s *Simulator) patchTarget(w http.ResponseWriter, r *http.Request) (int, ma
 		return 0, nil, false
 	}
 	return i, body, true
+}
+
+// patchSystemResource serves a PATCH of one of a system's resources, under
+// the system's lock: view renders the resource (its properties name the
+// read-only ones), its ETag and its path; a stale If-Match is 412; take
+// judges the body's properties (judgeProps); apply keeps what take
+// collected once every property is valid; the answer is 204.
+func (s *Simulator) patchSystemResource(w http.ResponseWriter, r *http.Request,
+	view func(i int, sys *system) (current obj, etag, path string),
+	take func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool),
+	apply func(sys *system)) {
+	i, body, ok := s.patchTarget(w, r)
+	if !ok {
+		return
+	}
+	sys := &s.systems[i]
+	sys.mu.Lock()
+	defer sys.mu.Unlock()
+	current, etag, path := view(i, sys)
+	if !ifMatch(r, etag) {
+		writeError(w, errPrecondition(path))
+		return
+	}
+	if errs := judgeProps(body, current, take); len(errs) > 0 {
+		writeError(w, join(errs))
+		return
+	}
+	apply(sys)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // judgeProps goes over a PATCH body's properties in name order. take judges

@@ -31,35 +31,19 @@ func (s *Simulator) secureBootBody(i int, sys *system) obj {
 }
 
 func (s *Simulator) getSecureBoot(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
-	if !ok {
-		return
-	}
-	sys := &s.systems[i]
-	sys.mu.Lock()
-	sys.advance(s.now())
-	body, etag := s.secureBootBody(i, sys), sys.secureETag()
-	sys.mu.Unlock()
-	writeResource(w, etag, body)
+	s.getSystemResource(w, r, func(i int, sys *system) (obj, string) {
+		sys.advance(s.now())
+		return s.secureBootBody(i, sys), sys.secureETag()
+	})
 }
 
 // patchSecureBoot sets SecureBootEnable; every other property is refused
 // by name (read-only or unknown), nothing applied unless all is valid.
 func (s *Simulator) patchSecureBoot(w http.ResponseWriter, r *http.Request) {
-	i, body, ok := s.patchTarget(w, r)
-	if !ok {
-		return
-	}
-	sys := &s.systems[i]
-	sys.mu.Lock()
-	defer sys.mu.Unlock()
-	current := s.secureBootBody(i, sys)
-	if !ifMatch(r, sys.secureETag()) {
-		writeError(w, errPrecondition(secureBootPath(i)))
-		return
-	}
 	var enable *bool
-	errs := judgeProps(body, current, func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool) {
+	s.patchSystemResource(w, r, func(i int, sys *system) (obj, string, string) {
+		return s.secureBootBody(i, sys), sys.secureETag(), secureBootPath(i)
+	}, func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool) {
 		if name != "SecureBootEnable" {
 			return errs, false
 		}
@@ -69,14 +53,10 @@ func (s *Simulator) patchSecureBoot(w http.ResponseWriter, r *http.Request) {
 		}
 		enable = &v
 		return errs, true
+	}, func(sys *system) {
+		if enable != nil {
+			sys.secureBoot = *enable
+			sys.secureGen++
+		}
 	})
-	if len(errs) > 0 {
-		writeError(w, join(errs))
-		return
-	}
-	if enable != nil {
-		sys.secureBoot = *enable
-		sys.secureGen++
-	}
-	w.WriteHeader(http.StatusNoContent)
 }

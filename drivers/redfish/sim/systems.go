@@ -29,16 +29,10 @@ func (s *Simulator) listSystems(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Simulator) getSystem(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
-	if !ok {
-		return
-	}
-	sys := &s.systems[i]
-	sys.mu.Lock()
-	body := s.systemBody(i, sys, s.now())
-	etag := sys.etag()
-	sys.mu.Unlock()
-	writeResource(w, etag, body)
+	s.getSystemResource(w, r, func(i int, sys *system) (obj, string) {
+		body := s.systemBody(i, sys, s.now())
+		return body, sys.etag()
+	})
 }
 
 // systemBody renders a ComputerSystem; the caller holds sys.mu.
