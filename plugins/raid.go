@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/rivetmetal/rivet/plugins/internal/proto/driverv1"
@@ -21,6 +22,25 @@ const InterfaceRAID Interface = "raid"
 // number_of_physical_disks) or of raid_config's. The host validates a
 // target against Ironic's schema before a driver sees it.
 type LogicalDisk map[string]any
+
+// Number reads the logical disk's numeric key (size_gb,
+// number_of_physical_disks) as decoded in memory or from the wire:
+// float64, int, int64 or json.Number. ok is false when the key is absent
+// or not a number (size_gb "MAX" included).
+func (d LogicalDisk) Number(key string) (float64, bool) {
+	switch n := d[key].(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
 
 // RAIDInterface is the "raid" hardware interface: a driver implementing
 // it advertises interface raid version 1 (it needs protocol 2). The

@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/version"
@@ -111,17 +110,12 @@ func biosListFields(r *http.Request) ([]string, error) {
 	}
 	var fields []string
 	if raw, ok := q["fields"]; ok {
-		fields = []string{}
-		for _, item := range raw {
-			for _, f := range strings.Split(item, ",") {
-				if f = strings.TrimSpace(f); f == "" {
-					continue
-				}
-				if !contains(biosQueryFields, f) {
-					return nil, errorf(http.StatusBadRequest, "Schema error: '%s' is not one of [%s]", f, quotedList(biosQueryFields))
-				}
-				fields = append(fields, f)
-			}
+		var err error
+		if fields, err = schemaFields(raw, biosQueryFields); err != nil {
+			return nil, err
+		}
+		if fields == nil {
+			fields = []string{}
 		}
 	}
 	switch {

@@ -54,6 +54,16 @@ func decodeJSON(data []byte, v any) error {
 	return nil
 }
 
+// readJSON reads the request body (readBody) and decodes it whole into v
+// (decodeJSON).
+func readJSON(r *http.Request, v any) error {
+	data, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(data, v)
+}
+
 // jsonProblem words a decoding error in plain words (jsonlimit.Describe):
 // never a Go type or the decoder's own text.
 func jsonProblem(err error) string {

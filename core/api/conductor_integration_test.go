@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,14 +11,9 @@ import (
 
 	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/conductor"
-	"github.com/rivetmetal/rivet/core/config"
-	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
-	"github.com/rivetmetal/rivet/core/rpc"
-	"github.com/rivetmetal/rivet/core/version"
-	"github.com/rivetmetal/rivet/db"
-	"github.com/rivetmetal/rivet/db/dbtest"
 	"github.com/rivetmetal/rivet/drivers/fake"
+	"github.com/rivetmetal/rivet/test/stacktest"
 )
 
 // TestLifecycleThroughRealConductor runs the API in process against a real
@@ -107,42 +101,14 @@ func newStackWith(t *testing.T, pinner *release.Pinner, drivers conductor.Driver
 // by tune (nil: unchanged).
 func newStackTuned(t *testing.T, pinner *release.Pinner, drivers conductor.DriverSet, tune func(*conductor.Config), mods ...func(*api.Deps)) http.Handler {
 	t.Helper()
-	dbh := dbtest.Open(t, db.SQLite)
-	reg := objects.NewRegistry()
-	if err := objects.Install(reg); err != nil {
-		t.Fatal(err)
-	}
-	store := db.NewStore(dbh, reg, pinner)
-	cfg := conductor.ConfigFrom(config.Default())
-	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
+	dbh, store := stacktest.SQLiteStore(t, pinner, false)
+	cfg := stacktest.ConductorConfig("cond-1")
 	cfg.PowerSync.Interval, cfg.AutomatedClean, cfg.CheckInterval = 0, false, time.Hour
 	if tune != nil {
 		tune(&cfg)
 	}
-	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Drivers: drivers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := svc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Stop(ctx) })
-	lister := func(ctx context.Context) ([]rpc.ConductorInfo, error) {
-		live, err := dbh.LiveConductors(ctx, cfg.HeartbeatTimeout)
-		if err != nil {
-			return nil, err
-		}
-		var out []rpc.ConductorInfo
-		for _, c := range live {
-			out = append(out, rpc.ConductorInfo{Hostname: c.Hostname, Group: c.ConductorGroup, HardwareTypes: c.Drivers})
-		}
-		return out, nil
-	}
-	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
-		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
-	deps := api.Deps{Store: store, Pinner: pinner, Conductors: lister,
-		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}}
+	svc := stacktest.StartConductor(t, cfg, conductor.Deps{Store: store, Pinner: pinner, Drivers: drivers})
+	deps := stacktest.APIDeps(dbh, store, pinner, svc, cfg.HeartbeatTimeout)
 	for _, m := range mods {
 		m(&deps)
 	}

@@ -50,19 +50,14 @@ func firmwareFields(r *http.Request) ([]string, error) {
 	if !ok {
 		return firmwareDefaultFields, nil
 	}
-	var fields, identity []string
-	for _, item := range raw {
-		for _, f := range strings.Split(item, ",") {
-			if f = strings.TrimSpace(f); f == "" {
-				continue
-			}
-			if !contains(firmwareQueryFields, f) {
-				return nil, errorf(http.StatusBadRequest, "Schema error: '%s' is not one of [%s]", f, quotedList(firmwareQueryFields))
-			}
-			if contains(firmwareIdentityFields, f) {
-				identity = append(identity, f)
-			}
-			fields = append(fields, f)
+	fields, err := schemaFields(raw, firmwareQueryFields)
+	if err != nil {
+		return nil, err
+	}
+	var identity []string
+	for _, f := range fields {
+		if contains(firmwareIdentityFields, f) {
+			identity = append(identity, f)
 		}
 	}
 	if len(identity) > 0 {

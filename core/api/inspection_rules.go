@@ -313,12 +313,8 @@ func (s *server) createInspectionRule(w http.ResponseWriter, r *http.Request) er
 	if belowInspectionRules(w, r) {
 		return nil
 	}
-	data, err := readBody(r)
-	if err != nil {
-		return err
-	}
 	var doc any
-	if err := decodeJSON(data, &doc); err != nil {
+	if err := readJSON(r, &doc); err != nil {
 		return err
 	}
 	if err := checkRuleDoc(doc); err != nil {

@@ -75,44 +75,43 @@ func notTransitioning(n *objects.Node) error {
 // putBootMode serves PUT /v1/nodes/{node}/states/boot_mode {"target":
 // "uefi"|"bios"} (1.76): 202, the conductor sets it in the background.
 func (s *server) putBootMode(w http.ResponseWriter, r *http.Request) error {
-	ident := r.PathValue("node")
-	n, err := s.getNodeByIdent(r, ident)
-	if err != nil {
-		return err
-	}
-	if err := endpointSince(r, v1_76); err != nil {
-		return err
-	}
-	body, err := readObject(r)
-	if err != nil {
-		return err
-	}
-	if err := body.only("target", "target"); err != nil {
-		return err
-	}
-	target, _, err := body.str("target", true)
-	if err != nil {
-		return err
-	}
-	if target == nil {
-		return errorf(http.StatusBadRequest, "Invalid input for field/attribute target. Value: 'None'. Mandatory field missing.")
-	}
-	if _, perr := plugins.ParseTargetBootMode(*target); perr != nil {
-		return errorf(http.StatusBadRequest, "Invalid boot mode %s requested for node. Allowed boot modes are: uefi, bios", *target)
-	}
-	if err := notTransitioning(n); err != nil {
-		return err
-	}
-	if err := s.Conductor.ChangeNodeBootMode(r.Context(), n, *target); err != nil {
-		return err
-	}
-	accepted(w, r, ident)
-	return nil
+	return s.putStateTarget(w, r, func(body object) (func(n *objects.Node) error, error) {
+		target, _, err := body.str("target", true)
+		if err != nil {
+			return nil, err
+		}
+		if target == nil {
+			return nil, errorf(http.StatusBadRequest, "Invalid input for field/attribute target. Value: 'None'. Mandatory field missing.")
+		}
+		if _, perr := plugins.ParseTargetBootMode(*target); perr != nil {
+			return nil, errorf(http.StatusBadRequest, "Invalid boot mode %s requested for node. Allowed boot modes are: uefi, bios", *target)
+		}
+		return func(n *objects.Node) error { return s.Conductor.ChangeNodeBootMode(r.Context(), n, *target) }, nil
+	})
 }
 
 // putSecureBoot serves PUT /v1/nodes/{node}/states/secure_boot {"target":
 // true|false} (1.76): 202, as putBootMode.
 func (s *server) putSecureBoot(w http.ResponseWriter, r *http.Request) error {
+	return s.putStateTarget(w, r, func(body object) (func(n *objects.Node) error, error) {
+		raw, present := body["target"]
+		on, ok := pyBoolean(raw)
+		if !present || !ok {
+			v := "None"
+			if present {
+				v = string(raw)
+			}
+			return nil, errorf(http.StatusBadRequest, "Invalid secure_boot %s requested for node. Allowed secure_boot states are: True, False) ", v)
+		}
+		return func(n *objects.Node) error { return s.Conductor.ChangeNodeSecureBoot(r.Context(), n, on) }, nil
+	})
+}
+
+// putStateTarget serves a PUT of a node's boot mode or secure boot (1.76,
+// 404 below): the body may name only "target", which parse judges into the
+// conductor call; a node in a transient state is 409; success is 202.
+func (s *server) putStateTarget(w http.ResponseWriter, r *http.Request,
+	parse func(body object) (change func(n *objects.Node) error, err error)) error {
 	ident := r.PathValue("node")
 	n, err := s.getNodeByIdent(r, ident)
 	if err != nil {
@@ -128,19 +127,14 @@ func (s *server) putSecureBoot(w http.ResponseWriter, r *http.Request) error {
 	if err := body.only("target", "target"); err != nil {
 		return err
 	}
-	raw, present := body["target"]
-	on, ok := pyBoolean(raw)
-	if !present || !ok {
-		v := "None"
-		if present {
-			v = string(raw)
-		}
-		return errorf(http.StatusBadRequest, "Invalid secure_boot %s requested for node. Allowed secure_boot states are: True, False) ", v)
+	change, err := parse(body)
+	if err != nil {
+		return err
 	}
 	if err := notTransitioning(n); err != nil {
 		return err
 	}
-	if err := s.Conductor.ChangeNodeSecureBoot(r.Context(), n, on); err != nil {
+	if err := change(n); err != nil {
 		return err
 	}
 	accepted(w, r, ident)
@@ -179,6 +173,31 @@ func indicatorAt(ident string) (name, component string, err error) {
 	return ident[:i], ident[i+1:], nil
 }
 
+// indicatorNode loads the node of an indicators request; the resource
+// appeared in 1.63 (404 below).
+func (s *server) indicatorNode(r *http.Request, ident string) (*objects.Node, error) {
+	n, err := s.getNodeByIdent(r, ident)
+	if err != nil {
+		return nil, err
+	}
+	if VersionFrom(r.Context()).Less(v1_63) {
+		return nil, errorf(http.StatusNotFound, msgNotFound)
+	}
+	return n, nil
+}
+
+// indicatorTarget loads the node and splits the indicator of a request for
+// one indicator (1.63).
+func (s *server) indicatorTarget(r *http.Request) (n *objects.Node, name, component string, err error) {
+	if n, err = s.indicatorNode(r, r.PathValue("node")); err != nil {
+		return nil, "", "", err
+	}
+	if name, component, err = indicatorAt(r.PathValue("indicator")); err != nil {
+		return nil, "", "", err
+	}
+	return n, name, component, nil
+}
+
 // indicatorView is one indicator as Ironic lists it.
 type indicatorView struct {
 	Name      string   `json:"name"`
@@ -193,12 +212,9 @@ type indicatorView struct {
 // "states", "links"}]}, components and names sorted.
 func (s *server) listIndicators(w http.ResponseWriter, r *http.Request) error {
 	ident := r.PathValue("node")
-	n, err := s.getNodeByIdent(r, ident)
+	n, err := s.indicatorNode(r, ident)
 	if err != nil {
 		return err
-	}
-	if VersionFrom(r.Context()).Less(v1_63) {
-		return errorf(http.StatusNotFound, msgNotFound)
 	}
 	inds, err := s.Conductor.GetSupportedIndicators(r.Context(), n)
 	if err != nil {
@@ -224,14 +240,7 @@ func (s *server) listIndicators(w http.ResponseWriter, r *http.Request) error {
 // getIndicator serves GET .../management/indicators/{name@component}
 // (1.63): {"state": "ON"|"OFF"|"BLINKING"|"UNKNOWN"}.
 func (s *server) getIndicator(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.getNodeByIdent(r, r.PathValue("node"))
-	if err != nil {
-		return err
-	}
-	if VersionFrom(r.Context()).Less(v1_63) {
-		return errorf(http.StatusNotFound, msgNotFound)
-	}
-	name, component, err := indicatorAt(r.PathValue("indicator"))
+	n, name, component, err := s.indicatorTarget(r)
 	if err != nil {
 		return err
 	}
@@ -246,14 +255,7 @@ func (s *server) getIndicator(w http.ResponseWriter, r *http.Request) error {
 // putIndicator serves PUT .../management/indicators/{name@component}
 // {"state": "ON"|"OFF"|"BLINKING"} (1.63): 204.
 func (s *server) putIndicator(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.getNodeByIdent(r, r.PathValue("node"))
-	if err != nil {
-		return err
-	}
-	if VersionFrom(r.Context()).Less(v1_63) {
-		return errorf(http.StatusNotFound, msgNotFound)
-	}
-	name, component, err := indicatorAt(r.PathValue("indicator"))
+	n, name, component, err := s.indicatorTarget(r)
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,6 @@ import (
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/drivers/fake"
 	"github.com/rivetmetal/rivet/plugins"
-	"github.com/rivetmetal/rivet/plugins/host"
-	"github.com/rivetmetal/rivet/plugins/plugintest"
 	"github.com/rivetmetal/rivet/test/testenv"
 )
 
@@ -380,20 +378,7 @@ func TestManagement2Pinned(t *testing.T) {
 // serving. This tree's plugin negotiates version 2 and serves them.
 func TestManagement2OldPlugin(t *testing.T) {
 	old := filepath.Join(testenv.BuildRelease(t, "0.2", "./cmd/rivet-driver-fake"), "rivet-driver-fake")
-	m, err := host.New(host.Config{BuiltIn: map[string]host.Command{"fake": {Path: old}}, WatchInterval: -1, HostVersion: release.Current})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := m.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	reg, ok := m.ByHardwareType()[fake.HardwareType]
-	if !ok {
-		t.Fatalf("fake-hardware not registered: %v", m.Refused())
-	}
+	m, reg := startFakePlugin(t, old)
 	if v := reg.Interfaces[plugins.InterfaceManagement]; v != 1 {
 		t.Fatalf("0.2 plugin negotiated management %d, want 1", v)
 	}
@@ -424,21 +409,8 @@ func TestManagement2OldPlugin(t *testing.T) {
 // a process, negotiates management interface version 2, and every call
 // of it crosses the plugin protocol's Management2 service.
 func TestManagement2PluginOverGRPC(t *testing.T) {
-	bin, err := plugintest.Build(t.TempDir(), "github.com/rivetmetal/rivet/cmd/rivet-driver-fake", "rivet-driver-fake")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := host.New(host.Config{BuiltIn: map[string]host.Command{"fake": {Path: bin}}, WatchInterval: -1, HostVersion: release.Current})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := m.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if v := m.ByHardwareType()[fake.HardwareType].Interfaces[plugins.InterfaceManagement]; v != 2 {
+	m, reg := startFakePlugin(t, buildFakePlugin(t))
+	if v := reg.Interfaces[plugins.InterfaceManagement]; v != 2 {
 		t.Fatalf("HEAD's plugin negotiated management %d, want 2", v)
 	}
 	c := newMgmt2Stack(t, conductor.PluginDrivers{Manager: m, Enabled: []string{fake.HardwareType}})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/utils"
 
 	"github.com/rivetmetal/rivet/drivers/redfish/sim"
+	"github.com/rivetmetal/rivet/test/stacktest"
 )
 
 // Metal3's baremetal-operator (BMO) against Rivet, with gophercloud v2
@@ -426,13 +426,7 @@ func isGap(err error) bool {
 // image's virtual media, firmware and BIOS reads, deprovisioning and
 // deleting; and a second host provisioned with a live ISO (ramdisk deploy).
 func TestMetal3BMOVirtualMediaLifecycle(t *testing.T) {
-	bmcSim, err := sim.New(sim.Options{Systems: 2, Seed: 3, SystemVirtualMedia: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bmcSrv := httptest.NewServer(bmcSim.Handler())
-	t.Cleanup(bmcSrv.Close)
-	t.Cleanup(func() { _ = bmcSim.Close() })
+	bmcSim, bmcSrv := stacktest.StartBMC(t, sim.Options{Systems: 2, Seed: 3, SystemVirtualMedia: true})
 	apiURL := newMetal3Stack(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -817,13 +811,7 @@ func (b *bmo) reach(id, state string) *nodes.Node {
 // waits for the agent (realDelete with force at 1.110: abort from wait
 // call-back, then maintenance and delete).
 func TestMetal3BMOAbortsAndForcedDeletion(t *testing.T) {
-	bmcSim, err := sim.New(sim.Options{Systems: 1, Seed: 5, SystemVirtualMedia: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bmcSrv := httptest.NewServer(bmcSim.Handler())
-	t.Cleanup(bmcSrv.Close)
-	t.Cleanup(func() { _ = bmcSim.Close() })
+	bmcSim, bmcSrv := stacktest.StartBMC(t, sim.Options{Systems: 1, Seed: 5, SystemVirtualMedia: true})
 	apiURL := newMetal3Stack(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

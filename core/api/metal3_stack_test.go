@@ -1,24 +1,17 @@
 package api_test
 
 import (
-	"context"
 	"log/slog"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/conductor"
-	"github.com/rivetmetal/rivet/core/config"
-	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
-	"github.com/rivetmetal/rivet/core/rpc"
-	"github.com/rivetmetal/rivet/core/version"
-	"github.com/rivetmetal/rivet/db"
-	"github.com/rivetmetal/rivet/db/dbtest"
 	"github.com/rivetmetal/rivet/plugins/host"
 	"github.com/rivetmetal/rivet/plugins/plugintest"
+	"github.com/rivetmetal/rivet/test/stacktest"
 )
 
 // raisedMaxAPI, when set, is a microversion the test API serves up to
@@ -40,30 +33,12 @@ func newMetal3Stack(t *testing.T) string {
 		t.Fatalf("build the redfish plugin: %v", err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	mgr, err := host.New(host.Config{Logger: log, WatchInterval: -1,
+	mgr := stacktest.StartPlugins(t, host.Config{Logger: log, WatchInterval: -1,
 		BuiltIn: map[string]host.Command{"redfish": {Path: redfishBin}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(mgr.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := mgr.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for name, err := range mgr.Refused() {
-		t.Fatalf("plugin %s refused: %v", name, err)
-	}
 
-	dbh := dbtest.Open(t, db.SQLite)
-	reg := objects.NewRegistry()
-	if err := objects.Install(reg); err != nil {
-		t.Fatal(err)
-	}
 	pinner := release.NewPinner(release.Default(), release.Pin{})
-	store := db.NewStore(dbh, reg, pinner)
-	cfg := conductor.ConfigFrom(config.Default())
-	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
+	dbh, store := stacktest.SQLiteStore(t, pinner, false)
+	cfg := stacktest.ConductorConfig("cond-1")
 	cfg.PowerSync.Interval, cfg.CheckInterval = 0, time.Second
 	cfg.AutomatedClean, cfg.EraseDevicesMetadataPriority = true, 99
 	cfg.DeployCallbackTimeout, cfg.InspectWaitTimeout = time.Minute, time.Minute
@@ -71,38 +46,13 @@ func newMetal3Stack(t *testing.T) string {
 	// As Metal3's ironic-image configures Ironic: BMO leaves
 	// deploy_interface unset for image deploys and needs direct.
 	cfg.DefaultDeploy = catalog.Direct
-	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Logger: log,
+	svc := stacktest.StartConductor(t, cfg, conductor.Deps{Store: store, Pinner: pinner, Logger: log,
 		Drivers: conductor.PluginDrivers{Manager: mgr, Enabled: []string{"redfish"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
-	lister := func(ctx context.Context) ([]rpc.ConductorInfo, error) {
-		live, err := dbh.LiveConductors(ctx, cfg.HeartbeatTimeout)
-		if err != nil {
-			return nil, err
-		}
-		var infos []rpc.ConductorInfo
-		for _, c := range live {
-			infos = append(infos, rpc.ConductorInfo{Hostname: c.Hostname, Group: c.ConductorGroup, HardwareTypes: c.Drivers})
-		}
-		return infos, nil
-	}
-	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
-		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
-	deps := api.Deps{Store: store, Pinner: pinner, Conductors: lister, Logger: log,
-		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}}
+	deps := stacktest.APIDeps(dbh, store, pinner, svc, cfg.HeartbeatTimeout)
+	deps.Logger = log
 	if raisedMaxAPI != "" {
 		api.WithTestMaxAPI(raisedMaxAPI)(&deps)
 	}
-	h, err := api.New(deps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	srv := stacktest.Serve(t, deps)
 	return srv.URL
 }

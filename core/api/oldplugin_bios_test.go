@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +14,6 @@ import (
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/drivers/fake"
 	"github.com/rivetmetal/rivet/plugins"
-	"github.com/rivetmetal/rivet/plugins/host"
-	"github.com/rivetmetal/rivet/plugins/plugintest"
 	"github.com/rivetmetal/rivet/test/testenv"
 )
 
@@ -30,10 +27,7 @@ import (
 // across the process boundary.
 func TestPluginWithoutBIOS(t *testing.T) {
 	old := filepath.Join(testenv.BuildRelease(t, "0.2", "./cmd/rivet-driver-fake"), "rivet-driver-fake")
-	current, err := plugintest.Build(t.TempDir(), "github.com/rivetmetal/rivet/cmd/rivet-driver-fake", "rivet-driver-fake")
-	if err != nil {
-		t.Fatal(err)
-	}
+	current := buildFakePlugin(t)
 	for name, tc := range map[string]struct {
 		bin  string
 		bios bool
@@ -42,21 +36,7 @@ func TestPluginWithoutBIOS(t *testing.T) {
 		"HEAD's plugin": {current, true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m, err := host.New(host.Config{BuiltIn: map[string]host.Command{"fake": {Path: tc.bin}}, WatchInterval: -1,
-				HostVersion: release.Current})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(m.Close)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if err := m.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			reg, ok := m.ByHardwareType()[fake.HardwareType]
-			if !ok {
-				t.Fatalf("fake-hardware not registered: %v", m.Refused())
-			}
+			m, reg := startFakePlugin(t, tc.bin)
 			_, hasBIOS := reg.Interfaces[plugins.InterfaceBIOS]
 			_, hasFW := reg.Interfaces[plugins.InterfaceFirmware]
 			if hasBIOS != tc.bios || hasFW != tc.bios || reg.Protocol != 2 {

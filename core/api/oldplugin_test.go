@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -10,13 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/drivers/fake"
 	"github.com/rivetmetal/rivet/plugins"
-	"github.com/rivetmetal/rivet/plugins/host"
-	"github.com/rivetmetal/rivet/plugins/plugintest"
 	"github.com/rivetmetal/rivet/test/testenv"
 )
 
@@ -28,10 +23,7 @@ import (
 // this tree's plugin at protocol 2, soft power included.
 func TestPluginFromRelease01(t *testing.T) {
 	old := filepath.Join(testenv.BuildRelease(t, "0.1", "./cmd/rivet-driver-fake"), "rivet-driver-fake")
-	current, err := plugintest.Build(t.TempDir(), "github.com/rivetmetal/rivet/cmd/rivet-driver-fake", "rivet-driver-fake")
-	if err != nil {
-		t.Fatal(err)
-	}
+	current := buildFakePlugin(t)
 	for name, tc := range map[string]struct {
 		bin      string
 		protocol int
@@ -40,28 +32,14 @@ func TestPluginFromRelease01(t *testing.T) {
 		"HEAD's plugin": {current, plugins.ProtocolVersion},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m, err := host.New(host.Config{BuiltIn: map[string]host.Command{"fake": {Path: tc.bin}}, WatchInterval: -1,
-				HostVersion: release.Current})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(m.Close)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if err := m.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			reg, ok := m.ByHardwareType()[fake.HardwareType]
-			if !ok {
-				t.Fatalf("fake-hardware not registered: %v", m.Refused())
-			}
+			m, reg := startFakePlugin(t, tc.bin)
 			if reg.Protocol != tc.protocol || reg.Interfaces[plugins.InterfacePower] != tc.protocol {
 				t.Fatalf("negotiated protocol %d, power %d; want %d for both", reg.Protocol, reg.Interfaces[plugins.InterfacePower], tc.protocol)
 			}
 			srv := httptest.NewServer(newStackWith(t, release.NewPinner(release.Default(), release.Pin{}),
 				conductor.PluginDrivers{Manager: m, Enabled: []string{fake.HardwareType}}))
 			defer srv.Close()
-			c := &stackClient{t: t, url: srv.URL}
+			c := &versionedClient{t: t, url: srv.URL, ver: "1.27"}
 			c.call("POST", "/v1/nodes", `{"name":"n1","driver":"fake-hardware"}`, http.StatusCreated)
 			for _, target := range []string{"power on", "power off", "rebooting"} {
 				c.call("PUT", "/v1/nodes/n1/states/power", `{"target":"`+target+`"}`, http.StatusAccepted)
@@ -94,54 +72,8 @@ func TestPluginFromRelease01(t *testing.T) {
 	}
 }
 
-// stackClient talks to an API test server at 1.27.
-type stackClient struct {
-	t   *testing.T
-	url string
-}
-
-func (c *stackClient) do(method, path, body string, want int) []byte {
-	c.t.Helper()
-	req, _ := http.NewRequest(method, c.url+path, strings.NewReader(body))
-	req.Header.Set(api.HeaderVersion, "1.27")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var raw json.RawMessage
-	_ = json.NewDecoder(resp.Body).Decode(&raw)
-	if resp.StatusCode != want {
-		c.t.Fatalf("%s %s %s: %d, want %d: %s", method, path, body, resp.StatusCode, want, raw)
-	}
-	return raw
-}
-
-func (c *stackClient) call(method, path, body string, want int) map[string]any {
-	c.t.Helper()
-	var out map[string]any
-	_ = json.Unmarshal(c.do(method, path, body, want), &out)
-	return out
-}
-
-// fault returns the faultstring of an Ironic error body.
-func (c *stackClient) fault(method, path, body string, want int) string {
-	c.t.Helper()
-	var outer struct {
-		ErrorMessage string `json:"error_message"`
-	}
-	var inner struct {
-		Faultstring string `json:"faultstring"`
-	}
-	if json.Unmarshal(c.do(method, path, body, want), &outer) != nil || json.Unmarshal([]byte(outer.ErrorMessage), &inner) != nil {
-		c.t.Fatalf("%s %s: not Ironic's error body", method, path)
-	}
-	return inner.Faultstring
-}
-
 // waitPower polls n1 until its power action is over and it reads want.
-func (c *stackClient) waitPower(want plugins.PowerState) {
+func (c *versionedClient) waitPower(want plugins.PowerState) {
 	c.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -298,12 +298,8 @@ func (s *server) createStepSet(ss *stepSet) apiFunc {
 		if ss.below(w, r) {
 			return nil
 		}
-		data, err := readBody(r)
-		if err != nil {
-			return err
-		}
 		var doc any
-		if err := decodeJSON(data, &doc); err != nil {
+		if err := readJSON(r, &doc); err != nil {
 			return err
 		}
 		if err := ss.validate(ss.arg, doc); err != nil {

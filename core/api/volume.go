@@ -184,23 +184,34 @@ func (k *volumeKind) volumeFields(r *http.Request, list bool) ([]string, error) 
 		}
 		return nil, nil
 	}
-	var fields []string
-	for _, item := range raw {
-		for _, f := range strings.Split(item, ",") {
-			if f = strings.TrimSpace(f); f == "" {
-				continue
-			}
-			if !contains(k.fields, f) {
-				return nil, errorf(http.StatusBadRequest, "Schema error: '%s' is not one of [%s]", f, quotedList(k.fields))
-			}
-			fields = append(fields, f)
-		}
+	fields, err := schemaFields(raw, k.fields)
+	if err != nil {
+		return nil, err
 	}
 	if len(fields) > 0 && detail {
 		return nil, errorf(http.StatusBadRequest, "Can't fetch a subset of fields with 'detail' set")
 	}
 	if len(fields) == 0 && list && !detail {
 		return k.listFields, nil
+	}
+	return fields, nil
+}
+
+// schemaFields reads the values of a ?fields query parameter as Ironic's
+// query schemas: comma-separated names, blanks skipped, each one of allowed
+// (a schema error naming the enum otherwise). nil when none is named.
+func schemaFields(raw, allowed []string) ([]string, error) {
+	var fields []string
+	for _, item := range raw {
+		for _, f := range strings.Split(item, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			if !contains(allowed, f) {
+				return nil, errorf(http.StatusBadRequest, "Schema error: '%s' is not one of [%s]", f, quotedList(allowed))
+			}
+			fields = append(fields, f)
+		}
 	}
 	return fields, nil
 }

@@ -29,6 +29,18 @@ type WaitOptions struct {
 	OnPoll func(states Resource)
 }
 
+// withDefaults is o with DefaultWaitTimeout and DefaultWaitInterval where
+// Timeout and Interval are not positive.
+func (o WaitOptions) withDefaults() WaitOptions {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultWaitTimeout
+	}
+	if o.Interval <= 0 {
+		o.Interval = DefaultWaitInterval
+	}
+	return o
+}
+
 // WaitError is a wait that ended without reaching its target.
 type WaitError struct {
 	// Node is the node waited on.
@@ -82,12 +94,7 @@ func IsFailureState(s string) bool {
 // returns the last states seen; on failure or timeout the error is a
 // *WaitError carrying last_error.
 func (c *Client) WaitForProvisionState(ctx context.Context, node string, o WaitOptions) (Resource, error) {
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultWaitTimeout
-	}
-	if o.Interval <= 0 {
-		o.Interval = DefaultWaitInterval
-	}
+	o = o.withDefaults()
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
@@ -149,12 +156,7 @@ func PowerReached(target string) string {
 // still elsewhere, last_error set) is a *WaitError carrying last_error; a
 // timeout is a *WaitError wrapping ErrWaitTimeout. OnPoll sees every poll.
 func (c *Client) WaitForPowerState(ctx context.Context, node string, o WaitOptions) (Resource, error) {
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultWaitTimeout
-	}
-	if o.Interval <= 0 {
-		o.Interval = DefaultWaitInterval
-	}
+	o = o.withDefaults()
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()

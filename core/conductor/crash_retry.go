@@ -50,10 +50,8 @@ func (s *Service) driverCallRepeatable(ctx context.Context, n *objects.Node, op 
 // which names the action, says it was not repeated, and what the BMC
 // reports now.
 func (s *Service) powerAfterCrash(ctx context.Context, n *objects.Node, hw Hardware, op string, target plugins.PowerState, cause error) (plugins.PowerState, string) {
-	var state plugins.PowerState
-	err := s.driverCallRepeatable(ctx, n, "get power state", func(ctx context.Context, pn plugins.Node) (err error) {
-		state, err = hw.GetPowerState(ctx, pn)
-		return err
+	state, err := driverRead(ctx, s, n, "get power state", func(ctx context.Context, pn plugins.Node) (plugins.PowerState, error) {
+		return hw.GetPowerState(ctx, pn)
 	})
 	why := fmt.Sprintf("%s is not repeated automatically (it is not safe to send twice)", target)
 	if safeToRepeat(target) {

@@ -57,15 +57,7 @@ func TestDeployWaitAbortAfterStep(t *testing.T) {
 func TestDeployWaitAbortWithoutStep(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", nil)
 	ctx := context.Background()
-	n := h.available("node-1")
-	n.InstanceInfo = map[string]any{AgentCallbackKey: true}
-	if _, err := h.api.UpdateNode(ctx, n); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.waitState(n.UUID, "wait call-back")
+	n := h.waitingNode("node-1")
 	if err := h.api.DoProvisioningAction(ctx, n, "abort"); err != nil {
 		t.Fatal(err)
 	}

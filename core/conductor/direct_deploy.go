@@ -43,25 +43,37 @@ func (s *Service) isDirect(n *objects.Node) bool {
 // boot the agent: the ISO of driver_info deploy_iso, or deploy_kernel and
 // deploy_ramdisk (with driver_info kernel_append_params).
 func agentBootInfo(n *objects.Node) (map[string]any, error) {
+	out, ok := ramdiskBootInfo(n, DeployISOKey, DeployKernelKey, DeployRamdiskKey)
+	if !ok {
+		return nil, fmt.Errorf("driver_info needs %s (virtual media) or %s and %s (network boot) to boot the agent",
+			DeployISOKey, DeployKernelKey, DeployRamdiskKey)
+	}
+	return out, nil
+}
+
+// ramdiskBootInfo is the instance_info the driver's ramdisk boot gets from
+// driver_info: the ISO of isoKey, or the kernel and ramdisk of kernelKey and
+// ramdiskKey (with kernel_append_params), and instance_info boot_mode; ok
+// is false when driver_info names neither (fake-hardware needs none).
+func ramdiskBootInfo(n *objects.Node, isoKey, kernelKey, ramdiskKey string) (out map[string]any, ok bool) {
 	str := func(k string) string { v, _ := n.DriverInfo[k].(string); return strings.TrimSpace(v) }
-	out := map[string]any{}
+	out = map[string]any{}
 	if mode, ok := n.InstanceInfo["boot_mode"]; ok {
 		out["boot_mode"] = mode
 	}
 	switch {
 	case n.Driver == "fake-hardware":
-	case str(DeployISOKey) != "":
-		out["boot_iso"] = str(DeployISOKey)
-	case str(DeployKernelKey) != "" && str(DeployRamdiskKey) != "":
-		out["kernel"], out["ramdisk"] = str(DeployKernelKey), str(DeployRamdiskKey)
+	case str(isoKey) != "":
+		out["boot_iso"] = str(isoKey)
+	case str(kernelKey) != "" && str(ramdiskKey) != "":
+		out["kernel"], out["ramdisk"] = str(kernelKey), str(ramdiskKey)
 		if p := str("kernel_append_params"); p != "" {
 			out["kernel_append_params"] = p
 		}
 	default:
-		return nil, fmt.Errorf("driver_info needs %s (virtual media) or %s and %s (network boot) to boot the agent",
-			DeployISOKey, DeployKernelKey, DeployRamdiskKey)
+		return nil, false
 	}
-	return out, nil
+	return out, true
 }
 
 // validateDirect checks what the direct deploy needs before a deploy

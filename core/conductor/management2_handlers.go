@@ -51,6 +51,20 @@ func management2(hw Hardware, driver, feature, doing string) (plugins.Management
 	return m, nil
 }
 
+// sharedManagement2 is the node p names, without a lease, and its driver's
+// management version 2, for reading feature (400 when the driver lacks it).
+func (s *Service) sharedManagement2(ctx context.Context, p rpc.Params, feature string) (*objects.Node, plugins.ManagementInterfaceV2, error) {
+	n, hw, err := s.sharedNode(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := management2(hw, n.Driver, feature, feature)
+	if err != nil {
+		return nil, nil, err
+	}
+	return n, m, nil
+}
+
 // BootModeOf is the boot mode the conductor last recorded for n ("" when
 // none).
 func BootModeOf(n *objects.Node) plugins.BootMode {
@@ -260,18 +274,12 @@ func (s *Service) cacheBootMode(ctx context.Context, t *Task) {
 // get_supported_indicators: {component: {name: {"readonly", "states"}}}.
 // No lease.
 func (s *Service) getSupportedIndicators(ctx context.Context, p rpc.Params) (any, error) {
-	n, hw, err := s.sharedNode(ctx, p)
+	n, m, err := s.sharedManagement2(ctx, p, "indicators")
 	if err != nil {
 		return nil, err
 	}
-	m, err := management2(hw, n.Driver, "indicators", "indicators")
-	if err != nil {
-		return nil, err
-	}
-	var inds []plugins.Indicator
-	err = s.driverCallRepeatable(ctx, n, "list indicators", func(ctx context.Context, pn plugins.Node) (err error) {
-		inds, err = m.SupportedIndicators(ctx, pn)
-		return err
+	inds, err := driverRead(ctx, s, n, "list indicators", func(ctx context.Context, pn plugins.Node) ([]plugins.Indicator, error) {
+		return m.SupportedIndicators(ctx, pn)
 	})
 	if err != nil {
 		return nil, err
@@ -307,18 +315,12 @@ func (s *Service) getIndicatorState(ctx context.Context, p rpc.Params) (any, err
 	if err != nil {
 		return nil, err
 	}
-	n, hw, err := s.sharedNode(ctx, p)
+	n, m, err := s.sharedManagement2(ctx, p, "indicators")
 	if err != nil {
 		return nil, err
 	}
-	m, err := management2(hw, n.Driver, "indicators", "indicators")
-	if err != nil {
-		return nil, err
-	}
-	var st plugins.IndicatorState
-	err = s.driverCallRepeatable(ctx, n, "get indicator "+name+"@"+component, func(ctx context.Context, pn plugins.Node) (err error) {
-		st, err = m.GetIndicatorState(ctx, pn, component, name)
-		return err
+	st, err := driverRead(ctx, s, n, "get indicator "+name+"@"+component, func(ctx context.Context, pn plugins.Node) (plugins.IndicatorState, error) {
+		return m.GetIndicatorState(ctx, pn, component, name)
 	})
 	return string(st), err
 }
@@ -339,20 +341,12 @@ func (s *Service) setIndicatorState(ctx context.Context, p rpc.Params) (any, err
 	if perr != nil {
 		return nil, errInvalidParameter("Invalid indicator state %s (valid are ON, OFF, BLINKING).", raw)
 	}
-	t, err := s.acquireParam(ctx, p, "setting indicator state")
-	if err != nil {
-		return nil, err
-	}
-	return withLease(ctx, t, func() (any, error) {
-		hw, err := s.hardware(t.Node)
-		if err != nil {
-			return nil, err
-		}
+	return s.leasedCall(ctx, p, "setting indicator state", func(t *Task, hw Hardware) error {
 		m, err := management2(hw, t.Node.Driver, "indicators", "indicators")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return nil, s.driverCallRepeatable(ctx, t.Node, "set indicator "+name+"@"+component+" to "+string(st), func(ctx context.Context, pn plugins.Node) error {
+		return s.driverCallRepeatable(ctx, t.Node, "set indicator "+name+"@"+component+" to "+string(st), func(ctx context.Context, pn plugins.Node) error {
 			return m.SetIndicatorState(ctx, pn, component, name, st)
 		})
 	})
@@ -361,18 +355,12 @@ func (s *Service) setIndicatorState(ctx context.Context, p rpc.Params) (any, err
 // getVirtualMedia lists the node's virtual media slots (Ironic's
 // get_virtual_media). No lease.
 func (s *Service) getVirtualMedia(ctx context.Context, p rpc.Params) (any, error) {
-	n, hw, err := s.sharedNode(ctx, p)
+	n, m, err := s.sharedManagement2(ctx, p, "virtual media")
 	if err != nil {
 		return nil, err
 	}
-	m, err := management2(hw, n.Driver, "virtual media", "virtual media")
-	if err != nil {
-		return nil, err
-	}
-	var media []plugins.VirtualMedia
-	err = s.driverCallRepeatable(ctx, n, "get virtual media", func(ctx context.Context, pn plugins.Node) (err error) {
-		media, err = m.GetVirtualMedia(ctx, pn)
-		return err
+	media, err := driverRead(ctx, s, n, "get virtual media", func(ctx context.Context, pn plugins.Node) ([]plugins.VirtualMedia, error) {
+		return m.GetVirtualMedia(ctx, pn)
 	})
 	if err != nil {
 		return nil, err
@@ -465,11 +453,7 @@ func (s *Service) detachVirtualMedia(ctx context.Context, p rpc.Params) (any, er
 // TemporaryFailure while the node is in maintenance for a power failure.
 func (s *Service) vmediaWork(ctx context.Context, p rpc.Params, purpose string,
 	do func(ctx context.Context, t *Task, m plugins.ManagementInterfaceV2) error) (any, error) {
-	id, err := nodeID(p)
-	if err != nil {
-		return nil, err
-	}
-	n, err := s.tasks.Shared(ctx, id)
+	n, err := s.sharedByParam(ctx, p)
 	if err != nil {
 		return nil, err
 	}

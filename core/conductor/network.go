@@ -203,11 +203,7 @@ func (np *nodePorts) attached(vifID, node string) (portLike, error) {
 // vifNode loads the node named by node_id without a lease and checks its
 // network interface.
 func (s *Service) vifNode(ctx context.Context, p rpc.Params) (*objects.Node, error) {
-	id, err := nodeID(p)
-	if err != nil {
-		return nil, err
-	}
-	n, err := s.tasks.Shared(ctx, id)
+	n, err := s.sharedByParam(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -132,16 +132,33 @@ func powerActor(hw Hardware) host.PowerActor {
 // sharedNode loads the node named by node_id without a lease, with its
 // driver.
 func (s *Service) sharedNode(ctx context.Context, p rpc.Params) (*objects.Node, Hardware, error) {
-	id, err := nodeID(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	n, err := s.tasks.Shared(ctx, id)
+	n, err := s.sharedByParam(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
 	hw, err := s.hardware(n)
 	return n, hw, err
+}
+
+// driverRead runs a repeatable driver read on n (what names it in errors
+// and logs) and returns what it read.
+func driverRead[T any](ctx context.Context, s *Service, n *objects.Node, what string,
+	read func(ctx context.Context, pn plugins.Node) (T, error)) (T, error) {
+	var out T
+	err := s.driverCallRepeatable(ctx, n, what, func(ctx context.Context, pn plugins.Node) (err error) {
+		out, err = read(ctx, pn)
+		return err
+	})
+	return out, err
+}
+
+// sharedByParam loads the node p's node_id names, without a lease.
+func (s *Service) sharedByParam(ctx context.Context, p rpc.Params) (*objects.Node, error) {
+	id, err := nodeID(p)
+	if err != nil {
+		return nil, err
+	}
+	return s.tasks.Shared(ctx, id)
 }
 
 // getBootDevice reads the boot device; a read takes no lease.
@@ -150,10 +167,8 @@ func (s *Service) getBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	var bd plugins.BootDeviceSetting
-	err = s.driverCallRepeatable(ctx, n, "get boot device", func(ctx context.Context, pn plugins.Node) (err error) {
-		bd, err = hw.GetBootDevice(ctx, pn)
-		return err
+	bd, err := driverRead(ctx, s, n, "get boot device", func(ctx context.Context, pn plugins.Node) (plugins.BootDeviceSetting, error) {
+		return hw.GetBootDevice(ctx, pn)
 	})
 	if err != nil {
 		return nil, err
@@ -179,7 +194,17 @@ func (s *Service) setBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 	if perr != nil {
 		return nil, errInvalidParameter("Invalid boot device %s specified.", device)
 	}
-	t, err := s.acquireParam(ctx, p, "setting boot device")
+	return s.leasedCall(ctx, p, "setting boot device", func(t *Task, hw Hardware) error {
+		return s.driverCallRepeatable(ctx, t.Node, "set boot device to "+device, func(ctx context.Context, pn plugins.Node) error {
+			return hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: dev, Persistent: persistent, Mode: BootModeOf(t.Node)})
+		})
+	})
+}
+
+// leasedCall takes the lease of the node p names (for purpose) and runs
+// call with its hardware synchronously, answering nil or call's error.
+func (s *Service) leasedCall(ctx context.Context, p rpc.Params, purpose string, call func(t *Task, hw Hardware) error) (any, error) {
+	t, err := s.acquireParam(ctx, p, purpose)
 	if err != nil {
 		return nil, err
 	}
@@ -188,9 +213,7 @@ func (s *Service) setBootDevice(ctx context.Context, p rpc.Params) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		return nil, s.driverCallRepeatable(ctx, t.Node, "set boot device to "+device, func(ctx context.Context, pn plugins.Node) error {
-			return hw.SetBootDevice(ctx, pn, plugins.BootDeviceSetting{Device: dev, Persistent: persistent, Mode: BootModeOf(t.Node)})
-		})
+		return nil, call(t, hw)
 	})
 }
 
@@ -200,10 +223,8 @@ func (s *Service) getSupportedBootDevices(ctx context.Context, p rpc.Params) (an
 	if err != nil {
 		return nil, err
 	}
-	var devs []plugins.BootDevice
-	err = s.driverCallRepeatable(ctx, n, "list supported boot devices", func(ctx context.Context, pn plugins.Node) (err error) {
-		devs, err = hw.SupportedBootDevices(ctx, pn)
-		return err
+	devs, err := driverRead(ctx, s, n, "list supported boot devices", func(ctx context.Context, pn plugins.Node) ([]plugins.BootDevice, error) {
+		return hw.SupportedBootDevices(ctx, pn)
 	})
 	if err != nil {
 		return nil, err

@@ -57,15 +57,7 @@ func TestAutomatedClean(t *testing.T) {
 func TestAbortWaitCallback(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", nil)
 	ctx := context.Background()
-	n := h.available("node-1")
-	n.InstanceInfo = map[string]any{AgentCallbackKey: true}
-	if _, err := h.api.UpdateNode(ctx, n); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.waitState(n.UUID, "wait call-back")
+	n := h.waitingNode("node-1")
 	if err := h.api.DoProvisioningAction(ctx, n, "abort"); err != nil {
 		t.Fatal(err)
 	}
@@ -134,15 +126,7 @@ func TestDeployValidation(t *testing.T) {
 func TestDeployCallbackTimeout(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", func(c *Config) { c.DeployCallbackTimeout = 50 * time.Millisecond })
 	ctx := context.Background()
-	n := h.available("node-1")
-	n.InstanceInfo = map[string]any{AgentCallbackKey: true}
-	if _, err := h.api.UpdateNode(ctx, n); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.waitState(n.UUID, "wait call-back")
+	n := h.waitingNode("node-1")
 	if got := h.svc.checkOrphans(ctx); got != 0 {
 		t.Fatalf("checkOrphans failed %d nodes before the timeout", got)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
@@ -51,21 +50,8 @@ type agentRescue struct{ s *Service }
 // rescue agent, from driver_info rescue_iso or rescue_kernel and
 // rescue_ramdisk.
 func rescueBootInfo(n *objects.Node) (map[string]any, error) {
-	str := func(k string) string { v, _ := n.DriverInfo[k].(string); return strings.TrimSpace(v) }
-	out := map[string]any{}
-	if mode, ok := n.InstanceInfo["boot_mode"]; ok {
-		out["boot_mode"] = mode
-	}
-	switch {
-	case n.Driver == "fake-hardware":
-	case str(RescueISOKey) != "":
-		out["boot_iso"] = str(RescueISOKey)
-	case str(RescueKernelKey) != "" && str(RescueRamdiskKey) != "":
-		out["kernel"], out["ramdisk"] = str(RescueKernelKey), str(RescueRamdiskKey)
-		if p := str("kernel_append_params"); p != "" {
-			out["kernel_append_params"] = p
-		}
-	default:
+	out, ok := ramdiskBootInfo(n, RescueISOKey, RescueKernelKey, RescueRamdiskKey)
+	if !ok {
 		return nil, fmt.Errorf("Node %s is missing driver_info %s (virtual media) or %s and %s (network boot) to boot the rescue ramdisk",
 			n.UUID, RescueISOKey, RescueKernelKey, RescueRamdiskKey)
 	}

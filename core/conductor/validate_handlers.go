@@ -25,11 +25,7 @@ var validatedInterfaces = []string{"bios", "boot", "console", "deploy", "firmwar
 // The interfaces are validated concurrently, so a dead BMC costs one
 // deadline, not one per interface.
 func (s *Service) validateDriverInterfaces(ctx context.Context, p rpc.Params) (any, error) {
-	id, err := nodeID(p)
-	if err != nil {
-		return nil, err
-	}
-	n, err := s.tasks.Shared(ctx, id)
+	n, err := s.sharedByParam(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -180,11 +176,7 @@ func validateInstanceInfo(n *objects.Node, iface string) rpc.InterfaceValidation
 // getVendorPassthruMethods lists the driver's vendor methods: none, Rivet
 // plugins expose no vendor passthru.
 func (s *Service) getVendorPassthruMethods(ctx context.Context, p rpc.Params) (any, error) {
-	id, err := nodeID(p)
-	if err != nil {
-		return nil, err
-	}
-	n, err := s.tasks.Shared(ctx, id)
+	n, err := s.sharedByParam(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -196,11 +188,7 @@ func (s *Service) getVendorPassthruMethods(ctx context.Context, p rpc.Params) (a
 
 // vendorPassthru is not supported by any Rivet driver.
 func (s *Service) vendorPassthru(ctx context.Context, p rpc.Params) (any, error) {
-	id, err := nodeID(p)
-	if err != nil {
-		return nil, err
-	}
-	n, err := s.tasks.Shared(ctx, id)
+	n, err := s.sharedByParam(ctx, p)
 	if err != nil {
 		return nil, err
 	}

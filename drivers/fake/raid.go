@@ -2,7 +2,6 @@ package fake
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 
@@ -35,7 +34,7 @@ func (d *Driver) CreateRAIDConfiguration(_ context.Context, node plugins.Node, d
 			v := plugins.LogicalDisk(maps.Clone(want))
 			size := free
 			if want["size_gb"] != "MAX" {
-				n, ok := number(want["size_gb"])
+				n, ok := want.Number("size_gb")
 				if !ok {
 					return fmt.Errorf("logical disk %d: size_gb %v: %w", i, want["size_gb"], plugins.ErrNotSupported)
 				}
@@ -85,20 +84,4 @@ func cloneDisks(in []plugins.LogicalDisk) []plugins.LogicalDisk {
 		out[i] = maps.Clone(v)
 	}
 	return out
-}
-
-// number reads a JSON number as decoded in memory or from the wire.
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }

@@ -358,12 +358,8 @@ func (d *Driver) ApplyBIOSSettings(ctx context.Context, node plugins.Node, setti
 			return err
 		}
 		schemas.DeferredCleanupHTTPResponse(resp)
-		sys, err := t.system()
-		if err != nil {
-			return err
-		}
-		wasOff = powerOf(sys.PowerState) == plugins.PowerOff
-		return nil
+		wasOff, err = t.poweredOff()
+		return err
 	})
 	if err != nil || nothing {
 		return err
@@ -419,12 +415,8 @@ func (d *Driver) FactoryResetBIOS(ctx context.Context, node plugins.Node) error 
 			return err
 		}
 		schemas.DeferredCleanupHTTPResponse(resp)
-		sys, err := t.system()
-		if err != nil {
-			return err
-		}
-		wasOff = powerOf(sys.PowerState) == plugins.PowerOff
-		return nil
+		wasOff, err = t.poweredOff()
+		return err
 	})
 	if err != nil {
 		return err
@@ -435,6 +427,16 @@ func (d *Driver) FactoryResetBIOS(ctx context.Context, node plugins.Node) error 
 		}
 		return nil
 	})
+}
+
+// poweredOff reads whether the system is off now (rebootUntil powers a
+// node that was off back off).
+func (t target) poweredOff() (bool, error) {
+	sys, err := t.system()
+	if err != nil {
+		return false, err
+	}
+	return powerOf(sys.PowerState) == plugins.PowerOff, nil
 }
 
 // biosSettleTimeout is the least rebootUntil waits for the BIOS to apply

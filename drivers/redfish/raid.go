@@ -345,7 +345,7 @@ func planVolume(sts []*rfStorage, used map[string]bool, ld plugins.LogicalDisk) 
 		}
 	} else {
 		count := level.min
-		if n, ok := number(ld["number_of_physical_disks"]); ok && int(n) > 0 {
+		if n, ok := ld.Number("number_of_physical_disks"); ok && int(n) > 0 {
 			count = int(n)
 		}
 		var free []rfDrive
@@ -371,7 +371,7 @@ func planVolume(sts []*rfStorage, used map[string]bool, ld plugins.LogicalDisk) 
 	usable := smallest * int64(len(drives)-level.overhead(len(drives)))
 	size := usable
 	if ld["size_gb"] != "MAX" {
-		gb, ok := number(ld["size_gb"])
+		gb, ok := ld.Number("size_gb")
 		if !ok {
 			return nil, nil, level, 0, fmt.Errorf("size_gb %v is neither a number nor MAX", ld["size_gb"])
 		}
@@ -393,22 +393,6 @@ func matches(d rfDrive, ld plugins.LogicalDisk) bool {
 		return false
 	}
 	return true
-}
-
-// number reads a JSON number as the SDK delivers it.
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }
 
 var _ plugins.RAIDInterface = (*Driver)(nil)

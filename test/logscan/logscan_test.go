@@ -3,12 +3,8 @@ package logscan
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -18,18 +14,12 @@ import (
 
 	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/conductor"
-	"github.com/rivetmetal/rivet/core/config"
-	"github.com/rivetmetal/rivet/core/keyring"
 	"github.com/rivetmetal/rivet/core/logging"
-	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
-	"github.com/rivetmetal/rivet/core/rpc"
-	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
-	"github.com/rivetmetal/rivet/db/dbtest"
 	"github.com/rivetmetal/rivet/drivers/redfish/sim"
 	"github.com/rivetmetal/rivet/plugins/host"
-	"github.com/rivetmetal/rivet/plugins/plugintest"
+	"github.com/rivetmetal/rivet/test/stacktest"
 )
 
 // The secrets of this test: nothing else contains them.
@@ -57,25 +47,7 @@ var urlSecrets = []string{addrURLPassword, isoURLPassword, extraToken}
 var fakeBin, redfishBin string
 
 // TestMain builds the fake and redfish plugin binaries once.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "rivet-logscan")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := 1
-	fakeBin, err = plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-fake", "rivet-driver-fake")
-	if err == nil {
-		redfishBin, err = plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-redfish", "rivet-driver-redfish")
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "build plugins:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { stacktest.MainWithPlugins(m, &fakeBin, &redfishBin) }
 
 // sink collects everything that leaves Rivet towards a person: log lines
 // and response bodies.
@@ -113,64 +85,18 @@ func newStack(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 
-	mgr, err := host.New(host.Config{Logger: log.With("component", "plugins"), WatchInterval: -1,
+	mgr := stacktest.StartPlugins(t, host.Config{Logger: log.With("component", "plugins"), WatchInterval: -1,
 		BuiltIn: map[string]host.Command{"fake": {Path: fakeBin}, "redfish": {Path: redfishBin}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(mgr.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := mgr.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for name, err := range mgr.Refused() {
-		t.Fatalf("plugin %s refused: %v", name, err)
-	}
 
-	dbh := dbtest.Open(t, db.SQLite)
-	reg := objects.NewRegistry()
-	if err := objects.Install(reg); err != nil {
-		t.Fatal(err)
-	}
-	keys, err := keyring.Parse([]byte("k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))))
-	if err != nil {
-		t.Fatal(err)
-	}
 	pinner := release.NewPinner(release.Default(), release.Pin{})
-	store := db.NewStore(dbh, reg, pinner).WithKeyring(keys)
-	cfg := conductor.ConfigFrom(config.Default())
-	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
+	dbh, store := stacktest.SQLiteStore(t, pinner, true)
+	cfg := stacktest.ConductorConfig("cond-1")
 	cfg.PowerSync.Interval, cfg.AutomatedClean, cfg.CheckInterval = 0, false, time.Hour
-	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Logger: log.With("component", "conductor"),
+	svc := stacktest.StartConductor(t, cfg, conductor.Deps{Store: store, Pinner: pinner, Logger: log.With("component", "conductor"),
 		Drivers: conductor.PluginDrivers{Manager: mgr, Enabled: []string{"fake-hardware", "redfish"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
-	lister := func(ctx context.Context) ([]rpc.ConductorInfo, error) {
-		live, err := dbh.LiveConductors(ctx, cfg.HeartbeatTimeout)
-		if err != nil {
-			return nil, err
-		}
-		var infos []rpc.ConductorInfo
-		for _, c := range live {
-			infos = append(infos, rpc.ConductorInfo{Hostname: c.Hostname, Group: c.ConductorGroup, HardwareTypes: c.Drivers})
-		}
-		return infos, nil
-	}
-	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
-		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
-	h, err := api.New(api.Deps{Store: store, Pinner: pinner, Conductors: lister, Logger: log.With("component", "api"),
-		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	deps := stacktest.APIDeps(dbh, store, pinner, svc, cfg.HeartbeatTimeout)
+	deps.Logger = log.With("component", "api")
+	srv := stacktest.Serve(t, deps)
 	return &stack{t: t, url: srv.URL, dbh: dbh, out: out, store: store}
 }
 
@@ -178,20 +104,12 @@ func newStack(t *testing.T) *stack {
 // the sink whatever the status.
 func (s *stack) call(method, path, body string, want int) map[string]any {
 	s.t.Helper()
-	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
-	req.Header.Set(api.HeaderVersion, "1.26")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	fmt.Fprintf(s.out, "HTTP %s %s -> %d %s\n", method, path, resp.StatusCode, data)
+	status, data := stacktest.Do(s.t, s.url, "1.26", method, path, body)
+	fmt.Fprintf(s.out, "HTTP %s %s -> %d %s\n", method, path, status, data)
 	var out map[string]any
 	_ = json.Unmarshal(data, &out)
-	if resp.StatusCode != want {
-		s.t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.StatusCode, want, data)
+	if status != want {
+		s.t.Fatalf("%s %s: %d, want %d: %s", method, path, status, want, data)
 	}
 	return out
 }
@@ -238,13 +156,7 @@ func (s *stack) lifecycle(name, create string) {
 // TestNoPasswordInLogsOrResponses runs the lifecycles, errors included,
 // and scans every log line, response body, last_error and the raw rows.
 func TestNoPasswordInLogsOrResponses(t *testing.T) {
-	b, err := sim.New(sim.Options{Systems: 2, Password: bmcPassword, SystemVirtualMedia: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bmc := httptest.NewServer(b.Handler())
-	t.Cleanup(bmc.Close)
-	t.Cleanup(func() { _ = b.Close() })
+	_, bmc := stacktest.StartBMC(t, sim.Options{Systems: 2, Password: bmcPassword, SystemVirtualMedia: true})
 	s := newStack(t)
 
 	redfishNode := func(name, system, password string) string {

@@ -1,15 +1,12 @@
 package metrics
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"sort"
@@ -19,44 +16,18 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/conductor"
-	"github.com/rivetmetal/rivet/core/config"
-	"github.com/rivetmetal/rivet/core/keyring"
 	"github.com/rivetmetal/rivet/core/metrics"
-	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
-	"github.com/rivetmetal/rivet/core/rpc"
-	"github.com/rivetmetal/rivet/core/version"
-	"github.com/rivetmetal/rivet/db"
-	"github.com/rivetmetal/rivet/db/dbtest"
 	"github.com/rivetmetal/rivet/drivers/redfish/sim"
 	"github.com/rivetmetal/rivet/plugins/host"
-	"github.com/rivetmetal/rivet/plugins/plugintest"
+	"github.com/rivetmetal/rivet/test/stacktest"
 )
 
 var fakeBin, redfishBin string
 
 // TestMain builds the fake and redfish plugin binaries once.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "rivet-metrics")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := 1
-	fakeBin, err = plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-fake", "rivet-driver-fake")
-	if err == nil {
-		redfishBin, err = plugintest.Build(dir, "github.com/rivetmetal/rivet/cmd/rivet-driver-redfish", "rivet-driver-redfish")
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "build plugins:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { stacktest.MainWithPlugins(m, &fakeBin, &redfishBin) }
 
 const bmcPassword = "metrics-bmc-pw"
 
@@ -71,76 +42,27 @@ type stack struct {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	b, err := sim.New(sim.Options{Systems: 2, Password: bmcPassword})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bmc := httptest.NewServer(b.Handler())
-	t.Cleanup(bmc.Close)
-	t.Cleanup(func() { _ = b.Close() })
+	_, bmc := stacktest.StartBMC(t, sim.Options{Systems: 2, Password: bmcPassword})
 
 	creg, areg := prometheus.NewRegistry(), prometheus.NewRegistry()
 	cm, err := conductor.NewMetrics(creg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := host.New(host.Config{WatchInterval: -1, Observer: cm, Logger: slog.New(slog.DiscardHandler),
+	mgr := stacktest.StartPlugins(t, host.Config{WatchInterval: -1, Observer: cm, Logger: slog.New(slog.DiscardHandler),
 		BuiltIn: map[string]host.Command{"fake": {Path: fakeBin}, "redfish": {Path: redfishBin}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(mgr.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := mgr.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 
-	dbh := dbtest.Open(t, db.SQLite)
-	reg := objects.NewRegistry()
-	if err := objects.Install(reg); err != nil {
-		t.Fatal(err)
-	}
-	keys, err := keyring.Parse([]byte("k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))))
-	if err != nil {
-		t.Fatal(err)
-	}
 	pinner := release.NewPinner(release.Default(), release.Pin{})
-	store := db.NewStore(dbh, reg, pinner).WithKeyring(keys)
-	cfg := conductor.ConfigFrom(config.Default())
-	cfg.Hostname, cfg.HeartbeatInterval, cfg.HeartbeatTimeout = "cond-1", 100*time.Millisecond, 5*time.Second
+	dbh, store := stacktest.SQLiteStore(t, pinner, true)
+	cfg := stacktest.ConductorConfig("cond-1")
 	cfg.AutomatedClean, cfg.CheckInterval, cfg.PowerSyncMaxRetries = false, time.Hour, 1
 	cfg.PowerSync.Interval, cfg.PowerSync.Spread, cfg.PowerSync.Breaker.Threshold = 300*time.Millisecond, 0, 0
 	cfg.Sensors = conductor.SensorConfig{Enabled: true, Interval: 300 * time.Millisecond, Workers: 2, Timeout: 10 * time.Second}
-	svc, err := conductor.New(cfg, conductor.Deps{Store: store, Pinner: pinner, Metrics: cm,
+	svc := stacktest.StartConductor(t, cfg, conductor.Deps{Store: store, Pinner: pinner, Metrics: cm,
 		Drivers: conductor.PluginDrivers{Manager: mgr, Enabled: []string{"fake-hardware", "redfish"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
-	lister := func(ctx context.Context) ([]rpc.ConductorInfo, error) {
-		live, err := dbh.LiveConductors(ctx, cfg.HeartbeatTimeout)
-		if err != nil {
-			return nil, err
-		}
-		var infos []rpc.ConductorInfo
-		for _, c := range live {
-			infos = append(infos, rpc.ConductorInfo{Hostname: c.Hostname, Group: c.ConductorGroup, HardwareTypes: c.Drivers})
-		}
-		return infos, nil
-	}
-	client := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return pinner.Effective().RPC },
-		rpc.ObjectCodecFor(reg, pinner), rpc.LocalTransport{Server: svc.RPCServer()})
-	h, err := api.New(api.Deps{Store: store, Pinner: pinner, Conductors: lister, Metrics: areg,
-		Conductor: rpc.ConductorAPI{Client: client, Router: rpc.NewRouter(lister, 5, time.Hour)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	deps := stacktest.APIDeps(dbh, store, pinner, svc, cfg.HeartbeatTimeout)
+	deps.Metrics = areg
+	srv := stacktest.Serve(t, deps)
 	s := &stack{t: t, url: srv.URL, bmc: bmc.URL}
 	for _, l := range []struct {
 		option string
@@ -161,17 +83,9 @@ func newStack(t *testing.T) *stack {
 // call sends one request at microversion 1.26.
 func (s *stack) call(method, path, body string, want int) map[string]any {
 	s.t.Helper()
-	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
-	req.Header.Set(api.HeaderVersion, "1.26")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		s.t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.StatusCode, want, data)
+	status, data := stacktest.Do(s.t, s.url, "1.26", method, path, body)
+	if status != want {
+		s.t.Fatalf("%s %s: %d, want %d: %s", method, path, status, want, data)
 	}
 	var out map[string]any
 	_ = json.Unmarshal(data, &out)

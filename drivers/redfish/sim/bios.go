@@ -210,13 +210,8 @@ func settingsETag(gen uint32) string { return `"b` + strconv.FormatUint(uint64(g
 // against the registry; nothing is kept unless all are valid. If-Match is
 // honoured (412 for a stale ETag), after the body is judged.
 func (s *Simulator) patchBiosSettings(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
+	i, body, ok := s.systemRequest(w, r)
 	if !ok {
-		return
-	}
-	body, aerr := readObject(r)
-	if aerr != nil {
-		writeError(w, aerr)
 		return
 	}
 	var errs []*apiError
@@ -246,8 +241,7 @@ func (s *Simulator) patchBiosSettings(w http.ResponseWriter, r *http.Request) {
 		change[name] = v
 	}
 	if len(errs) == 0 && len(change) == 0 {
-		errs = append(errs, newError(http.StatusBadRequest, "EmptyJSON",
-			"The request body submitted contained an empty JSON object and the service is unable to process it."))
+		errs = append(errs, errEmptyJSON())
 	}
 	if len(errs) > 0 {
 		writeError(w, join(errs))
@@ -329,12 +323,8 @@ func checkBiosValue(name string, raw json.RawMessage) (any, *apiError) {
 // resetBios is POST .../Bios/Actions/Bios.ResetBios: the defaults come
 // back at the next boot, and pending settings are dropped.
 func (s *Simulator) resetBios(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
+	i, _, ok := s.systemRequest(w, r)
 	if !ok {
-		return
-	}
-	if _, aerr := readObject(r); aerr != nil {
-		writeError(w, aerr)
 		return
 	}
 	sys := &s.systems[i]

@@ -17,15 +17,9 @@ func (s *Simulator) listChassis(w http.ResponseWriter, r *http.Request) {
 // getChassis renders the enclosure of one system; its PowerState follows
 // the system's.
 func (s *Simulator) getChassis(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
-	if !ok {
-		return
-	}
-	sys := &s.systems[i]
-	sys.mu.Lock()
-	body, etag := s.chassisBody(i, sys), sys.chassisETag()
-	sys.mu.Unlock()
-	writeResource(w, etag, body)
+	s.getSystemResource(w, r, func(i int, sys *system) (obj, string) {
+		return s.chassisBody(i, sys), sys.chassisETag()
+	})
 }
 
 // chassisBody renders the chassis of system i; the caller holds sys.mu.

@@ -53,52 +53,19 @@ func parseIndicator(name string, raw json.RawMessage, errs []*apiError) (change 
 // patchChassis sets the chassis LED; anything else is refused by name, and
 // nothing is applied unless everything is valid.
 func (s *Simulator) patchChassis(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
-	if !ok {
-		return
-	}
-	body, aerr := readObject(r)
-	if aerr != nil {
-		writeError(w, aerr)
-		return
-	}
-	if len(body) == 0 {
-		writeError(w, newError(http.StatusBadRequest, "EmptyJSON",
-			"The request body submitted contained an empty JSON object and the service is unable to process it."))
-		return
-	}
-	sys := &s.systems[i]
-	sys.mu.Lock()
-	defer sys.mu.Unlock()
-	current := s.chassisBody(i, sys)
-	if !ifMatch(r, sys.chassisETag()) {
-		writeError(w, errPrecondition(chassisOf(i)))
-		return
-	}
-	var errs []*apiError
 	var change *uint8
-	for _, name := range sortedKeys(body) {
-		var handled bool
-		var c *uint8
-		c, handled, errs = parseIndicator(name, body[name], errs)
-		switch _, shown := current[name]; {
-		case handled:
-			if c != nil {
-				change = c
-			}
-		case shown:
-			errs = append(errs, errPropertyNotWritable(name))
-		default:
-			errs = append(errs, errPropertyUnknown(name))
+	s.patchSystemResource(w, r, func(i int, sys *system) (obj, string, string) {
+		return s.chassisBody(i, sys), sys.chassisETag(), chassisOf(i)
+	}, func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool) {
+		c, handled, errs := parseIndicator(name, raw, errs)
+		if c != nil {
+			change = c
 		}
-	}
-	if len(errs) > 0 {
-		writeError(w, join(errs))
-		return
-	}
-	if change != nil {
-		sys.chassisLED = *change
-		sys.chassisGen++
-	}
-	w.WriteHeader(http.StatusNoContent)
+		return errs, handled
+	}, func(sys *system) {
+		if change != nil {
+			sys.chassisLED = *change
+			sys.chassisGen++
+		}
+	})
 }

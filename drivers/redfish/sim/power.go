@@ -59,13 +59,8 @@ func (s *system) reset(rt string, now int64, settle, delay time.Duration) *apiEr
 // reset is POST .../Actions/ComputerSystem.Reset {"ResetType": …}. As
 // HTTP orders it, a failed If-Match precondition wins over a bad body.
 func (s *Simulator) reset(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
+	i, body, ok := s.systemRequest(w, r)
 	if !ok {
-		return
-	}
-	body, aerr := readObject(r)
-	if aerr != nil {
-		writeError(w, aerr)
 		return
 	}
 	rt, perr := parseReset(body)
@@ -73,6 +68,7 @@ func (s *Simulator) reset(w http.ResponseWriter, r *http.Request) {
 	sys.mu.Lock()
 	now := s.now()
 	sys.advance(now)
+	var aerr *apiError
 	switch {
 	case !ifMatch(r, sys.etag()):
 		aerr = errPrecondition(systemPath(i))

@@ -130,3 +130,104 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// errEmptyJSON is the answer to a PATCH that names no property.
+func errEmptyJSON() *apiError {
+	return newError(http.StatusBadRequest, "EmptyJSON",
+		"The request body submitted contained an empty JSON object and the service is unable to process it.")
+}
+
+// getSystemResource serves a GET of one of a system's resources: view
+// renders it and its ETag under the system's lock.
+func (s *Simulator) getSystemResource(w http.ResponseWriter, r *http.Request, view func(i int, sys *system) (obj, string)) {
+	i, ok := s.systemFor(w, r)
+	if !ok {
+		return
+	}
+	sys := &s.systems[i]
+	sys.mu.Lock()
+	body, etag := view(i, sys)
+	sys.mu.Unlock()
+	writeResource(w, etag, body)
+}
+
+// systemRequest reads a request to one of a system's resources: the system
+// the path names and a body that is one JSON object. On false the error
+// has been written.
+func (s *Simulator) systemRequest(w http.ResponseWriter, r *http.Request) (int, map[string]json.RawMessage, bool) {
+	i, ok := s.systemFor(w, r)
+	if !ok {
+		return 0, nil, false
+	}
+	body, aerr := readObject(r)
+	if aerr != nil {
+		writeError(w, aerr)
+		return 0, nil, false
+	}
+	return i, body, true
+}
+
+// patchTarget reads a PATCH of one of a system's resources: the system the
+// path names and a body that is a JSON object naming at least one property.
+// On false the error has been written.
+func (s *Simulator) patchTarget(w http.ResponseWriter, r *http.Request) (int, map[string]json.RawMessage, bool) {
+	i, body, ok := s.systemRequest(w, r)
+	if !ok {
+		return 0, nil, false
+	}
+	if len(body) == 0 {
+		writeError(w, errEmptyJSON())
+		return 0, nil, false
+	}
+	return i, body, true
+}
+
+// patchSystemResource serves a PATCH of one of a system's resources, under
+// the system's lock: view renders the resource (its properties name the
+// read-only ones), its ETag and its path; a stale If-Match is 412; take
+// judges the body's properties (judgeProps); apply keeps what take
+// collected once every property is valid; the answer is 204.
+func (s *Simulator) patchSystemResource(w http.ResponseWriter, r *http.Request,
+	view func(i int, sys *system) (current obj, etag, path string),
+	take func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool),
+	apply func(sys *system)) {
+	i, body, ok := s.patchTarget(w, r)
+	if !ok {
+		return
+	}
+	sys := &s.systems[i]
+	sys.mu.Lock()
+	defer sys.mu.Unlock()
+	current, etag, path := view(i, sys)
+	if !ifMatch(r, etag) {
+		writeError(w, errPrecondition(path))
+		return
+	}
+	if errs := judgeProps(body, current, take); len(errs) > 0 {
+		writeError(w, join(errs))
+		return
+	}
+	apply(sys)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// judgeProps goes over a PATCH body's properties in name order. take judges
+// the ones it handles (appending its errors) and says whether it took the
+// name; any other is refused as read-only when current shows it, else as
+// unknown.
+func judgeProps(body map[string]json.RawMessage, current obj,
+	take func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool)) []*apiError {
+	var errs []*apiError
+	for _, name := range sortedKeys(body) {
+		var taken bool
+		if errs, taken = take(name, body[name], errs); taken {
+			continue
+		}
+		if _, shown := current[name]; shown {
+			errs = append(errs, errPropertyNotWritable(name))
+		} else {
+			errs = append(errs, errPropertyUnknown(name))
+		}
+	}
+	return errs
+}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"net/http"
 )
 
@@ -30,68 +31,32 @@ func (s *Simulator) secureBootBody(i int, sys *system) obj {
 }
 
 func (s *Simulator) getSecureBoot(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
-	if !ok {
-		return
-	}
-	sys := &s.systems[i]
-	sys.mu.Lock()
-	sys.advance(s.now())
-	body, etag := s.secureBootBody(i, sys), sys.secureETag()
-	sys.mu.Unlock()
-	writeResource(w, etag, body)
+	s.getSystemResource(w, r, func(i int, sys *system) (obj, string) {
+		sys.advance(s.now())
+		return s.secureBootBody(i, sys), sys.secureETag()
+	})
 }
 
 // patchSecureBoot sets SecureBootEnable; every other property is refused
 // by name (read-only or unknown), nothing applied unless all is valid.
 func (s *Simulator) patchSecureBoot(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
-	if !ok {
-		return
-	}
-	body, aerr := readObject(r)
-	if aerr != nil {
-		writeError(w, aerr)
-		return
-	}
-	if len(body) == 0 {
-		writeError(w, newError(http.StatusBadRequest, "EmptyJSON",
-			"The request body submitted contained an empty JSON object and the service is unable to process it."))
-		return
-	}
-	sys := &s.systems[i]
-	sys.mu.Lock()
-	defer sys.mu.Unlock()
-	current := s.secureBootBody(i, sys)
-	if !ifMatch(r, sys.secureETag()) {
-		writeError(w, errPrecondition(secureBootPath(i)))
-		return
-	}
-	var errs []*apiError
 	var enable *bool
-	for _, name := range sortedKeys(body) {
-		raw := body[name]
-		switch _, shown := current[name]; {
-		case name == "SecureBootEnable":
-			v, isBool := boolValue(raw)
-			if !isBool || string(raw) == "null" {
-				errs = append(errs, errPropertyType(name, string(raw)))
-				continue
-			}
-			enable = &v
-		case shown:
-			errs = append(errs, errPropertyNotWritable(name))
-		default:
-			errs = append(errs, errPropertyUnknown(name))
+	s.patchSystemResource(w, r, func(i int, sys *system) (obj, string, string) {
+		return s.secureBootBody(i, sys), sys.secureETag(), secureBootPath(i)
+	}, func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool) {
+		if name != "SecureBootEnable" {
+			return errs, false
 		}
-	}
-	if len(errs) > 0 {
-		writeError(w, join(errs))
-		return
-	}
-	if enable != nil {
-		sys.secureBoot = *enable
-		sys.secureGen++
-	}
-	w.WriteHeader(http.StatusNoContent)
+		v, isBool := boolValue(raw)
+		if !isBool || string(raw) == "null" {
+			return append(errs, errPropertyType(name, string(raw))), true
+		}
+		enable = &v
+		return errs, true
+	}, func(sys *system) {
+		if enable != nil {
+			sys.secureBoot = *enable
+			sys.secureGen++
+		}
+	})
 }

@@ -29,16 +29,10 @@ func (s *Simulator) listSystems(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Simulator) getSystem(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
-	if !ok {
-		return
-	}
-	sys := &s.systems[i]
-	sys.mu.Lock()
-	body := s.systemBody(i, sys, s.now())
-	etag := sys.etag()
-	sys.mu.Unlock()
-	writeResource(w, etag, body)
+	s.getSystemResource(w, r, func(i int, sys *system) (obj, string) {
+		body := s.systemBody(i, sys, s.now())
+		return body, sys.etag()
+	})
 }
 
 // systemBody renders a ComputerSystem; the caller holds sys.mu.
@@ -105,23 +99,13 @@ func (s *Simulator) systemBody(i int, sys *system, now int64) obj {
 // (IndicatorLED, LocationIndicatorActive). Anything else is refused
 // by name, and nothing is applied unless everything is valid.
 func (s *Simulator) patchSystem(w http.ResponseWriter, r *http.Request) {
-	i, ok := s.systemFor(w, r)
+	i, body, ok := s.patchTarget(w, r)
 	if !ok {
-		return
-	}
-	body, aerr := readObject(r)
-	if aerr != nil {
-		writeError(w, aerr)
-		return
-	}
-	if len(body) == 0 {
-		writeError(w, newError(http.StatusBadRequest, "EmptyJSON",
-			"The request body submitted contained an empty JSON object and the service is unable to process it."))
 		return
 	}
 	sys := &s.systems[i]
 	sys.mu.Lock()
-	aerr = s.applyPatch(i, sys, body, r)
+	aerr := s.applyPatch(i, sys, body, r)
 	sys.mu.Unlock()
 	if aerr != nil {
 		writeError(w, aerr)
@@ -137,26 +121,22 @@ func (s *Simulator) applyPatch(i int, sys *system, body map[string]json.RawMessa
 	if !ifMatch(r, sys.etag()) {
 		return errPrecondition(systemPath(i))
 	}
-	var errs []*apiError
 	var change [3]*uint8
 	var led *uint8
-	for _, name := range sortedKeys(body) {
-		var isLED bool
-		var c *uint8
-		c, isLED, errs = parseIndicator(name, body[name], errs)
-		switch _, shown := current[name]; {
+	errs := judgeProps(body, current, func(name string, raw json.RawMessage, errs []*apiError) ([]*apiError, bool) {
+		c, isLED, errs := parseIndicator(name, raw, errs)
+		switch {
 		case isLED:
 			if c != nil {
 				led = c
 			}
 		case name == "Boot":
-			change, errs = parseBoot(body[name], errs)
-		case shown:
-			errs = append(errs, errPropertyNotWritable(name))
+			change, errs = parseBoot(raw, errs)
 		default:
-			errs = append(errs, errPropertyUnknown(name))
+			return errs, false
 		}
-	}
+		return errs, true
+	})
 	if len(errs) > 0 {
 		return join(errs)
 	}
