@@ -235,11 +235,16 @@ func (r *run) finalized() {
 }
 
 // newestLoad moves the load to the newest microversion once every API
-// serves it.
+// serves it, and starts the workers of the resources that version serves.
 func (r *run) newestLoad() {
 	if r.newMax.Compare(r.oldMax) > 0 {
 		r.l.useNewest(r.ctx, r.t, r.probe, r.newMax.String())
+		return
 	}
+	// Nothing newer (right after a cut, HEAD speaks the release's API):
+	// the load already speaks the newest version, and now also uses the
+	// resources it serves, as after any unpin.
+	r.l.startNewKinds(r.ctx)
 }
 
 // autoUnpinned waits until every API serves the new maximum by itself
