@@ -240,6 +240,8 @@ func (r *run) noRowsWhy(kind string, want map[string]string) string {
 		}
 	case !ok:
 		return "" // a kind the load does not know: an error, so it gets added
+	case since != "" && !r.l.usesKind(kind):
+		return "the load uses it only once every service runs the new release unpinned"
 	case since != "" && !r.l.serves(since):
 		return fmt.Sprintf("the load creates %s at API %s, above the newest it speaks (%s)", kind, since, r.l.c.ver())
 	}

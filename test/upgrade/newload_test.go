@@ -97,6 +97,23 @@ func rowsMadeAt(kind string) (since string, ok bool) {
 	return "", false
 }
 
+// usesKind reports whether the worker that creates kind's rows has
+// started (startNewKinds).
+func (l *load) usesKind(kind string) bool {
+	nk := l.nk.Load()
+	if nk == nil {
+		return false
+	}
+	worker := "creations"
+	switch kind {
+	case "Trait":
+		worker = "traits"
+	case "Allocation":
+		worker = "allocations"
+	}
+	return nk.started[worker]
+}
+
 // serves reports whether the load's microversion has since.
 func (l *load) serves(since string) bool {
 	return mustVersion(since).Compare(mustVersion(l.c.ver())) <= 0
