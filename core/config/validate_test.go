@@ -84,7 +84,7 @@ func TestValidate(t *testing.T) {
 			"[json_rpc] use_ssl: must be true when [json_rpc] require_client_certificate is true",
 		}},
 		"unknown pin": {mut: func(c *Config) { c.Default.PinReleaseVersion = "ocata" },
-			want: []string{`[DEFAULT] pin_release_version: unknown release "ocata": valid values are "" (latest), auto, 0.1, anvil, 0.2, bellows, or a point release of one (e.g. 0.2.0)`}},
+			want: []string{`[DEFAULT] pin_release_version: unknown release "ocata": valid values are "" (latest), auto, 0.1, anvil, 0.2, bellows, 0.3, crucible, or a point release of one (e.g. 0.3.0)`}},
 		"several problems, one error each": {mut: func(c *Config) {
 			c.API.Port, c.Default.LogLevel, c.Conductor.HeartbeatInterval = 70000, "trace", 2*time.Minute
 		}, want: []string{
