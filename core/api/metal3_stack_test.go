@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rivetmetal/rivet/core/api"
 	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/conductor"
 	"github.com/rivetmetal/rivet/core/release"
@@ -13,12 +12,6 @@ import (
 	"github.com/rivetmetal/rivet/plugins/plugintest"
 	"github.com/rivetmetal/rivet/test/stacktest"
 )
-
-// raisedMaxAPI, when set, is a microversion the test API serves up to
-// beyond Rivet's advertised maximum (release head.API). Empty: the test
-// negotiates against what Rivet really advertises (1.110), and fails if
-// that is below BMO's baseline 1.89.
-const raisedMaxAPI = ""
 
 // newMetal3Stack starts the all-in-one stack (API and conductor sharing a
 // process over SQLite, the redfish plugin) and returns the API's URL.
@@ -50,9 +43,6 @@ func newMetal3Stack(t *testing.T) string {
 		Drivers: conductor.PluginDrivers{Manager: mgr, Enabled: []string{"redfish"}}})
 	deps := stacktest.APIDeps(dbh, store, pinner, svc, cfg.HeartbeatTimeout)
 	deps.Logger = log
-	if raisedMaxAPI != "" {
-		api.WithTestMaxAPI(raisedMaxAPI)(&deps)
-	}
 	srv := stacktest.Serve(t, deps)
 	return srv.URL
 }
