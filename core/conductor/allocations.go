@@ -112,8 +112,13 @@ func (s *Service) allocationFailed(ctx context.Context, a *objects.Allocation, r
 // match, in random order (the one named as the allocation first, API 1.79),
 // and reserves the first that still matches under its lease. Locked nodes
 // are tried again node_locked_retry_attempts times; two allocations never
-// get one node (ReserveNode's condition).
+// get one node (ReserveNode's condition). An allocation already being
+// processed here is left to that processing.
 func (s *Service) allocate(ctx context.Context, id int64) {
+	if _, busy := s.allocating.LoadOrStore(id, struct{}{}); busy {
+		return
+	}
+	defer s.allocating.Delete(id)
 	a, err := s.store.AllocationByID(ctx, id)
 	if err != nil {
 		if !errors.Is(err, db.ErrNotFound) {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
@@ -340,5 +342,30 @@ func TestAllocationTraits(t *testing.T) {
 	b := h.allocate(&objects.Allocation{ResourceClass: ptr("gold"), Traits: []string{"CUSTOM_GPU"}})
 	if b.State != objects.AllocationError || !strings.HasSuffix(*b.LastError, "no suitable nodes have the requested traits CUSTOM_GPU.") {
 		t.Errorf("second allocation = %s %v", b.State, deref(b.LastError))
+	}
+}
+
+// TestAllocationProcessedOnce: two processings of one allocation at once
+// (the start-up resume racing a create's own) leave it active on its node;
+// before the guard, the one that found the node taken marked it failed.
+func TestAllocationProcessedOnce(t *testing.T) {
+	h := newHarness(t, nil, "cond-1", nil)
+	ctx := context.Background()
+	for i := range 10 {
+		n := h.enroll(fmt.Sprintf("once-%d", i))
+		h.schedulable(n, "gold")
+		a := &objects.Allocation{UUID: uuid.NewString(), ResourceClass: ptr("gold"), State: objects.AllocationAllocating,
+			ConductorAffinity: ptr(h.svc.conductorID.Load()), Extra: map[string]any{}}
+		if err := h.store.Create(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() { h.svc.allocate(ctx, a.ID) })
+		}
+		wg.Wait()
+		if got := h.allocation(a.UUID); got.State != objects.AllocationActive || got.NodeID == nil || *got.NodeID != n.ID {
+			t.Fatalf("allocation %d = %s node %v: %v", i, got.State, got.NodeID, deref(got.LastError))
+		}
 	}
 }

@@ -60,15 +60,19 @@ type Deps struct {
 type Service struct {
 	// rescuers are Deps.Rescue.
 	rescuers map[string]RescueInterface
-	cfg      Config
-	store    *db.Store
-	db       *db.DB
-	drivers  DriverSet
-	catalogs catalogCache
-	pinner   *release.Pinner
-	finalize *upgrade.Guard
-	tooOld   func(error)
-	log      *slog.Logger
+	// allocating holds the IDs of the allocations being processed here,
+	// so the start-up resume and a create's own processing never both
+	// work on one (the loser would mark a reserved allocation failed).
+	allocating sync.Map
+	cfg        Config
+	store      *db.Store
+	db         *db.DB
+	drivers    DriverSet
+	catalogs   catalogCache
+	pinner     *release.Pinner
+	finalize   *upgrade.Guard
+	tooOld     func(error)
+	log        *slog.Logger
 
 	tasks   *TaskManager
 	creates *groupCreator // create_node's group commit
