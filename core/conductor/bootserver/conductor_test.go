@@ -234,4 +234,36 @@ func TestStoreSourceDirectDeploy(t *testing.T) {
 	}
 }
 
+// A node of the agent rescue interface boots the rescue kernel and
+// ramdisk from rescuing until unrescue, whatever its deploy interface.
+func TestStoreSourceAgentRescue(t *testing.T) {
+	for _, deploy := range []string{"direct", "ramdisk"} {
+		store, n := activeNode(t)
+		n.DeployInterface, n.RescueInterface = ptr(deploy), ptr("agent")
+		n.DriverInfo = map[string]any{"deploy_kernel": "http://images.example/ipa.kernel", "deploy_ramdisk": "http://images.example/ipa.initramfs",
+			"rescue_kernel": "http://images.example/rescue.kernel", "rescue_ramdisk": "http://images.example/rescue.initramfs"}
+		src := bootserver.StoreSource{Store: store}
+		for _, st := range []string{"rescuing", "rescue wait", "rescue", "unrescuing", "active"} {
+			n.ProvisionState = st
+			if err := store.Save(context.Background(), n); err != nil {
+				t.Fatal(err)
+			}
+			got, err := src.NodeByMAC(context.Background(), mac)
+			if err != nil {
+				t.Fatal(err)
+			}
+			script, err := bootserver.Render(got)
+			if err != nil {
+				t.Fatalf("%s %s: %v", deploy, st, err)
+			}
+			rescue := st == "rescuing" || st == "rescue wait" || st == "rescue"
+			booted := strings.Contains(script.Body, "kernel http://images.example/rescue.kernel initrd=ramdisk") &&
+				strings.Contains(script.Body, "initrd --name ramdisk http://images.example/rescue.initramfs")
+			if booted != rescue || strings.Contains(script.Body, "ipa.kernel") {
+				t.Errorf("%s deploy, %s: script\n%s", deploy, st, script.Body)
+			}
+		}
+	}
+}
+
 func ptr[T any](v T) *T { return &v }

@@ -48,8 +48,14 @@ func (s StoreSource) node(ctx context.Context, col string, v any) (Node, error) 
 		return Node{UUID: n.UUID, ProvisionState: n.ProvisionState,
 			InstanceInfo: AgentRamdisk(n.DriverInfo, s.InspectionCallback)}, nil
 	}
+	if n.RescueInterface != nil && *n.RescueInterface == "agent" && rescueAgentStates[n.ProvisionState] {
+		return agentNode(n, "rescue_kernel", "rescue_ramdisk"), nil
+	}
 	if n.DeployInterface != nil && *n.DeployInterface == "direct" {
-		return agentNode(n), nil
+		if !deployAgentStates[n.ProvisionState] {
+			return Node{UUID: n.UUID, ProvisionState: "available", InstanceInfo: map[string]any{}}, nil
+		}
+		return agentNode(n, InfoDeployKernel, InfoDeployRamdisk), nil
 	}
 	return Node{UUID: n.UUID, ProvisionState: n.ProvisionState, InstanceInfo: n.InstanceInfo}, nil
 }
@@ -58,16 +64,19 @@ func (s StoreSource) node(ctx context.Context, col string, v any) (Node, error) 
 // node boots the ironic-python-agent; in any other it boots its disk.
 var deployAgentStates = map[string]bool{"deploying": true, "wait call-back": true, "cleaning": true, "clean wait": true}
 
-// agentNode is a direct-deploy node as scripts see it: while the agent
-// runs on it, the agent's kernel and ramdisk (driver_info deploy_kernel,
-// deploy_ramdisk and kernel_append_params, as Ironic names them) under a
-// state that boots; otherwise a state that boots the local disk (its
-// instance is on the disk).
-func agentNode(n *objects.Node) Node {
-	if !deployAgentStates[n.ProvisionState] {
-		return Node{UUID: n.UUID, ProvisionState: "available", InstanceInfo: map[string]any{}}
-	}
-	ii := map[string]any{KeyKernel: n.DriverInfo["deploy_kernel"], KeyRamdisk: n.DriverInfo["deploy_ramdisk"]}
+// rescueAgentStates are the provision states in which a node of the agent
+// rescue interface boots the rescue ramdisk (driver_info rescue_kernel and
+// rescue_ramdisk): from rescuing until unrescue, as Ironic keeps the
+// rescue boot configuration in place until unrescue.
+var rescueAgentStates = map[string]bool{"rescuing": true, "rescue wait": true, "rescue": true}
+
+// agentNode is a node as scripts see it while the agent runs on it: the
+// agent kernel and ramdisk driver_info names under kernelKey and
+// ramdiskKey (with kernel_append_params, as Ironic names them), under a
+// state that boots. Outside those states a direct-deploy node boots its
+// local disk (its instance is on the disk).
+func agentNode(n *objects.Node, kernelKey, ramdiskKey string) Node {
+	ii := map[string]any{KeyKernel: n.DriverInfo[kernelKey], KeyRamdisk: n.DriverInfo[ramdiskKey]}
 	if p, ok := n.DriverInfo["kernel_append_params"]; ok {
 		ii[KeyKernelAppendParams] = p
 	}
