@@ -282,8 +282,11 @@ func TestBuiltIn(t *testing.T) {
 }
 
 func TestFormatString(t *testing.T) {
-	ctx := map[string]any{"inventory": map[string]any{"a": map[string]any{"b": []any{"x", 2.0, true, nil}}}, "item": "i"}
+	ctx := map[string]any{"inventory": map[string]any{"a": map[string]any{"b": []any{"x", 2.0, true, nil}}}, "item": "i",
+		"ctl": []any{"bell\a", "it's", "nul\x00\x7f"}}
 	for in, want := range map[string]string{
+		// Python's repr escapes control characters and picks the quote.
+		"{ctl}": `['bell\x07', "it's", 'nul\x00\x7f']`,
 		"{inventory[a][b][0]}-{inventory[a][b][1]}": "x-2",
 		"{inventory[a][b]}":                         "['x', 2, True, None]",
 		"{{literal}} {item!r}":                      "{literal} 'i'",

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rivetmetal/rivet/core/traits"
 )
 
 // errKey is Python's KeyError in a format: a missing key or attribute
@@ -170,7 +172,7 @@ func pyRepr(v any) string {
 		}
 		return "False"
 	case string:
-		return pyQuote(x)
+		return traits.PyRepr(x)
 	case json.Number:
 		return x.String()
 	case float64:
@@ -191,7 +193,7 @@ func pyRepr(v any) string {
 	case []string:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = pyQuote(e)
+			parts[i] = traits.PyRepr(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
@@ -202,41 +204,11 @@ func pyRepr(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = pyQuote(k) + ": " + pyRepr(x[k])
+			parts[i] = traits.PyRepr(k) + ": " + pyRepr(x[k])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return fmt.Sprint(v)
-}
-
-// pyQuote is Python's repr of a string: single quotes unless the string
-// holds one and no double quote.
-func pyQuote(s string) string {
-	q := byte('\'')
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == rune(q):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
 }
 
 func pyType(v any) string {
