@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // instant answers every probe at once with "power on".
@@ -61,5 +62,23 @@ func BenchmarkCycleMemory(b *testing.B) {
 			b.ReportMetric(float64(with.HeapAlloc)-float64(without.HeapAlloc), "retained-B")
 			runtime.KeepAlive(src)
 		})
+	}
+}
+
+// BenchmarkNewCycle arranges 100,000 nodes, each its own BMC, into a
+// cycle's queues: the CPU a cycle spends before its first probe.
+func BenchmarkNewCycle(b *testing.B) {
+	const n = 100_000
+	ns := make([]Node, n)
+	for i := range ns {
+		ns[i] = Node{UUID: fmt.Sprintf("%08x-0000-4000-8000-%012x", i*7919%n, i), PowerState: "power on"}
+	}
+	s, err := New(DefaultConfig(), Deps{Source: &fakeSource{}, Prober: instant{}, Recorder: nopRecorder{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for range b.N {
+		s.newCycle(time.Now(), ns)
 	}
 }

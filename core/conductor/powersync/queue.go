@@ -12,6 +12,7 @@ import (
 type item struct {
 	node *Node
 	due  time.Duration
+	pos  int32 // index in the node list
 }
 
 // bmcID identifies a BMC across cycles: its key, or for a node without
