@@ -11,6 +11,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/plugins"
 )
 
@@ -184,16 +185,15 @@ func (c nodeCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 func (c nodeCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	rows, err := c.s.ownedNodes(ctx)
+	type key struct{ prov, power, maint string }
+	counts := map[key]int{}
+	err := c.s.ownedNodes(ctx, func(n *db.PowerSyncNode) {
+		counts[key{deref(n.ProvisionState), noneIfEmpty(deref(n.PowerState)), strconv.FormatBool(n.Maintenance)}]++
+	})
 	if err != nil {
 		c.s.log.Warn("metrics: listing this conductor's nodes failed", "error", err)
 		ch <- prometheus.NewInvalidMetric(c.desc, err)
 		return
-	}
-	type key struct{ prov, power, maint string }
-	counts := map[key]int{}
-	for _, n := range rows {
-		counts[key{deref(n.ProvisionState), noneIfEmpty(deref(n.PowerState)), strconv.FormatBool(n.Maintenance)}]++
 	}
 	for k, v := range counts {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(v), k.prov, k.power, k.maint)

@@ -13,6 +13,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/db"
+	"github.com/rivetmetal/rivet/plugins"
 )
 
 // The power-state sync scheduler (core/conductor/powersync) reaches the
@@ -23,42 +24,55 @@ type powerSource struct{ s *Service }
 
 // Nodes implements powersync.Source.
 func (p powerSource) Nodes(ctx context.Context) ([]powersync.Node, error) {
-	rows, err := p.s.ownedNodes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]powersync.Node, 0, len(rows))
-	for _, n := range rows {
+	var out []powersync.Node
+	err := p.s.ownedNodes(ctx, func(n *db.PowerSyncNode) {
 		// A node the sync itself put in maintenance (fault "power
 		// failure") is still probed, so it leaves maintenance once its
 		// BMC answers again (Ironic's _power_failure_recovery).
-		out = append(out, powersync.Node{UUID: n.UUID, Name: deref(n.Name), BMC: bmcOfInfo(n.DriverInfo), PowerState: deref(n.PowerState),
-			Maintenance: n.Maintenance && deref(n.Fault) != objects.FaultPowerFailure, Locked: n.Reservation != nil})
+		out = append(out, powersync.Node{UUID: n.UUID, Name: deref(n.Name), BMC: bmcOfInfo(n.DriverInfo),
+			PowerState: powerStateOf(n.PowerState), Maintenance: n.Maintenance && deref(n.Fault) != objects.FaultPowerFailure,
+			Locked: n.Reservation != nil})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// ownedNodes lists the nodes of this conductor's group and hardware types
-// that the ring maps to this conductor (none while it stops), with the
-// columns power sync and the node metrics read.
-func (s *Service) ownedNodes(ctx context.Context) ([]db.Node, error) {
+// powerStateOf is the recorded power state, sharing the string of the
+// usual values: the node list keeps one per node for a whole cycle.
+func powerStateOf(ps *string) string {
+	switch v := deref(ps); v {
+	case string(plugins.PowerOn):
+		return string(plugins.PowerOn)
+	case string(plugins.PowerOff):
+		return string(plugins.PowerOff)
+	default:
+		return v
+	}
+}
+
+// ownedNodes calls fn with each node of this conductor's group and
+// hardware types that the ring maps to this conductor (none while it
+// stops), with the columns power sync and the node metrics read. The
+// nodes are read a page at a time, so however many the conductor holds,
+// it never has more than a page of rows decoded; fn must not keep n.
+func (s *Service) ownedNodes(ctx context.Context, fn func(n *db.PowerSyncNode)) error {
 	hws := s.drivers.HardwareTypes()
 	if len(hws) == 0 || s.draining.Load() {
-		return nil, nil
+		return nil
 	}
-	rows, err := s.db.PowerSyncNodes(ctx, s.cfg.Group, hws)
-	if err != nil {
-		return nil, err
-	}
-	out := rows[:0]
-	for _, n := range rows {
-		host, err := s.router.HostFor(ctx, rpc.Target{UUID: n.UUID, Driver: n.Driver, Group: n.ConductorGroup})
-		if err != nil || host != s.cfg.Hostname {
-			continue
+	return s.db.PowerSyncNodes(ctx, s.cfg.Group, hws, func(rows []db.PowerSyncNode) error {
+		for i := range rows {
+			n := &rows[i]
+			host, err := s.router.HostFor(ctx, rpc.Target{UUID: n.UUID, Driver: n.Driver, Group: n.ConductorGroup})
+			if err != nil || host != s.cfg.Hostname {
+				continue
+			}
+			fn(n)
 		}
-		out = append(out, n)
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // powerProber asks the node's driver for its power state.

@@ -158,26 +158,25 @@ func (s *Service) sensorLoop() {
 // that is not in maintenance and that no task holds, at most
 // Sensors.Workers at once, and returns how many reads succeeded.
 func (s *Service) collectSensors(ctx context.Context) int {
-	rows, err := s.ownedNodes(ctx)
+	keep := map[string]bool{}
+	var todo []string
+	err := s.ownedNodes(ctx, func(n *db.PowerSyncNode) {
+		if n.Maintenance || n.Reservation != nil {
+			return
+		}
+		keep[n.UUID] = true
+		todo = append(todo, n.UUID)
+	})
 	if err != nil {
 		s.log.Warn("sensor data: listing this conductor's nodes failed", "error", err)
 		return 0
-	}
-	keep := map[string]bool{}
-	var todo []db.Node
-	for _, n := range rows {
-		if n.Maintenance || n.Reservation != nil {
-			continue
-		}
-		keep[n.UUID] = true
-		todo = append(todo, n)
 	}
 	s.sensors.forget(keep)
 	sem := make(chan struct{}, max(s.cfg.Sensors.Workers, 1))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	ok := 0
-	for _, n := range todo {
+	for _, uuid := range todo {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -187,7 +186,7 @@ func (s *Service) collectSensors(ctx context.Context) int {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if s.readSensors(ctx, n.UUID) {
+			if s.readSensors(ctx, uuid) {
 				mu.Lock()
 				ok++
 				mu.Unlock()

@@ -33,7 +33,7 @@ func (d *Driver) GetPowerState(ctx context.Context, node plugins.Node) (plugins.
 		}
 	}
 	var ps plugins.PowerState
-	err := d.with(node, "get power state", func(s *nodeState) error { ps = s.power; return nil })
+	err := d.read(node, "get power state", func(s *nodeState) { ps = s.power })
 	return ps, err
 }
 

@@ -23,7 +23,7 @@ var ErrNoState = errors.New("BMC returned an empty power state")
 // result is what a worker hands back to the dispatcher.
 type result struct {
 	node      Node
-	key       string
+	q         *bmcQueue // set by the dispatcher's closure
 	latency   time.Duration
 	err       error // the probe failed
 	cancelled bool  // cut short by shutdown; neither success nor failure
@@ -33,10 +33,10 @@ type result struct {
 
 // probe asks n's BMC for its power state and tells the Recorder what it
 // learnt. prevFailures is n's consecutive failure count before this probe.
-func (s *Scheduler) probe(ctx context.Context, n Node, key string, st *bmcState, prevFailures int) result {
+func (s *Scheduler) probe(ctx context.Context, n Node, st *bmcState, prevFailures int) result {
 	start := time.Now()
 	state, err := s.call(ctx, n, st)
-	r := result{node: n, key: key, latency: time.Since(start)}
+	r := result{node: n, latency: time.Since(start)}
 	if err != nil && ctx.Err() != nil {
 		r.cancelled = true
 		return r

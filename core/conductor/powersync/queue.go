@@ -2,40 +2,57 @@ package powersync
 
 import (
 	"hash/fnv"
-	"slices"
+	"strings"
 	"time"
 )
 
-// item is one node due for a probe at a time.
+// item is one node due for a probe at an offset from the cycle's start.
+// It points into the cycle's node list rather than copying the node: a
+// conductor holding 100,000 nodes keeps one item per node for a cycle.
 type item struct {
-	node Node
-	due  time.Time
+	node *Node
+	due  time.Duration
+	pos  int32 // index in the node list
 }
 
-// bmcQueue holds one BMC's nodes for the current cycle, in due order.
-type bmcQueue struct {
-	key      string
-	state    *bmcState
-	items    []item
-	next     int           // index of the next item to dispatch
-	inflight bool          // a probe to this BMC is running
-	probes   int           // probes completed this cycle
-	busy     time.Duration // sum of this cycle's probe latencies
-	index    int           // position in readyHeap, -1 when absent
-}
+// bmcID identifies a BMC across cycles: its key, or for a node without
+// one, the node itself (so it never collides with a real key).
+type bmcID struct{ bmc, node string }
 
-func (q *bmcQueue) pending() bool { return q.next < len(q.items) }
-func (q *bmcQueue) head() item    { return q.items[q.next] }
-func (q *bmcQueue) left() int     { return len(q.items) - q.next }
-
-// bmcKey is the serialisation key of n. A node without a BMC key gets one
-// no real key can collide with.
-func bmcKey(n Node) string {
+func idOf(n *Node) bmcID {
 	if n.BMC == "" {
-		return "\x00node:" + n.UUID
+		return bmcID{node: n.UUID}
 	}
-	return n.BMC
+	return bmcID{bmc: n.BMC}
 }
+
+func compareIDs(a, b bmcID) int {
+	if c := strings.Compare(a.bmc, b.bmc); c != 0 {
+		return c
+	}
+	return strings.Compare(a.node, b.node)
+}
+
+// bmcQueue holds one BMC's nodes for the current cycle, in due order: a
+// run of the cycle's items, which are sorted by BMC. Its fields are sized
+// for one queue per node, the usual case (one BMC per server).
+type bmcQueue struct {
+	items []item
+	// state is nil until the BMC is probed, unless it is remembered from
+	// an earlier cycle (see Scheduler.bmcs).
+	state    *bmcState
+	busy     time.Duration // sum of this cycle's probe latencies
+	next     int32         // index of the next item to dispatch
+	probes   int32         // probes completed this cycle
+	index    int32         // position in readyHeap, -1 when absent
+	rank     int32         // position in the cycle's queues, which are in BMC order
+	inflight bool          // a probe to this BMC is running
+}
+
+func (q *bmcQueue) pending() bool { return int(q.next) < len(q.items) }
+func (q *bmcQueue) head() item    { return q.items[q.next] }
+func (q *bmcQueue) left() int     { return len(q.items) - int(q.next) }
+func (q *bmcQueue) id() bmcID     { return idOf(q.items[0].node) }
 
 // offset is n's stable start offset within a cycle: a hash of its UUID,
 // so the same node is probed at about the same phase every cycle.
@@ -48,19 +65,6 @@ func offset(uuid string, spread time.Duration) time.Duration {
 	return time.Duration(h.Sum64() % uint64(spread))
 }
 
-// sortItems orders a queue by due time, then UUID, for determinism.
-func sortItems(items []item) {
-	slices.SortFunc(items, func(a, b item) int {
-		if c := a.due.Compare(b.due); c != 0 {
-			return c
-		}
-		if a.node.UUID < b.node.UUID {
-			return -1
-		}
-		return 1
-	})
-}
-
 // readyHeap orders the BMC queues that may take a probe (not in flight,
 // with items left) by their head's due time; among equally due heads, the
 // BMC with the most nodes left goes first, since its probes are serial and
@@ -70,21 +74,21 @@ type readyHeap []*bmcQueue
 
 func (h readyHeap) Len() int { return len(h) }
 func (h readyHeap) Less(i, j int) bool {
-	if c := h[i].head().due.Compare(h[j].head().due); c != 0 {
-		return c < 0
+	if di, dj := h[i].head().due, h[j].head().due; di != dj {
+		return di < dj
 	}
 	if li, lj := h[i].left(), h[j].left(); li != lj {
 		return li > lj
 	}
-	return h[i].key < h[j].key
+	return h[i].rank < h[j].rank
 }
 func (h readyHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
+	h[i].index, h[j].index = int32(i), int32(j)
 }
 func (h *readyHeap) Push(x any) {
 	q := x.(*bmcQueue)
-	q.index = len(*h)
+	q.index = int32(len(*h))
 	*h = append(*h, q)
 }
 func (h *readyHeap) Pop() any {

@@ -38,8 +38,13 @@ type Scheduler struct {
 
 	// cycle is a one-slot semaphore held for a whole cycle, so cycles
 	// never overlap; the fields below it are touched only while held.
-	cycle    chan struct{}
-	bmcs     map[string]*bmcState
+	cycle chan struct{}
+	// bmcs remembers the BMCs whose state matters to the next cycle: an
+	// open or counting breaker, or an abandoned probe still running. A
+	// BMC in neither is left out, so a conductor whose BMCs all answer
+	// keeps nothing per BMC between cycles.
+	bmcs     map[bmcID]*bmcState
+	gen      uint64         // counts cycles, to find the bmcs no longer listed
 	failures map[string]int // node UUID → consecutive failed probes
 
 	mu          sync.Mutex // guards the fields below
@@ -56,6 +61,24 @@ type bmcState struct {
 	// hung is set while a probe abandoned at its deadline is still
 	// running; the BMC gets no other probe until it returns.
 	hung atomic.Bool
+	gen  uint64 // the last cycle that listed the BMC
+}
+
+// remember keeps q's BMC state for the next cycles if it matters to them,
+// and forgets it otherwise.
+func (s *Scheduler) remember(q *bmcQueue) {
+	st := q.state
+	if st.breaker != (breaker{}) || st.hung.Load() {
+		st.gen = s.gen
+		s.bmcs[q.id()] = st
+		return
+	}
+	// Dropped: the next probe of the BMC, if any, starts a fresh one, so
+	// a cycle holds a state only while the BMC is probed.
+	q.state = nil
+	if len(s.bmcs) > 0 {
+		delete(s.bmcs, q.id())
+	}
 }
 
 // New returns a scheduler, or the problems with cfg and d.
@@ -77,7 +100,7 @@ func New(cfg Config, d Deps) (*Scheduler, error) {
 	return &Scheduler{
 		cfg: cfg, d: d, log: log,
 		cycle:    make(chan struct{}, 1),
-		bmcs:     map[string]*bmcState{},
+		bmcs:     map[bmcID]*bmcState{},
 		failures: map[string]int{},
 	}, nil
 }
