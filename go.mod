@@ -14,6 +14,8 @@ require github.com/go-json-experiment/json v1.27.2
 
 require github.com/kdomanski/iso9660 v0.4.0
 
+require github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
+
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -135,8 +135,49 @@ func orEmpty(s []string) []string {
 // was taken over can never overwrite the new holder's work. A lost lease is
 // an error wrapping ErrLeaseLost. obj must be a Node.
 func (s *Store) SaveFenced(ctx context.Context, obj objects.Object, holder string, epoch int64) error {
+	return s.saveNodeIf(ctx, obj, fmt.Sprintf("save Node under lease of %s (epoch %d)", holder, epoch),
+		func(q *bun.UpdateQuery) *bun.UpdateQuery {
+			return q.Where("reservation = ?", holder).Where("reservation_epoch = ?", epoch)
+		})
+}
+
+// SaveUnleased writes a node's changed fields as a lease of no duration
+// would: only if nobody holds the node's lease and its epoch is still
+// epoch, the one read with the node (GetNodeEpoch). Every lease taken
+// since bumped the epoch, so nothing written under a lease in between
+// is overwritten; otherwise nothing is written and the error wraps
+// ErrLeaseLost. A write that would hold the lease for itself alone (an
+// agent's heartbeat) so spares the statements taking and giving back the
+// lease, and the node's second read.
+func (s *Store) SaveUnleased(ctx context.Context, obj objects.Object, epoch int64) error {
+	return s.saveNodeIf(ctx, obj, fmt.Sprintf("save unleased Node (epoch %d)", epoch),
+		func(q *bun.UpdateQuery) *bun.UpdateQuery {
+			return q.Where("reservation IS NULL").Where("reservation_epoch = ?", epoch)
+		})
+}
+
+// GetNodeEpoch is GetNode with the node's lease epoch as read, for
+// SaveUnleased.
+func (s *Store) GetNodeEpoch(ctx context.Context, ident string) (*objects.Node, int64, error) {
+	col := "name"
+	if looksLikeUUID(ident) {
+		col = "uuid"
+	}
+	row, err := s.loadNodeBy(ctx, col, ident)
+	if err != nil {
+		return nil, 0, err
+	}
+	obj, err := s.fromRow("Node", row)
+	if err != nil {
+		return nil, 0, err
+	}
+	return obj.(*objects.Node), row.ReservationEpoch, nil
+}
+
+// saveNodeIf writes obj's changed fields where cond holds of its row.
+func (s *Store) saveNodeIf(ctx context.Context, obj objects.Object, action string, cond func(*bun.UpdateQuery) *bun.UpdateQuery) error {
 	if obj.Kind() != "Node" {
-		return fmt.Errorf("db: SaveFenced: %s has no lease", obj.Kind())
+		return fmt.Errorf("db: %s: %s has no lease", action, obj.Kind())
 	}
 	row, changed, target, err := s.forDB(obj, true)
 	if err != nil {
@@ -146,11 +187,7 @@ func (s *Store) SaveFenced(ctx context.Context, obj objects.Object, holder strin
 		return slices.Contains(leaseColumns, c) || c == "id" || c == "created_at" || c == "updated_at"
 	})
 	cols = append(cols, "version", "updated_at")
-	action := fmt.Sprintf("save Node under lease of %s (epoch %d)", holder, epoch)
-	res, err := s.db.bun.NewUpdate().Model(row).Column(cols...).WherePK().
-		Where("reservation = ?", holder).
-		Where("reservation_epoch = ?", epoch).
-		Exec(ctx)
+	res, err := cond(s.db.bun.NewUpdate().Model(row).Column(cols...).WherePK()).Exec(ctx)
 	if err != nil {
 		return s.db.wrap(err, action)
 	}

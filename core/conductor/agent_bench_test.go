@@ -1,17 +1,21 @@
 package conductor
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"github.com/google/uuid"
 
 	"github.com/rivetmetal/rivet/core/agenttoken"
@@ -73,7 +77,7 @@ func TestAgentDeployScale(t *testing.T) {
 	if n <= 0 {
 		t.Skip("set RIVET_AGENT_BENCH=N to run N concurrent agent deploys")
 	}
-	h := newHarness(t, benchDB(t), "cond-a", func(c *Config) {
+	h := benchHarness(t, benchDB(t), func(c *Config) {
 		c.Workers = workers.Config{Size: 64, ReservedForAPI: 8}
 		c.LeaseDuration = 30 * time.Second
 		c.LockRetryAttempts, c.LockRetryInterval = 0, 0
@@ -90,15 +94,16 @@ func TestAgentDeployScale(t *testing.T) {
 		nodes[i] = nd
 	}
 	var beats, refused atomic.Int64
+	prof := startRoleProfile(t)
 	cpu0, start := cpuTime(), time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for _, nd := range nodes {
 		wg.Add(1)
-		go func() {
+		go pprof.Do(ctx, pprof.Labels("role", rolePoller), func(ctx context.Context) {
 			defer wg.Done()
-			errs <- deployOne(h, nd, &beats, &refused)
-		}()
+			errs <- deployOne(ctx, h, nd, &beats, &refused)
+		})
 	}
 	wg.Wait()
 	close(errs)
@@ -111,6 +116,88 @@ func TestAgentDeployScale(t *testing.T) {
 	t.Logf("%d concurrent agent deploys on one conductor (%s): %v wall, %.0f deploys/min; %d heartbeats accepted (%d refused: node busy); process CPU %v, %.2f ms per accepted heartbeat (upper bound: agents and deploy work included)",
 		n, h.dbh.Dialect(), wall.Round(time.Millisecond), float64(n)/wall.Minutes(), beats.Load(), refused.Load(), cpu.Round(time.Millisecond),
 		float64(cpu.Microseconds())/1000/float64(beats.Load()))
+	if prof != nil {
+		prof.report(t, n, beats.Load(), refused.Load())
+	}
+}
+
+// The roles TestAgentDeployScale's CPU profile tells apart, as goroutine
+// labels: goroutines a labelled one starts inherit its label, so the
+// conductor's work started by a heartbeat (the follow-up, the deploy
+// work it resumes) counts as the heartbeat's.
+const (
+	rolePoller    = "poller"    // the test watching each node's state
+	roleAgent     = "agent"     // the fake agents' HTTP servers
+	roleDeploy    = "deploy"    // do_node_deploy and the work it starts
+	roleLookup    = "lookup"    // get_node_with_token
+	roleHeartbeat = "heartbeat" // heartbeat and what it starts
+)
+
+// roleProfile is a CPU profile of the process by role.
+type roleProfile struct{ buf bytes.Buffer }
+
+// startRoleProfile starts profiling, or returns nil when the process is
+// profiled already (go test -cpuprofile).
+func startRoleProfile(t *testing.T) *roleProfile {
+	p := &roleProfile{}
+	if err := pprof.StartCPUProfile(&p.buf); err != nil {
+		t.Logf("no CPU breakdown by role: %v", err)
+		return nil
+	}
+	return p
+}
+
+// report stops the profile and logs the CPU each role took: the
+// conductor's share of a heartbeat (the RPC, in process here, and the
+// conductor's handling and follow-up; what the deploy does once resumed
+// is counted apart), of a deploy request, and what the fake agents, the
+// test's pollers and the rest (runtime, GC, the conductor's own loops)
+// took. Sampled at 100 Hz: about 10 ms a sample.
+func (p *roleProfile) report(t *testing.T, n int, beats, refused int64) {
+	pprof.StopCPUProfile()
+	prof, err := profile.Parse(&p.buf)
+	if err != nil {
+		t.Logf("no CPU breakdown by role: %v", err)
+		return
+	}
+	cpuIndex := len(prof.SampleType) - 1
+	by := map[string]time.Duration{}
+	var total time.Duration
+	for _, s := range prof.Sample {
+		role := "other"
+		if r := s.Label["role"]; len(r) > 0 {
+			role = r[0]
+		}
+		if role == roleHeartbeat && resumesWork(s) {
+			role = "resumed"
+		}
+		d := time.Duration(s.Value[cpuIndex])
+		by[role] += d
+		total += d
+	}
+	ms := func(d time.Duration, per int64) float64 {
+		return float64(d.Microseconds()) / 1000 / float64(max(per, 1))
+	}
+	pct := func(d time.Duration) float64 { return 100 * float64(d) / float64(max(total, 1)) }
+	t.Logf("CPU by role (profile, %v sampled): heartbeat %.2f ms per accepted heartbeat, %.2f ms per heartbeat request (%.1f%%); "+
+		"deploy work resumed by heartbeats %.2f ms per deploy (%.1f%%); deploy requests and their work %.2f ms per deploy (%.1f%%); "+
+		"token lookups %.1f%%; fake agents %.1f%%; pollers %.1f%%; runtime, GC and conductor loops %.1f%%",
+		total.Round(time.Millisecond), ms(by[roleHeartbeat], beats), ms(by[roleHeartbeat], beats+refused), pct(by[roleHeartbeat]),
+		ms(by["resumed"], int64(n)), pct(by["resumed"]), ms(by[roleDeploy], int64(n)), pct(by[roleDeploy]),
+		pct(by[roleLookup]), pct(by[roleAgent]), pct(by[rolePoller]), pct(by["other"]))
+}
+
+// resumesWork reports whether s was taken in the deploy or clean work a
+// heartbeat resumed rather than in the heartbeat's own handling.
+func resumesWork(s *profile.Sample) bool {
+	for _, loc := range s.Location {
+		for _, line := range loc.Line {
+			if name := line.Function.Name; strings.HasSuffix(name, ").continueDeploy") || strings.HasSuffix(name, ").continueClean") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // backoff is a retry pause: doubling from 50 ms to 2 s, with jitter, so
@@ -125,15 +212,20 @@ func (b *backoff) wait() {
 	b.d = min(2*b.d, 2*time.Second)
 }
 
-// deployOne deploys nd through its own fake agent.
-func deployOne(h *harness, nd *objects.Node, beats, refused *atomic.Int64) error {
-	ctx := context.Background()
+// deployOne deploys nd through its own fake agent. ctx carries the
+// poller's profile label, which each call labelled otherwise restores.
+func deployOne(ctx context.Context, h *harness, nd *objects.Node, beats, refused *atomic.Int64) error {
 	a := agenttest.New()
-	url := a.Start()
+	var url string
+	pprof.Do(ctx, pprof.Labels("role", roleAgent), func(context.Context) { url = a.Start() })
 	defer a.Close()
+	as := func(role string, fn func() error) (err error) {
+		pprof.Do(ctx, pprof.Labels("role", role), func(context.Context) { err = fn() })
+		return err
+	}
 	var retry backoff
 	for {
-		err := h.api.DoNodeDeploy(ctx, nd, false, nil)
+		err := as(roleDeploy, func() error { return h.api.DoNodeDeploy(ctx, nd, false, nil) })
 		if err == nil {
 			break
 		}
@@ -168,7 +260,11 @@ func deployOne(h *harness, nd *objects.Node, beats, refused *atomic.Int64) error
 				break
 			}
 			if a.Token == "" {
-				got, err := h.api.GetNodeWithToken(ctx, cur)
+				var got *objects.Node
+				err := as(roleLookup, func() (err error) {
+					got, err = h.api.GetNodeWithToken(ctx, cur)
+					return err
+				})
 				if err != nil {
 					beatRetry.wait()
 					continue
@@ -178,7 +274,9 @@ func deployOne(h *harness, nd *objects.Node, beats, refused *atomic.Int64) error
 					return fmt.Errorf("node %s: its token was issued to a lookup whose answer was lost", nd.UUID)
 				}
 			}
-			if err := h.api.Heartbeat(ctx, cur, url, "9.14.1", agenttoken.Digest(a.Token)); err != nil {
+			if err := as(roleHeartbeat, func() error {
+				return h.api.Heartbeat(ctx, cur, url, "9.14.1", agenttoken.Digest(a.Token))
+			}); err != nil {
 				refused.Add(1)
 				beatRetry.wait()
 				continue
@@ -192,17 +290,24 @@ func deployOne(h *harness, nd *objects.Node, beats, refused *atomic.Int64) error
 	return fmt.Errorf("node %s: no active within 10 minutes", nd.UUID)
 }
 
+// followingUp counts the nodes whose heartbeats are being followed up.
+func (s *Service) followingUp() int {
+	s.followUps.mu.Lock()
+	defer s.followUps.mu.Unlock()
+	return len(s.followUps.again)
+}
+
 // BenchmarkAgentHeartbeat measures one agent heartbeat of a node whose
 // agent is writing the image (the steady state of a deploy): the RPC,
-// the node's lease, saving agent_url and agent_last_heartbeat, and the
+// reading the node, saving agent_url and agent_last_heartbeat, and the
 // background check of the agent's command (an HTTP GET to the fake agent:
-// still running), until the lease is released. ns/op is wall time per
+// still running), until the check ended. ns/op is wall time per
 // heartbeat on an idle conductor; cpu-ns/op the process's CPU per
 // heartbeat (the fake agent's share included).
 //
 //	go test ./core/conductor -run '^$' -bench AgentHeartbeat -benchmem
 func BenchmarkAgentHeartbeat(b *testing.B) {
-	h := newHarness(b, nil, "cond-a", nil)
+	h := benchHarness(b, nil, nil)
 	ctx := context.Background()
 	n := h.directNode("node-1", nil)
 	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
@@ -221,7 +326,7 @@ func BenchmarkAgentHeartbeat(b *testing.B) {
 	defer close(release)
 	beat := h.agentFor(n, a)
 	idle := func() {
-		for h.svc.pool.Stats().API > 0 {
+		for h.svc.pool.Stats().API > 0 || h.svc.followingUp() > 0 {
 			time.Sleep(20 * time.Microsecond)
 		}
 	}

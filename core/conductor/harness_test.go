@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -154,6 +155,22 @@ func newHarness(t testing.TB, dbh *db.DB, host string, mod func(*Config), extraH
 // startHarness is newHarness with the drivers built from the hooked fake.
 func startHarness(t testing.TB, dbh *db.DB, host string, mod func(*Config), drivers func(hw *hookedFake) StaticDrivers) *harness {
 	t.Helper()
+	return startHarnessLogged(t, dbh, host, mod, drivers, testLogger(t))
+}
+
+// benchHarness is newHarness logging as production does by default (info
+// and above, formatted, then discarded): benchmarks count what logging
+// costs without a terminal's, and without the debug lines -v turns on.
+func benchHarness(t testing.TB, dbh *db.DB, mod func(*Config)) *harness {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return startHarnessLogged(t, dbh, "cond-a", mod, func(hw *hookedFake) StaticDrivers {
+		return StaticDrivers{fake.HardwareType: hw}
+	}, log)
+}
+
+func startHarnessLogged(t testing.TB, dbh *db.DB, host string, mod func(*Config), drivers func(hw *hookedFake) StaticDrivers, log *slog.Logger) *harness {
+	t.Helper()
 	if dbh == nil {
 		dbh = dbtest.Open(t, db.SQLite)
 	}
@@ -164,7 +181,7 @@ func startHarness(t testing.TB, dbh *db.DB, host string, mod func(*Config), driv
 	}
 	hw := &hookedFake{Driver: fake.New(nil)}
 	pinner := release.NewPinner(release.Default(), release.Pin{Mode: release.PinLatest})
-	svc, err := New(cfg, Deps{Store: store, Drivers: drivers(hw), Pinner: pinner, Logger: testLogger(t)})
+	svc, err := New(cfg, Deps{Store: store, Drivers: drivers(hw), Pinner: pinner, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

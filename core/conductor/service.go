@@ -83,7 +83,9 @@ type Service struct {
 	http    *jsonRPCListener
 	boot    *bootserver.Server  // iPXE scripts, when BootHTTPAddress is set
 	agent   *agentclient.Client // the ironic-python-agent's command API
-	metrics *Metrics
+	// followUps runs what agent heartbeats leave to do (agent_check.go).
+	followUps agentFollowUps
+	metrics   *Metrics
 
 	// validations caches drivers' Validate answers briefly
 	// (validate_driver.go).
@@ -156,6 +158,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 		creates:   &groupCreator{store: d.Store, maxWriters: maxCreateWriters},
 		pool:      pool,
 		agent:     newAgentClient(cfg.Agent),
+		followUps: newAgentFollowUps(),
 		abortWork: make(chan struct{}),
 		stopBg:    make(chan struct{}),
 		stopBeat:  make(chan struct{}),

@@ -1,0 +1,76 @@
+package conductor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rivetmetal/rivet/core/conductor/agentclient"
+	"github.com/rivetmetal/rivet/core/conductor/agentclient/agenttest"
+	"github.com/rivetmetal/rivet/core/conductor/workers"
+	"github.com/rivetmetal/rivet/core/objects"
+)
+
+// The heartbeats of an agent running a deploy step's command need no
+// worker: with every worker busy they are recorded and answered (Ironic,
+// and Rivet before, answered 503 "no free worker"). The heartbeat that
+// finds the command ended waits for a worker instead of being refused,
+// and the deploy goes on once one is free, without another heartbeat.
+func TestHeartbeatWhileCommandRunsNeedsNoWorker(t *testing.T) {
+	h := newHarness(t, nil, "cond-a", func(c *Config) { c.Workers = workers.Config{Size: 2, ReservedForAPI: 1} })
+	ctx := context.Background()
+	n := h.directNode("node-1", nil)
+	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(n.UUID, "wait call-back")
+	a := agenttest.New()
+	written := make(chan struct{})
+	a.Handle("deploy.execute_deploy_step", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+		select {
+		case <-written:
+		case <-ctx.Done():
+		}
+		return nil, nil
+	})
+	beat := h.agentFor(n, a)
+	if err := beat(); err != nil { // the agent booted: write_image starts
+		t.Fatal(err)
+	}
+	h.waitFor(n.UUID, "write_image running", func(got *objects.Node) bool {
+		return got.ProvisionState == "wait call-back" && got.Reservation == nil && got.DriverInternalInfo[diiAgentCommand] != nil
+	})
+
+	busy := make(chan struct{})
+	for {
+		if err := h.svc.pool.TryAPI(func() { <-busy }); err != nil {
+			break
+		}
+	}
+	for i := range 3 {
+		if err := beat(); err != nil {
+			t.Fatalf("heartbeat %d with every worker busy: %v", i, err)
+		}
+	}
+	if got := h.node(n.UUID); got.DriverInternalInfo["agent_url"] == nil || got.DriverInternalInfo["agent_last_heartbeat"] == nil {
+		t.Fatalf("heartbeat not recorded: %v", got.DriverInternalInfo)
+	}
+
+	close(written)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		last, err := h.svc.agent.Last(ctx, agentTarget(h.node(n.UUID)), "deploy.execute_deploy_step")
+		if err == nil && last != nil && last.Status != agentclient.StatusRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("write_image never ended: %+v, %v", last, err)
+		}
+	}
+	if err := beat(); err != nil { // the command ended: the deploy waits for a worker
+		t.Fatalf("heartbeat after the command ended: %v", err)
+	}
+	close(busy)
+	if got := h.waitState(n.UUID, "active"); got.LastError != nil {
+		t.Errorf("last_error %v", *got.LastError)
+	}
+}
