@@ -74,3 +74,52 @@ func TestHeartbeatWhileCommandRunsNeedsNoWorker(t *testing.T) {
 		t.Errorf("last_error %v", *got.LastError)
 	}
 }
+
+// A waiting node's heartbeat touches provision_updated_at (Ironic's
+// touch_provisioning): deploy_callback_timeout counts from the agent's
+// last heartbeat, so a step longer than the timeout does not fail while
+// its agent keeps reporting.
+func TestHeartbeatPostponesCallbackTimeout(t *testing.T) {
+	h := newHarness(t, nil, "cond-a", func(c *Config) { c.DeployCallbackTimeout = time.Hour })
+	ctx := context.Background()
+	n := h.directNode("node-1", nil)
+	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(n.UUID, "wait call-back")
+	a := agenttest.New()
+	release := make(chan struct{})
+	defer close(release)
+	a.Handle("deploy.execute_deploy_step", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil, nil
+	})
+	beat := h.agentFor(n, a)
+	if err := beat(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(n.UUID, "write_image running", func(got *objects.Node) bool {
+		return got.ProvisionState == "wait call-back" && got.Reservation == nil && got.DriverInternalInfo[diiAgentCommand] != nil
+	})
+	// The node has waited two hours by its provision_updated_at.
+	old := time.Now().Add(-2 * time.Hour).UTC()
+	if _, err := h.dbh.Bun().NewUpdate().Table("nodes").Set("provision_updated_at = ?", old).Where("uuid = ?", n.UUID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := beat(); err != nil {
+		t.Fatal(err)
+	}
+	got := h.node(n.UUID)
+	if got.ProvisionUpdatedAt == nil || time.Since(*got.ProvisionUpdatedAt) > time.Minute {
+		t.Fatalf("provision_updated_at after a heartbeat = %v, want now", got.ProvisionUpdatedAt)
+	}
+	if recovered := h.svc.checkOrphans(ctx); recovered != 0 {
+		t.Fatalf("checkOrphans failed %d nodes whose agent just heartbeat", recovered)
+	}
+	if got := h.node(n.UUID); got.ProvisionState != "wait call-back" {
+		t.Fatalf("provision_state %q, want wait call-back", got.ProvisionState)
+	}
+}

@@ -152,8 +152,17 @@ func (s *Service) heartbeatUnleased(ctx context.Context, id string, hb heartbeat
 }
 
 // recordHeartbeat notes the heartbeat in n's driver_internal_info: the
-// agent's URL and version, the time, and the agent's certificate.
+// agent's URL and version, the time, and the agent's certificate. A node
+// waiting for its agent in wait call-back, clean wait or service wait has
+// provision_updated_at touched (Ironic's touch_provisioning), so
+// deploy_callback_timeout counts from the agent's last heartbeat: an image
+// write longer than the timeout does not fail while its agent reports in.
 func recordHeartbeat(n *objects.Node, hb heartbeat) {
+	switch states.State(n.ProvisionState) {
+	case states.DeployWait, states.CleanWait, states.ServiceWait:
+		now := clock.Now()
+		n.ProvisionUpdatedAt = &now
+	}
 	dii := cloneMap(n.DriverInternalInfo)
 	dii["agent_url"] = hb.url
 	dii["agent_last_heartbeat"] = clock.Now().Format(time.RFC3339)
