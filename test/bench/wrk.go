@@ -122,8 +122,8 @@ func parseWrk(out string) (wrkOutput, error) {
 				return w, fmt.Errorf("wrk %q: %w", line, err)
 			}
 			w.Rate, haveRate = r, true
-		case strings.HasPrefix(line, "Non-2xx or 3xx responses:") && len(f) == 4:
-			n, err := strconv.Atoi(f[3])
+		case strings.HasPrefix(line, "Non-2xx or 3xx responses:") && len(f) == 5:
+			n, err := strconv.Atoi(f[4])
 			if err != nil {
 				return w, fmt.Errorf("wrk %q: %w", line, err)
 			}
