@@ -44,6 +44,9 @@ type deployConfig struct {
 	syncWorkers  int
 	// group is [conductor] conductor_group.
 	group string
+	// allInOne runs `rivet all-in-one` (the API and a conductor in one
+	// process, in-process RPC) instead of rivet api + rivet conductor.
+	allInOne bool
 }
 
 // serviceConfig is the configuration of one rivet api and one conductor

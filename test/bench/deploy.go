@@ -159,14 +159,21 @@ func up(ctx context.Context, srv *server, bin, dir string, cfg deployConfig) (*d
 	if out, err := sync.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("rivet dbsync upgrade: %v\n%s", err, out)
 	}
-	if d.cond, err = startProc(dir, name+"-conductor", rivet, "--config-file", d.conf, "conductor"); err != nil {
-		return nil, err
-	}
-	if d.api, err = startProc(dir, name+"-api", rivet, "--config-file", d.conf, "api"); err != nil {
-		return nil, err
+	if cfg.allInOne {
+		// d.api is the one process; d.cond stays nil.
+		if d.api, err = startProc(dir, name+"-all-in-one", rivet, "--config-file", d.conf, "all-in-one"); err != nil {
+			return nil, err
+		}
+	} else {
+		if d.cond, err = startProc(dir, name+"-conductor", rivet, "--config-file", d.conf, "conductor"); err != nil {
+			return nil, err
+		}
+		if d.api, err = startProc(dir, name+"-api", rivet, "--config-file", d.conf, "api"); err != nil {
+			return nil, err
+		}
 	}
 	d.apiURL = fmt.Sprintf("http://127.0.0.1:%d", d.cfg.apiPort)
-	if err := d.waitReady(ctx, time.Minute); err != nil {
+	if err := waitReady(ctx, d.apiURL, d.procs(), time.Minute); err != nil {
 		return nil, err
 	}
 	d.started = time.Now()
@@ -174,21 +181,37 @@ func up(ctx context.Context, srv *server, bin, dir string, cfg deployConfig) (*d
 	return d, nil
 }
 
-// waitReady waits until GET /v1/drivers lists fake-hardware.
-func (d *deployment) waitReady(ctx context.Context, limit time.Duration) error {
+// procs are the deployment's processes.
+func (d *deployment) procs() []*proc {
+	var out []*proc
+	for _, p := range []*proc{d.cond, d.api} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// waitReady waits until GET /v1/drivers at url lists fake-hardware (a live
+// conductor serves it), failing early when one of procs exits.
+func waitReady(ctx context.Context, url string, procs []*proc, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
-	hc := &http.Client{Timeout: 2 * time.Second}
+	hc := &http.Client{Timeout: 5 * time.Second}
 	for {
-		for _, p := range []*proc{d.cond, d.api} {
+		for _, p := range procs {
 			if p.exited() {
 				return fmt.Errorf("%s exited at start: %v\n%s", p.name, p.err, p.tail(30))
 			}
 		}
-		if d.fakeListed(ctx, hc) {
+		if fakeListed(ctx, hc, url) {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("API at %s did not list fake-hardware within %v\napi:\n%s\nconductor:\n%s", d.apiURL, limit, d.api.tail(20), d.cond.tail(20))
+			var tails strings.Builder
+			for _, p := range procs {
+				fmt.Fprintf(&tails, "\n%s:\n%s", p.name, p.tail(20))
+			}
+			return fmt.Errorf("API at %s did not list fake-hardware within %v%s", url, limit, tails.String())
 		}
 		select {
 		case <-ctx.Done():
@@ -198,8 +221,8 @@ func (d *deployment) waitReady(ctx context.Context, limit time.Duration) error {
 	}
 }
 
-func (d *deployment) fakeListed(ctx context.Context, hc *http.Client) bool {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.apiURL+"/v1/drivers", nil)
+func fakeListed(ctx context.Context, hc *http.Client, url string) bool {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/v1/drivers", nil)
 	req.Header.Set("X-OpenStack-Ironic-API-Version", "1.26")
 	resp, err := hc.Do(req)
 	if err != nil {

@@ -54,5 +54,33 @@
 // conductor logs ("power-state sync cycle done") and compares the steady
 // cycles' duration with N × latency / workers. Everything it starts is
 // stopped, and every database dropped, when it ends, fails or is
-// interrupted (Ctrl-C). docs/performance.md has the figures.
+// interrupted (Ctrl-C).
+//
+// wrk-get and wrk-detail measure the reads with wrk 4.1 (Debian's package
+// wrk; RIVET_BENCH_WRK names another binary): 2 threads,
+// --get-concurrency connections, --duration, req/s and the p50 and p99 of
+// wrk --latency. wrk-get picks, per request, a random one of up to 10,000
+// enrolled nodes (a Lua script, each thread seeded on its own);
+// wrk-detail reads GET /v1/nodes/detail?limit=100.
+//
+// The goals mode measures issue 32's goals side by side:
+//
+//	go run ./test/bench suite --goals [--ironic] [--rounds 3] [--memory-goal] [--json]
+//
+// Each round starts, measures and stops, one after the other: `rivet dev`
+// with its embedded defaults (SQLite in a temporary --state-dir, in-process
+// RPC, --sim-nodes 0), --nodes fake-hardware nodes enrolled, then wrk-get
+// and wrk-detail; with --ironic, Debian's Ironic 21.4 (python3-ironic run
+// by --ironic-python: ironic-dbsync create_schema on a private PostgreSQL
+// database, ironic-conductor and ironic-api with 2 API workers, noauth,
+// JSON-RPC on loopback, fake interfaces only) with the same nodes and
+// workloads; then enroll of --enroll-nodes nodes through the split
+// deployment and through `rivet all-in-one` on PostgreSQL, the order
+// swapped every round. Each workload reports the CPU time of the target's
+// processes and their children per request ("server cpu"). --memory-goal
+// adds the powersync workload at --memory-nodes nodes (the conductor's
+// memory and its cycle). The goals table gives each goal's median and
+// range over the rounds, the baseline's from the same rounds, the ratio
+// taken round by round, the target and whether the median meets it.
+// docs/performance.md has the figures.
 package main

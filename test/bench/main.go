@@ -86,7 +86,7 @@ func run(ctx context.Context, o options) ([]Result, error) {
 	var out []Result
 	for _, w := range strings.Split(o.workloads, ",") {
 		if _, ok := workloads[strings.TrimSpace(w)]; !ok {
-			return out, fmt.Errorf("unknown workload %q (valid: enroll, get, list, detail, power, lifecycle)", w)
+			return out, fmt.Errorf("unknown workload %q (valid: enroll, get, list, detail, power, lifecycle, wrk-get, wrk-detail)", w)
 		}
 		r, err := runWorkload(ctx, strings.TrimSpace(w), b)
 		if err != nil {

@@ -27,6 +27,10 @@ type Result struct {
 	// from run to run than the rates on a shared machine.
 	APICPUus       float64 `json:"api_cpu_us_per_req,omitempty"`
 	ConductorCPUus float64 `json:"conductor_cpu_us_per_req,omitempty"`
+	// ServerCPUus is, in the goals run, the CPU time of all the target's
+	// processes and their children (API, conductor, Ironic's API
+	// workers, driver plugins) divided by the requests.
+	ServerCPUus float64 `json:"server_cpu_us_per_req,omitempty"`
 }
 
 func (r Result) String() string {
@@ -41,6 +45,9 @@ func (r Result) String() string {
 	}
 	if r.APICPUus > 0 || r.ConductorCPUus > 0 {
 		fmt.Fprintf(&b, "  api cpu %.1f µs/req  conductor cpu %.1f µs/req", r.APICPUus, r.ConductorCPUus)
+	}
+	if r.ServerCPUus > 0 {
+		fmt.Fprintf(&b, "  server cpu %.1f µs/req", r.ServerCPUus)
 	}
 	if r.Note != "" {
 		b.WriteString("  (" + r.Note + ")")

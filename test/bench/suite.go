@@ -31,9 +31,21 @@ type suiteOptions struct {
 	psLatency      time.Duration
 	psWorkers      []int
 	psCycles       int
+	// The goals run (goals.go).
+	goals        bool
+	rounds       int
+	nodes        int
+	enrollNodes  int
+	ironic       bool
+	ironicPython string
+	memoryGoal   bool
+	memoryNodes  int
 }
 
 const suiteWorkloads = "enroll,get,list,detail,power,lifecycle,powersync"
+
+// validWorkloads is every workload --workloads accepts.
+const validWorkloads = suiteWorkloads + ",wrk-get,wrk-detail"
 
 func parseSuiteFlags(args []string, stderr io.Writer) (suiteOptions, error) {
 	var o suiteOptions
@@ -52,6 +64,14 @@ func parseSuiteFlags(args []string, stderr io.Writer) (suiteOptions, error) {
 	fs.IntVar(&o.psNodes, "powersync-nodes", 10000, "nodes of the powersync workload's conductor")
 	fs.DurationVar(&o.psLatency, "powersync-latency", 100*time.Millisecond, "latency of each power-state probe (fake-hardware's fake_power_delay)")
 	fs.IntVar(&o.psCycles, "powersync-cycles", 3, "steady power-sync cycles to measure")
+	fs.BoolVar(&o.goals, "goals", false, "measure issue 32's goals side by side instead (rivet dev, split and all-in-one enroll, Ironic with --ironic) and print the goals table")
+	fs.IntVar(&o.rounds, "rounds", 3, "goals: alternating rounds (rivet dev, Ironic, split/all-in-one enroll) the medians and ranges come from")
+	fs.IntVar(&o.nodes, "nodes", 1000, "goals: nodes enrolled into rivet dev and Ironic before wrk-get and wrk-detail")
+	fs.IntVar(&o.enrollNodes, "enroll-nodes", 5000, "goals: nodes of the split vs all-in-one enroll comparison")
+	fs.BoolVar(&o.ironic, "ironic", false, "goals: also start Debian's Ironic 21.4 (python3-ironic) each round and measure it")
+	fs.StringVar(&o.ironicPython, "ironic-python", "/usr/bin/python3", "goals: the Python that imports Debian's ironic")
+	fs.BoolVar(&o.memoryGoal, "memory-goal", false, "goals: also run the powersync workload at --memory-nodes nodes (the conductor's memory and power sync goal; slow)")
+	fs.IntVar(&o.memoryNodes, "memory-nodes", 100000, "goals: nodes of the --memory-goal conductor")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -68,12 +88,27 @@ func parseSuiteFlags(args []string, stderr io.Writer) (suiteOptions, error) {
 	for _, w := range strings.Split(*wl, ",") {
 		w = strings.TrimSpace(w)
 		if _, ok := workloads[w]; !ok && w != "powersync" {
-			return o, fmt.Errorf("--workloads: unknown workload %q (valid: %s)", w, suiteWorkloads)
+			return o, fmt.Errorf("--workloads: unknown workload %q (valid: %s)", w, validWorkloads)
 		}
 		o.workloads = append(o.workloads, w)
 	}
 	if o.psNodes < 1 || o.psLatency <= 0 || o.psCycles < 1 {
 		return o, errors.New("--powersync-nodes, --powersync-latency and --powersync-cycles must be positive")
+	}
+	if o.rounds < 1 || o.nodes < 100 || o.enrollNodes < 1 || o.memoryNodes < 1 {
+		return o, errors.New("--rounds, --enroll-nodes and --memory-nodes must be positive, --nodes at least 100 (wrk-detail reads pages of 100)")
+	}
+	if !o.goals {
+		var goalsOnly []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "rounds", "nodes", "enroll-nodes", "ironic", "ironic-python", "memory-goal", "memory-nodes":
+				goalsOnly = append(goalsOnly, "--"+f.Name)
+			}
+		})
+		if len(goalsOnly) > 0 {
+			return o, fmt.Errorf("%s only apply with --goals", strings.Join(goalsOnly, ", "))
+		}
 	}
 	return o, nil
 }
@@ -119,9 +154,11 @@ type suite struct {
 	srv *server
 	bin string
 	dir string
-	// live is every deployment up, for the interrupt path.
-	live map[*deployment]bool
-	log  io.Writer
+	// live is every deployment up, and services every service of the
+	// goals run, for the interrupt path.
+	live     map[*deployment]bool
+	services map[*service]bool
+	log      io.Writer
 }
 
 func (s *suite) logf(format string, args ...any) {
@@ -155,6 +192,9 @@ func runSuite(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.goals {
+		return printGoals(ctx, o)
+	}
 	rep, err := suiteRun(ctx, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench suite:", err)
@@ -174,35 +214,55 @@ func runSuite(args []string) int {
 	return 0
 }
 
-func suiteRun(ctx context.Context, o suiteOptions) (rep Report, err error) {
-	s := &suite{o: o, live: map[*deployment]bool{}, log: os.Stderr}
-	rep = Report{Machine: machine(), Commit: commit(ctx), Date: time.Now().UTC().Format(time.RFC3339), LoadStart: loadavg()}
-	defer func() { rep.LoadEnd = loadavg() }()
+// newSuite builds rivet into a temporary folder and opens the PostgreSQL
+// server; cleanup stops whatever is still up (an error, Ctrl-C), closes
+// the server and removes the folder unless it is to be kept (err is the
+// run's outcome).
+func newSuite(ctx context.Context, o suiteOptions) (s *suite, cleanup func(err error), err error) {
+	s = &suite{o: o, live: map[*deployment]bool{}, services: map[*service]bool{}, log: os.Stderr}
 	if s.dir, err = os.MkdirTemp("", "rivet-bench-"); err != nil {
-		return rep, err
+		return nil, nil, err
 	}
-	defer func() {
+	cleanup = func(err error) {
+		for d := range s.live {
+			s.down(d)
+		}
+		for svc := range s.services {
+			for _, e := range svc.stop() {
+				s.logf("stopping %s: %v", svc.name, e)
+			}
+			delete(s.services, svc)
+		}
+		if s.srv != nil {
+			s.srv.db.Close()
+		}
 		if o.keepLogs || err != nil {
 			s.logf("logs and configs kept in %s", s.dir)
 			return
 		}
 		os.RemoveAll(s.dir)
-	}()
-	if s.srv, err = openServer(ctx); err != nil {
-		return rep, err
 	}
-	defer s.srv.db.Close()
-	// Whatever is still up when the suite ends (an error, Ctrl-C).
-	defer func() {
-		for d := range s.live {
-			s.down(d)
-		}
-	}()
+	if s.srv, err = openServer(ctx); err != nil {
+		cleanup(err)
+		return nil, nil, err
+	}
 	s.bin = s.dir + "/bin"
 	s.logf("building rivet and rivet-driver-fake from the working tree")
 	if err = build(ctx, s.bin); err != nil {
+		cleanup(err)
+		return nil, nil, err
+	}
+	return s, cleanup, nil
+}
+
+func suiteRun(ctx context.Context, o suiteOptions) (rep Report, err error) {
+	rep = Report{Machine: machine(), Commit: commit(ctx), Date: time.Now().UTC().Format(time.RFC3339), LoadStart: loadavg()}
+	defer func() { rep.LoadEnd = loadavg() }()
+	s, cleanup, err := newSuite(ctx, o)
+	if err != nil {
 		return rep, err
 	}
+	defer func() { cleanup(err) }()
 	var scaleWork, powersync []string
 	for _, w := range o.workloads {
 		if w == "powersync" {
