@@ -26,3 +26,10 @@ func (s *Store) GetNodeBun(ctx context.Context, col, ident string) (*objects.Nod
 func (s *Store) InsertNodesPG(ctx context.Context, rows []*Node) (kept bool, err error) {
 	return s.insertNodesPG(ctx, rows)
 }
+
+// PreparedStatements is how many statements d holds prepared.
+func (d *DB) PreparedStatements() int {
+	n := 0
+	d.stmts.Range(func(_, _ any) bool { n++; return true })
+	return n
+}

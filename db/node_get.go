@@ -173,12 +173,20 @@ func (s *Store) loadNodeBy(ctx context.Context, col string, value any) (*Node, e
 }
 
 // queryRow runs a one-row query with one bind parameter and scans its
-// columns into dests. On PostgreSQL it goes to pgx directly on a pooled
+// columns into dests. On SQLite the statement is prepared once
+// (prepared.go). On PostgreSQL it goes to pgx directly on a pooled
 // connection: database/sql's pgx adapter builds a converter per column for
 // every result (83 allocations for a node) and then boxes each value, a
 // cost that is its own once the statement itself is prepared.
 func (s *Store) queryRow(ctx context.Context, text string, arg any, dests []any) error {
-	if s.db.dialect != Postgres {
+	switch s.db.dialect {
+	case SQLite:
+		st, err := s.db.prepared(ctx, text)
+		if err != nil {
+			return err
+		}
+		return st.QueryRowContext(ctx, arg).Scan(dests...)
+	case MySQL:
 		return s.db.bun.DB.QueryRowContext(ctx, text, arg).Scan(dests...)
 	}
 	return s.withPgx(ctx, func(pc *pgx.Conn) error {

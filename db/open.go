@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -54,6 +55,9 @@ type DB struct {
 	dialect  Dialect
 	masked   string
 	password string
+	// stmts holds the SQLite statements prepared once for the pool
+	// (prepared.go): query text → *sql.Stmt.
+	stmts sync.Map
 }
 
 // Open connects to the database named by a [database] connection URL and
@@ -155,8 +159,14 @@ func (d *DB) Dialect() Dialect { return d.dialect }
 // String returns the connection URL with its password masked.
 func (d *DB) String() string { return d.masked }
 
-// Close closes every connection of the pool.
-func (d *DB) Close() error { return d.bun.Close() }
+// Close closes the prepared statements and every connection of the pool.
+func (d *DB) Close() error {
+	d.stmts.Range(func(_, st any) bool {
+		_ = st.(*sql.Stmt).Close()
+		return true
+	})
+	return d.bun.Close()
+}
 
 // wrap names the database and the action in an error, minus any password.
 func (d *DB) wrap(err error, action string) error {

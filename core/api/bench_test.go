@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"testing"
 
+	"github.com/rivetmetal/rivet/core/logging"
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/version"
@@ -143,10 +143,11 @@ func BenchmarkNodeList(b *testing.B) {
 	}
 }
 
-// BenchmarkNodeGet is GET /v1/nodes/{uuid} (1.31) through the whole
-// handler chain (request id, metrics, access log, microversion, the query,
-// loading the node and its JSON) on SQLite, and on PostgreSQL when
-// RIVET_TEST_POSTGRES_DSN is set:
+// BenchmarkNodeGet is GET /v1/nodes/{uuid} at 1.31, at the latest version
+// and without a version header, through the whole handler chain (request
+// id, metrics, the access log through the services' masking text handler,
+// microversion, the queries, loading the node and its JSON) on SQLite, and
+// on PostgreSQL when RIVET_TEST_POSTGRES_DSN is set:
 //
 //	go test -run '^$' -bench NodeGet -benchmem ./core/api
 func BenchmarkNodeGet(b *testing.B) {
@@ -157,14 +158,26 @@ func BenchmarkNodeGet(b *testing.B) {
 			if err := store.Create(context.Background(), n); err != nil {
 				b.Fatal(err)
 			}
-			h, err := New(Deps{Store: store, Conductor: newFakeConductor(store), Pinner: pinner,
-				Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+			logger, _, err := logging.New(io.Discard, "text", "info")
 			if err != nil {
 				b.Fatal(err)
 			}
-			r := httptest.NewRequest(http.MethodGet, "/v1/nodes/"+n.UUID, nil)
-			r.Header.Set(HeaderVersion, "1.31")
-			serveLoop(b, h, r)
+			h, err := New(Deps{Store: store, Conductor: newFakeConductor(store), Pinner: pinner, Logger: logger})
+			if err != nil {
+				b.Fatal(err)
+			}
+			// 1.31 is the figure of earlier rounds; latest adds traits
+			// (a second query), conductor and every newer field; a client
+			// that sends no version header gets 1.1.
+			for _, v := range []string{"1.31", "latest", "none"} {
+				b.Run(v, func(b *testing.B) {
+					r := httptest.NewRequest(http.MethodGet, "/v1/nodes/"+n.UUID, nil)
+					if v != "none" {
+						r.Header.Set(HeaderVersion, v)
+					}
+					serveLoop(b, h, r)
+				})
+			}
 		})
 	}
 }

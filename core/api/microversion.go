@@ -16,6 +16,15 @@ const (
 	HeaderMaxVersion = "X-OpenStack-Ironic-API-Maximum-Version"
 )
 
+// The version headers as net/http stores them (canonical MIME keys):
+// Header.Get and Set canonicalize a key that is not, a new string on
+// every call; with these they find it already canonical.
+var (
+	headerVersionKey    = http.CanonicalHeaderKey(HeaderVersion)
+	headerMinVersionKey = http.CanonicalHeaderKey(HeaderMinVersion)
+	headerMaxVersionKey = http.CanonicalHeaderKey(HeaderMaxVersion)
+)
+
 // Range is the microversion range a service serves right now. Max is read on
 // every request, so a pin reloaded on SIGHUP applies to the next one.
 type Range struct {
@@ -67,17 +76,18 @@ func (rg Range) Negotiate(header string) (v version.Version, status int, msg str
 // effective version once the range check passes (also on later errors, as
 // Ironic does), and answers 406 in Ironic's shape otherwise.
 func (rg Range) Middleware(next http.Handler) http.Handler {
+	minV := rg.Min.String()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, status, msg, withRange := rg.Negotiate(r.Header.Get(HeaderVersion))
+		v, status, msg, withRange := rg.Negotiate(r.Header.Get(headerVersionKey))
 		if withRange {
-			w.Header().Set(HeaderMinVersion, rg.Min.String())
-			w.Header().Set(HeaderMaxVersion, rg.Max().String())
+			w.Header().Set(headerMinVersionKey, minV)
+			w.Header().Set(headerMaxVersionKey, rg.Max().String())
 		}
 		if status != 0 {
 			writeRoutingError(w, status, msg)
 			return
 		}
-		w.Header().Set(HeaderVersion, v.String())
+		w.Header().Set(headerVersionKey, v.String())
 		stripJSONSuffix(r, v)
 		next.ServeHTTP(w, r.WithContext(WithVersion(r.Context(), v)))
 	})

@@ -217,7 +217,7 @@ func (s *server) getNode(w http.ResponseWriter, r *http.Request) error {
 	}
 	view = selectFields(view, fields)
 	if nodeTraitsWanted(r, fields) {
-		if err := s.addNodeTraits(r.Context(), []map[string]any{view}, []*objects.Node{n}); err != nil {
+		if view["traits"], err = s.Store.NodeTraits(r.Context(), n.ID); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/rivetmetal/rivet/core/jsonraw"
@@ -232,15 +233,24 @@ func sameKeys(keys []string, view map[string]any) bool {
 }
 
 // writeView is writeJSON for a view.
+//
+// The body goes out in one Write with its Content-Length: without it,
+// net/http sends a body larger than its 2 KiB response buffer (a node at
+// the latest microversion is about 2.5 KiB) in chunked encoding.
 func writeView(w http.ResponseWriter, status int, view map[string]any) {
 	var e viewJSON
-	b, err := e.view(make([]byte, 0, 2048), view)
-	w.Header().Set("Content-Type", "application/json")
+	b, err := e.view(make([]byte, 0, 4096), view)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if err == nil {
+		b = append(b, '\n')
+		h.Set("Content-Length", strconv.Itoa(len(b)))
+	}
 	w.WriteHeader(status)
 	if err != nil {
 		return // writeJSON's encoder writes nothing when encoding fails
 	}
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(b)
 }
 
 // collection appends {"<name>": items, "next"?: next} as writeCollection
