@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/uptrace/bun"
 )
 
 // FromRowPaths builds a node from row both ways: the typed nodeFromRow
@@ -25,4 +26,17 @@ func (s *Store) GetNodeBun(ctx context.Context, col, ident string) (*objects.Nod
 // InsertNodesPG writes rows through the typed PostgreSQL insert.
 func (s *Store) InsertNodesPG(ctx context.Context, rows []*Node) (kept bool, err error) {
 	return s.insertNodesPG(ctx, rows)
+}
+
+// ListNodesBun is ListNodes through LoadAll: bun's scanner.
+func (s *Store) ListNodesBun(ctx context.Context, q func(*bun.SelectQuery) *bun.SelectQuery) ([]*objects.Node, error) {
+	objs, err := s.LoadAll(ctx, "Node", q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*objects.Node, len(objs))
+	for i, o := range objs {
+		out[i] = o.(*objects.Node)
+	}
+	return out, nil
 }
