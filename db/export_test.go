@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/uptrace/bun"
 )
 
 // FromRowPaths builds a node from row both ways: the typed nodeFromRow
@@ -32,4 +33,17 @@ func (d *DB) PreparedStatements() int {
 	n := 0
 	d.stmts.Range(func(_, _ any) bool { n++; return true })
 	return n
+}
+
+// ListNodesBun is ListNodes through LoadAll: bun's scanner.
+func (s *Store) ListNodesBun(ctx context.Context, q func(*bun.SelectQuery) *bun.SelectQuery) ([]*objects.Node, error) {
+	objs, err := s.LoadAll(ctx, "Node", q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*objects.Node, len(objs))
+	for i, o := range objs {
+		out[i] = o.(*objects.Node)
+	}
+	return out, nil
 }

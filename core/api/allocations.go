@@ -240,12 +240,3 @@ func (s *server) deleteNodeAllocation(w http.ResponseWriter, r *http.Request) er
 	}
 	return s.destroyAllocation(w, r, a)
 }
-
-// allocationUUID is a node's allocation_uuid (1.52): the UUID of the
-// allocation its allocation_id names, null when none (or gone).
-func (s *server) allocationUUID(r *http.Request, n *objects.Node) (any, error) {
-	if n.AllocationID == nil || VersionFrom(r.Context()).Less(v1_52) {
-		return nil, nil
-	}
-	return s.uuids("Allocation").get(r.Context(), n.AllocationID)
-}

@@ -77,9 +77,9 @@ type Deps struct {
 	// node matches enrolls a node of hardware type Driver.
 	AutoDiscovery AutoDiscovery
 
-	// slowNodeList makes node lists take the general path (objects and
-	// views) even where the fast path could serve them, for the tests that
-	// compare the two.
+	// slowNodeList makes node lists take the general path (objects and a
+	// view map per node) instead of the fast path or the streamed views,
+	// for the tests that compare them.
 	slowNodeList bool
 	// fastNodeLists, when set, counts the node lists the fast path served.
 	fastNodeLists *atomic.Int64
@@ -114,6 +114,8 @@ type server struct {
 	logins *htpasswd.Backoff
 	// unpinned caches unpinnedFields (unpinnedKey → []string).
 	unpinned sync.Map
+	// nodeViews caches nodeViewFieldsAt (nodeViewKey → []*nodeViewField).
+	nodeViews sync.Map
 	// ring is Deps.Ring or one built over Conductors.
 	ring *rpc.Router
 }

@@ -49,18 +49,23 @@ func maskInstanceInfo(m map[string]any) map[string]any {
 // (nodeDoc and the like); every answer passes through here.
 func maskView(view map[string]any) map[string]any {
 	for k, v := range view {
-		switch t := v.(type) {
-		case map[string]any:
-			if k == "instance_info" {
-				view[k] = maskInstanceInfo(t)
-			} else {
-				view[k] = maskDict(t)
-			}
-		case string:
-			if k == "last_error" || k == "maintenance_reason" || k == "description" {
-				view[k] = redact.Text(t)
-			}
-		}
+		view[k] = maskValue(k, v)
 	}
 	return view
+}
+
+// maskValue is the value of a view's field k as maskView leaves it.
+func maskValue(k string, v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		if k == "instance_info" {
+			return maskInstanceInfo(t)
+		}
+		return maskDict(t)
+	case string:
+		if k == "last_error" || k == "maintenance_reason" || k == "description" {
+			return redact.Text(t)
+		}
+	}
+	return v
 }

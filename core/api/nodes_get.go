@@ -74,7 +74,7 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 			}
 		}
 	}
-	objs, err := s.Store.LoadAll(r.Context(), "Node", query)
+	objs, err := s.Store.ListNodes(r.Context(), query)
 	if err != nil {
 		return err
 	}
@@ -82,18 +82,25 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 	// (filtered after the query, as Ironic does) pages on.
 	lastRead := ""
 	if len(objs) > 0 {
-		lastRead = objs[len(objs)-1].(*objects.Node).UUID
+		lastRead = objs[len(objs)-1].UUID
 	}
 	read := len(objs)
 	if byConductor {
 		objs = s.filterByConductor(r.Context(), objs, conductor)
 	}
+	traits := (detail || fields != nil) && nodeTraitsWanted(r, fields)
+	if !s.slowNodeList {
+		last := lastRead
+		if len(objs) > 0 && !byConductor {
+			last = objs[len(objs)-1].UUID
+		}
+		return s.writeNodesStreamed(w, r, objs, s.nodeStreamFields(v, fields, detail, traits), nextURL(r, pg, read, last))
+	}
 	cache := chassisUUIDs{}
 	items := make([]map[string]any, 0, len(objs))
 	nodes := make([]*objects.Node, 0, len(objs))
 	last := ""
-	for _, o := range objs {
-		n := o.(*objects.Node)
+	for _, n := range objs {
 		view, err := s.nodeView(r, n, cache)
 		if err != nil {
 			return err
@@ -110,7 +117,7 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 	if byConductor {
 		last = lastRead
 	}
-	if (detail || fields != nil) && nodeTraitsWanted(r, fields) {
+	if traits {
 		if err := s.addNodeTraits(r.Context(), items, nodes); err != nil {
 			return err
 		}

@@ -245,11 +245,7 @@ func (s *server) writeNodesFast(ctx context.Context, w http.ResponseWriter, r *h
 				b = p.f.write(b, n, v)
 				continue
 			}
-			b = append(b, `[{"href":`...)
-			b = appendJSONString3(b, base, "/v1/nodes/", n.UUID, p.f.links)
-			b = append(b, `,"rel":"self"},{"href":`...)
-			b = appendJSONString3(b, base, "/nodes/", n.UUID, p.f.links)
-			b = append(b, `,"rel":"bookmark"}]`...)
+			b = appendNodeLinks(b, base, n.UUID, p.f.links)
 		}
 		b = append(b, '}')
 	}
@@ -261,6 +257,16 @@ func (s *server) writeNodesFast(ctx context.Context, w http.ResponseWriter, r *h
 		s.fastNodeLists.Add(1)
 	}
 	return true, nil
+}
+
+// appendNodeLinks appends the links resourceLinks(r, "nodes", uuid+rest)
+// gives, as viewJSON writes them, base being BaseURL(r).
+func appendNodeLinks(b []byte, base, uuid, rest string) []byte {
+	b = append(b, `[{"href":`...)
+	b = appendJSONString3(b, base, "/v1/nodes/", uuid, rest)
+	b = append(b, `,"rel":"self"},{"href":`...)
+	b = appendJSONString3(b, base, "/nodes/", uuid, rest)
+	return append(b, `,"rel":"bookmark"}]`...)
 }
 
 // jsonPlain reports whether s is written in JSON as itself between

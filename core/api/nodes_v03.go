@@ -103,31 +103,6 @@ var driverInterfaceSince = map[string]version.Version{"storage": v1_33, "rescue"
 // nodeDescriptionMax is Ironic's _NODE_DESCRIPTION_MAX_LENGTH.
 const nodeDescriptionMax = 4096
 
-// addNodeView03 puts the later fields into a node's view (nodeSince hides
-// those newer than the request). The interface fields are set with the
-// others of nodeInterfaceFields.
-func (s *server) addNodeView03(ctx context.Context, view map[string]any, n *objects.Node) {
-	view["fault"] = strOrNil(n.Fault)
-	view["deploy_step"] = orEmpty(n.DeployStep)
-	view["conductor_group"] = n.ConductorGroup
-	view["automated_clean"] = boolOrNil(n.AutomatedClean)
-	view["protected"] = n.Protected
-	view["protected_reason"] = strOrNil(n.ProtectedReason)
-	view["description"] = strOrNil(n.Description)
-	view["retired"] = n.Retired
-	view["retired_reason"] = strOrNil(n.RetiredReason)
-	view["boot_mode"], view["secure_boot"] = bootModeOf(n)
-	view["shard"] = strOrNil(n.Shard)
-	view["parent_node"] = strOrNil(n.ParentNode)
-	view["disable_power_off"] = n.DisablePowerOff
-	view["instance_name"] = strOrNil(n.InstanceName)
-	view["health"] = strOrNil(n.Health)
-	view["service_step"] = orEmpty(n.ServiceStep)
-	if VersionFrom(ctx).AtLeast(v1_49) {
-		view["conductor"] = s.conductorFor(ctx, n)
-	}
-}
-
 func boolOrNil(b *bool) any {
 	if b == nil {
 		return nil
@@ -417,11 +392,11 @@ func (s *server) nodeWhere03(r *http.Request, add func(func(*bun.SelectQuery) *b
 
 // filterByConductor keeps the nodes the hash ring maps to host (?conductor=,
 // 1.49), as Ironic filters after the query.
-func (s *server) filterByConductor(ctx context.Context, objs []objects.Object, host string) []objects.Object {
-	out := objs[:0]
-	for _, o := range objs {
-		if c, ok := s.conductorFor(ctx, o.(*objects.Node)).(string); ok && c == host {
-			out = append(out, o)
+func (s *server) filterByConductor(ctx context.Context, nodes []*objects.Node, host string) []*objects.Node {
+	out := nodes[:0]
+	for _, n := range nodes {
+		if c, ok := s.conductorFor(ctx, n).(string); ok && c == host {
+			out = append(out, n)
 		}
 	}
 	return out

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/version"
@@ -87,42 +89,169 @@ func (s *server) nodeView(r *http.Request, n *objects.Node, cache chassisUUIDs) 
 // unmaskedNodeView is nodeView before masking: the document a PATCH
 // applies to.
 func (s *server) unmaskedNodeView(r *http.Request, n *objects.Node, cache chassisUUIDs) (map[string]any, error) {
-	v := VersionFrom(r.Context())
-	chassis, err := s.chassisUUID(r.Context(), cache, n.ChassisID)
-	if err != nil {
-		return nil, err
+	c := s.newNodeViewCtx(r, cache)
+	fields := s.nodeViewFieldsAt(c.v)
+	view := make(map[string]any, len(fields))
+	for _, f := range fields {
+		val, err := f.value(c, n)
+		if err != nil {
+			return nil, err
+		}
+		view[f.name] = val
 	}
-	prov := provisionStateView(v, n.ProvisionState)
-	view := map[string]any{
-		"uuid": n.UUID, "created_at": isoTime(n.CreatedAt), "updated_at": isoTimePtr(n.UpdatedAt),
-		"chassis_uuid": chassis, "console_enabled": n.ConsoleEnabled, "driver": n.Driver,
-		"driver_info": orEmpty(n.DriverInfo), "extra": orEmpty(n.Extra),
-		"instance_info": orEmpty(n.InstanceInfo), "instance_uuid": strOrNil(n.InstanceUUID),
-		"last_error": strOrNil(n.LastError), "maintenance": n.Maintenance,
-		"maintenance_reason": strOrNil(n.MaintenanceReason), "power_state": strOrNil(n.PowerState),
-		"properties": orEmpty(n.Properties), "provision_state": prov,
-		"provision_updated_at": isoTimePtr(n.ProvisionUpdatedAt), "reservation": strOrNil(n.Reservation),
-		"target_power_state": strOrNil(n.TargetPowerState), "target_provision_state": strOrNil(n.TargetProvisionState),
-		"links": resourceLinks(r, "nodes", n.UUID), "ports": resourceLinks(r, "nodes", n.UUID+"/ports"),
-		"driver_internal_info": orEmpty(n.DriverInternalInfo), "name": strOrNil(n.Name),
-		"inspection_started_at": isoTimePtr(n.InspectionStartedAt), "inspection_finished_at": isoTimePtr(n.InspectionFinishedAt),
-		"clean_step": orEmpty(n.CleanStep), "raid_config": orEmpty(n.RAIDConfig), "target_raid_config": orEmpty(n.TargetRAIDConfig),
-		"states": resourceLinks(r, "nodes", n.UUID+"/states"), "network_interface": strOrNil(n.NetworkInterface),
-		"resource_class": strOrNil(n.ResourceClass), "portgroups": resourceLinks(r, "nodes", n.UUID+"/portgroups"),
-		"volume": resourceLinks(r, "nodes", n.UUID+"/volume"),
-		"owner":  strOrNil(n.Owner), "lessee": strOrNil(n.Lessee),
+	return view, nil
+}
+
+// nodeViewCtx is what a node's view is read from besides the node: the
+// request, its version, and the lookups the nodes of one response share.
+type nodeViewCtx struct {
+	s           *server
+	r           *http.Request
+	v           version.Version
+	chassis     chassisUUIDs
+	allocations *uuidCache
+}
+
+func (s *server) newNodeViewCtx(r *http.Request, chassis chassisUUIDs) *nodeViewCtx {
+	return &nodeViewCtx{s: s, r: r, v: VersionFrom(r.Context()), chassis: chassis, allocations: s.uuids("Allocation")}
+}
+
+// nodeViewField is one field of a node's view: its name, how its value is
+// read from the node (unmasked), and for the resource links the path after
+// the node's UUID ("", "/ports", …), which the node list writes without
+// building the links.
+type nodeViewField struct {
+	name  string
+	value func(c *nodeViewCtx, n *objects.Node) (any, error)
+	links string
+	link  bool
+}
+
+// nodeViewTable is every field of a node's view (traits aside: views get
+// it from addNodeTraits, for every node of a list in one query), in
+// nodeFields' order: the one definition nodeView and the node list's
+// streamed view (nodes_list_stream.go) both read.
+var nodeViewTable = sync.OnceValue(func() []nodeViewField {
+	plain := func(name string, get func(n *objects.Node) any) nodeViewField {
+		return nodeViewField{name: name, value: func(_ *nodeViewCtx, n *objects.Node) (any, error) { return get(n), nil }}
+	}
+	str := func(name string, get func(n *objects.Node) *string) nodeViewField {
+		return plain(name, func(n *objects.Node) any { return strOrNil(get(n)) })
+	}
+	doc := func(name string, get func(n *objects.Node) map[string]any) nodeViewField {
+		return plain(name, func(n *objects.Node) any { return orEmpty(get(n)) })
+	}
+	ts := func(name string, get func(n *objects.Node) *time.Time) nodeViewField {
+		return plain(name, func(n *objects.Node) any { return isoTimePtr(get(n)) })
+	}
+	links := func(name, rest string) nodeViewField {
+		return nodeViewField{name: name, links: rest, link: true, value: func(c *nodeViewCtx, n *objects.Node) (any, error) {
+			return resourceLinks(c.r, "nodes", n.UUID+rest), nil
+		}}
+	}
+	t := []nodeViewField{
+		plain("uuid", func(n *objects.Node) any { return n.UUID }),
+		plain("created_at", func(n *objects.Node) any { return isoTime(n.CreatedAt) }),
+		ts("updated_at", func(n *objects.Node) *time.Time { return n.UpdatedAt }),
+		{name: "chassis_uuid", value: func(c *nodeViewCtx, n *objects.Node) (any, error) {
+			return c.s.chassisUUID(c.r.Context(), c.chassis, n.ChassisID)
+		}},
+		plain("console_enabled", func(n *objects.Node) any { return n.ConsoleEnabled }),
+		plain("driver", func(n *objects.Node) any { return n.Driver }),
+		doc("driver_info", func(n *objects.Node) map[string]any { return n.DriverInfo }),
+		doc("extra", func(n *objects.Node) map[string]any { return n.Extra }),
+		doc("instance_info", func(n *objects.Node) map[string]any { return n.InstanceInfo }),
+		str("instance_uuid", func(n *objects.Node) *string { return n.InstanceUUID }),
+		str("last_error", func(n *objects.Node) *string { return n.LastError }),
+		plain("maintenance", func(n *objects.Node) any { return n.Maintenance }),
+		str("maintenance_reason", func(n *objects.Node) *string { return n.MaintenanceReason }),
+		str("power_state", func(n *objects.Node) *string { return n.PowerState }),
+		doc("properties", func(n *objects.Node) map[string]any { return n.Properties }),
+		{name: "provision_state", value: func(c *nodeViewCtx, n *objects.Node) (any, error) {
+			return provisionStateView(c.v, n.ProvisionState), nil
+		}},
+		ts("provision_updated_at", func(n *objects.Node) *time.Time { return n.ProvisionUpdatedAt }),
+		str("reservation", func(n *objects.Node) *string { return n.Reservation }),
+		str("target_power_state", func(n *objects.Node) *string { return n.TargetPowerState }),
+		str("target_provision_state", func(n *objects.Node) *string { return n.TargetProvisionState }),
+		links("links", ""),
+		links("ports", "/ports"),
+		doc("driver_internal_info", func(n *objects.Node) map[string]any { return n.DriverInternalInfo }),
+		str("name", func(n *objects.Node) *string { return n.Name }),
+		ts("inspection_started_at", func(n *objects.Node) *time.Time { return n.InspectionStartedAt }),
+		ts("inspection_finished_at", func(n *objects.Node) *time.Time { return n.InspectionFinishedAt }),
+		doc("clean_step", func(n *objects.Node) map[string]any { return n.CleanStep }),
+		doc("raid_config", func(n *objects.Node) map[string]any { return n.RAIDConfig }),
+		doc("target_raid_config", func(n *objects.Node) map[string]any { return n.TargetRAIDConfig }),
+		links("states", "/states"),
+		str("resource_class", func(n *objects.Node) *string { return n.ResourceClass }),
+		links("portgroups", "/portgroups"),
+		links("volume", "/volume"),
+		{name: "allocation_uuid", value: func(c *nodeViewCtx, n *objects.Node) (any, error) {
+			return c.allocations.get(c.r.Context(), n.AllocationID)
+		}},
+		str("owner", func(n *objects.Node) *string { return n.Owner }),
+		str("lessee", func(n *objects.Node) *string { return n.Lessee }),
+		str("fault", func(n *objects.Node) *string { return n.Fault }),
+		doc("deploy_step", func(n *objects.Node) map[string]any { return n.DeployStep }),
+		plain("conductor_group", func(n *objects.Node) any { return n.ConductorGroup }),
+		plain("automated_clean", func(n *objects.Node) any { return boolOrNil(n.AutomatedClean) }),
+		plain("protected", func(n *objects.Node) any { return n.Protected }),
+		str("protected_reason", func(n *objects.Node) *string { return n.ProtectedReason }),
+		{name: "conductor", value: func(c *nodeViewCtx, n *objects.Node) (any, error) {
+			return c.s.conductorFor(c.r.Context(), n), nil
+		}},
+		str("description", func(n *objects.Node) *string { return n.Description }),
+		plain("retired", func(n *objects.Node) any { return n.Retired }),
+		str("retired_reason", func(n *objects.Node) *string { return n.RetiredReason }),
+		plain("boot_mode", func(n *objects.Node) any { mode, _ := bootModeOf(n); return mode }),
+		plain("secure_boot", func(n *objects.Node) any { _, secure := bootModeOf(n); return secure }),
+		str("shard", func(n *objects.Node) *string { return n.Shard }),
+		str("parent_node", func(n *objects.Node) *string { return n.ParentNode }),
+		plain("disable_power_off", func(n *objects.Node) any { return n.DisablePowerOff }),
+		str("instance_name", func(n *objects.Node) *string { return n.InstanceName }),
+		str("health", func(n *objects.Node) *string { return n.Health }),
+		doc("service_step", func(n *objects.Node) map[string]any { return n.ServiceStep }),
+		doc("network_data", func(n *objects.Node) map[string]any { return n.NetworkData }),
 	}
 	for _, f := range nodeInterfaceFields {
-		view[f] = strOrNil(*n.InterfaceField(strings.TrimSuffix(f, "_interface")))
+		iface := strings.TrimSuffix(f, "_interface")
+		t = append(t, str(f, func(n *objects.Node) *string { return *n.InterfaceField(iface) }))
 	}
-	s.addNodeView03(r.Context(), view, n)
-	view["network_data"] = orEmpty(n.NetworkData)
-	if view["allocation_uuid"], err = s.allocationUUID(r, n); err != nil {
-		return nil, err
+	return t
+})
+
+// nodeViewKey is a request's version under the effective pin of Node.
+type nodeViewKey struct {
+	v, pinned version.Version
+	isPinned  bool
+}
+
+// nodeViewFieldsAt returns the fields of a node's view at version v, by
+// name: those nodeSince does not hide at v, less the object fields the
+// effective (pinned) release's Node lacks (hideUnpinned).
+func (s *server) nodeViewFieldsAt(v version.Version) []*nodeViewField {
+	ov, isPinned := s.Pinner.Effective().ObjectVersion("Node")
+	key := nodeViewKey{v: v, pinned: ov, isPinned: isPinned}
+	if f, ok := s.nodeViews.Load(key); ok {
+		return f.([]*nodeViewField)
 	}
-	nodeSince.hide(view, v)
-	s.hideUnpinned(view, "Node")
-	return view, nil
+	var hidden []string
+	if isPinned {
+		hidden = s.unpinnedFields("Node", ov)
+	}
+	table := nodeViewTable()
+	out := make([]*nodeViewField, 0, len(table))
+	for i := range table {
+		f := &table[i]
+		if since, gated := nodeSince[f.name]; gated && v.Less(since) || slices.Contains(hidden, f.name) {
+			continue
+		}
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b *nodeViewField) int { return strings.Compare(a.name, b.name) })
+	s.nodeViews.Store(key, out)
+	return out
 }
 
 // hideUnpinned removes object fields the effective (pinned) release's

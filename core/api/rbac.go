@@ -428,22 +428,37 @@ const (
 // :reservation, :driver_internal_info and :driver_info keep for the
 // system and the owner.
 func redactNodeView(r *http.Request, n *objects.Node, view map[string]any) {
-	sc := scopeOf(r)
-	if sc == nil || policyFilterThreshold(sc, "", "") || systemOrOwnerReader(sc, strOf(n.Owner), strOf(n.Lessee)) {
+	if !nodeRedacted(r, n) {
 		return
 	}
-	if _, ok := view["last_error"]; ok {
-		view["last_error"] = redactedLastError
+	for k := range view {
+		if v, ok := redactedNodeField(k); ok {
+			view[k] = v
+		}
 	}
-	if _, ok := view["reservation"]; ok {
-		view["reservation"] = redactedReservation
+}
+
+// nodeRedacted reports whether redactNodeView hides fields of n from r's
+// reader.
+func nodeRedacted(r *http.Request, n *objects.Node) bool {
+	sc := scopeOf(r)
+	return sc != nil && !policyFilterThreshold(sc, "", "") && !systemOrOwnerReader(sc, strOf(n.Owner), strOf(n.Lessee))
+}
+
+// redactedNodeField is what a redacted node's view shows in field k
+// instead of its value; false for the fields it shows as they are.
+func redactedNodeField(k string) (any, bool) {
+	switch k {
+	case "last_error":
+		return redactedLastError, true
+	case "reservation":
+		return redactedReservation, true
+	case "driver_internal_info":
+		return map[string]any{"content": redactedDII}, true
+	case "driver_info":
+		return map[string]any{"content": redactedDriverInfo}, true
 	}
-	if _, ok := view["driver_internal_info"]; ok {
-		view["driver_internal_info"] = map[string]any{"content": redactedDII}
-	}
-	if _, ok := view["driver_info"]; ok {
-		view["driver_info"] = map[string]any{"content": redactedDriverInfo}
-	}
+	return nil, false
 }
 
 // nodePatchPolicies are Ironic's per-path rules of a node PATCH
