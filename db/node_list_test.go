@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
-	"github.com/rivetmetal/rivet/db/dbtest"
 	"github.com/uptrace/bun"
 )
 
@@ -22,39 +20,8 @@ import (
 func TestListNodesMatchesLoadAll(t *testing.T) {
 	for _, d := range db.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
-			reg, tb := dbtest.Registry(t), dbtest.Releases(t)
-			dbh := dbtest.Open(t, d)
-			s := db.NewStore(dbh, reg, release.NewPinner(tb, release.Pin{}))
-			versions, err := reg.Versions("Node")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := context.Background()
-			var rows []*db.Node
-			for i, v := range versions {
-				for seed := range 6 {
-					row := variedNodeRow(seed+10*i, v.String())
-					if seed == 4 {
-						row.ProvisionState = nil
-					}
-					rows = append(rows, row)
-				}
-			}
-			chassisVersion := "1.0"
-			chassis := &db.Chassis{UUID: "7e57c4a5-0000-4000-8000-000000000001", Version: &chassisVersion}
-			if _, err := dbh.Bun().NewInsert().Model(chassis).Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
-			insert := func(row *db.Node) {
-				t.Helper()
-				row.UUID = fmt.Sprintf("1be26c0b-03f2-4d2e-ae87-%012x", row.ID)
-				if row.ChassisID != nil {
-					row.ChassisID = &chassis.ID
-				}
-				if _, err := dbh.Bun().NewInsert().Model(row).Exec(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
+			s, dbh, rows, insert := typedScanFixture(t, d)
+			reg, ctx := s.Registry(), context.Background()
 			for _, row := range rows {
 				insert(row)
 			}
