@@ -28,6 +28,22 @@ type agentFollowUps struct {
 	again map[string]*objects.Node
 	// checks holds a token per agent command check in flight.
 	checks chan struct{}
+	// running counts the follow-ups in flight; Stop waits for them once
+	// stopped refuses new ones (a heartbeat answered while the conductor
+	// stops leaves its follow-up to the next heartbeat, which another
+	// conductor answers).
+	running sync.WaitGroup
+	stopped bool
+}
+
+// stop refuses new follow-ups and waits for those in flight, which end
+// soon once stopBg is closed: an agent request in flight is cancelled and
+// a resume finds the worker pool closed.
+func (f *agentFollowUps) stop() {
+	f.mu.Lock()
+	f.stopped = true
+	f.mu.Unlock()
+	f.running.Wait()
 }
 
 func newAgentFollowUps() agentFollowUps {
@@ -70,14 +86,20 @@ func (s *Service) waitsForAgent(n *objects.Node) (agentWait, bool) {
 func (s *Service) followUp(n *objects.Node) {
 	f := &s.followUps
 	f.mu.Lock()
+	if f.stopped {
+		f.mu.Unlock()
+		return
+	}
 	if _, running := f.again[n.UUID]; running {
 		f.again[n.UUID] = n
 		f.mu.Unlock()
 		return
 	}
 	f.again[n.UUID] = nil
+	f.running.Add(1)
 	f.mu.Unlock()
 	go func() {
+		defer f.running.Done()
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {

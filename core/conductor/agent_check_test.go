@@ -2,6 +2,7 @@ package conductor
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -121,5 +122,62 @@ func TestHeartbeatPostponesCallbackTimeout(t *testing.T) {
 	}
 	if got := h.node(n.UUID); got.ProvisionState != "wait call-back" {
 		t.Fatalf("provision_state %q, want wait call-back", got.ProvisionState)
+	}
+}
+
+// Stop waits for the heartbeats' follow-ups: one asking the agent about
+// its command when the conductor stops is cancelled and has ended when
+// Stop returns, and a heartbeat answered after that starts none.
+func TestStopWaitsForAgentFollowUps(t *testing.T) {
+	h := newHarness(t, nil, "cond-a", nil)
+	ctx := context.Background()
+	n := h.directNode("node-1", nil)
+	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(n.UUID, "wait call-back")
+	a := agenttest.New()
+	release := make(chan struct{})
+	defer close(release)
+	a.Handle("deploy.execute_deploy_step", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil, nil
+	})
+	beat := h.agentFor(n, a)
+	if err := beat(); err != nil { // the agent booted: write_image starts
+		t.Fatal(err)
+	}
+	h.waitFor(n.UUID, "write_image running", func(got *objects.Node) bool {
+		return got.ProvisionState == "wait call-back" && got.Reservation == nil && got.DriverInternalInfo[diiAgentCommand] != nil
+	})
+	checking := make(chan struct{}, 1)
+	a.BeforeStatus = func(r *http.Request) {
+		select {
+		case checking <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done() // held until the conductor gives up asking
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := beat(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-checking:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the heartbeat's follow-up never asked the agent")
+	}
+	if err := h.svc.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.svc.followingUp(); got != 0 {
+		t.Fatalf("%d follow-ups still running after Stop", got)
+	}
+	h.svc.followUp(h.node(n.UUID))
+	if got := h.svc.followingUp(); got != 0 {
+		t.Fatalf("a follow-up started after Stop (%d running)", got)
 	}
 }

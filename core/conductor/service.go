@@ -377,6 +377,7 @@ func (s *Service) Stop(ctx context.Context) error {
 		cancelAbort()
 	}
 	s.bg.Wait() // the takeover periodic and power sync are done too
+	s.followUps.stop()
 	if n := s.tasks.ReleaseAll(ctx); n > 0 {
 		s.log.Warn("released leases still held at shutdown", "count", n)
 	}

@@ -31,6 +31,10 @@ type Agent struct {
 	Token string
 	// Delay is how long every command runs before its handler (0: none).
 	Delay time.Duration
+	// BeforeStatus, when set, runs before the agent answers a command
+	// status request (GET /v1/commands), as long as it takes: a test
+	// holds the conductor's status check there.
+	BeforeStatus func(*http.Request)
 
 	mu       sync.Mutex
 	handlers map[string]Handler
@@ -106,6 +110,9 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodGet:
+		if a.BeforeStatus != nil {
+			a.BeforeStatus(r)
+		}
 		a.mu.Lock()
 		out := make([]command, len(a.commands))
 		for i, c := range a.commands {
