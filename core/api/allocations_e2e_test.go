@@ -122,6 +122,11 @@ func TestV1_52Allocations(t *testing.T) {
 		`{"resource_class":"gold","traits":["lower"]}`:         "Schema error: 'lower' is not valid under any of the given schemas",
 		`{"resource_class":"gold","candidate_nodes":["nope"]}`: "Nodes cannot be found: nope",
 		`{"resource_class":"` + strings.Repeat("x", 81) + `"}`: "is too long",
+		// jsonschema sorts the unexpected names; the middleware reports
+		// the first error it finds, not best_match's (shallowest) one.
+		`{"resource_class":"gold","zz":1,"aa":2}`:        "Schema error: Additional properties are not allowed ('aa', 'zz' were unexpected)",
+		`{"resource_class":5,"bogus":1}`:                 "Schema error: 5 is not of type 'string', 'null'",
+		`{"resource_class":"gold","traits":["HW_NOPE"]}`: "Schema error: 'HW_NOPE' is not valid under any of the given schemas",
 	}
 	for body, want := range bad {
 		if got := s.fault("1.52", "POST", "/v1/allocations", body, 400); !strings.Contains(got, want) {

@@ -30,7 +30,7 @@ func (s *server) createAllocation(w http.ResponseWriter, r *http.Request) error 
 	}
 	v := VersionFrom(r.Context())
 	if msg == "" {
-		msg = allocationBodyError(body, data, v.AtLeast(v1_58))
+		msg = allocationBodyError(body, v.AtLeast(v1_58))
 	}
 	if msg != "" {
 		return errorf(http.StatusBadRequest, "Schema error: %s", msg)

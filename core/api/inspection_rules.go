@@ -198,7 +198,7 @@ var ruleBodyProps = []schemaProp{
 
 func rulePriority(c *schemaCheck, depth int, v any) {
 	if c.typeOK(depth, v, "integer") {
-		if n, _ := v.(json.Number).Int64(); n < 0 {
+		if jsonNumber(v) < 0 {
 			c.add(depth, pyValue(v)+" is less than the minimum of 0")
 		}
 	}

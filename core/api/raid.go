@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -55,7 +54,7 @@ func enumCheck(values ...string) func(c *schemaCheck, d int, v any) {
 func sizeGB(c *schemaCheck, d int, v any) {
 	switch jsonType(v) {
 	case "integer":
-		if n, _ := v.(json.Number).Int64(); n < 0 {
+		if jsonNumber(v) < 0 {
 			c.add(d, fmt.Sprintf("%s is less than the minimum of 0", v))
 		}
 	case "string":
@@ -106,7 +105,7 @@ func logicalDisk(c *schemaCheck, d int, v any) {
 		{"interface_type", enumCheck("sata", "scsi", "sas")},
 		{"number_of_physical_disks", func(c *schemaCheck, d int, v any) {
 			if c.typeOK(d, v, "integer") {
-				if n, _ := v.(json.Number).Int64(); n <= 0 {
+				if jsonNumber(v) <= 0 {
 					c.add(d, fmt.Sprintf("%s is less than or equal to the minimum of 0", v))
 				}
 			}

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"regexp"
 	"slices"
@@ -11,12 +12,14 @@ import (
 	"github.com/rivetmetal/rivet/core/traits"
 )
 
-// schemaCheck collects the errors Ironic's jsonschema validation of a body
-// would find, in the order jsonschema finds them, and reports the one
-// jsonschema's best_match picks: the shallowest, then one not from anyOf
-// (a "weak" keyword), then the first. Only the few keywords Ironic's
-// deploy template and runbook schemas use are implemented, each with
-// jsonschema's message.
+// schemaCheck is the one validator of request bodies against Ironic's
+// JSON schemas: it collects the errors python-jsonschema would find, in
+// the order it finds them (a schema's properties in its order, then
+// required, then additionalProperties), each with jsonschema's message.
+// Ironic reports one of them in one of two ways: err, for schemas checked
+// with args.schema (jsonschema.validate: best_match), and first, for its
+// validation middleware (Draft202012Validator.validate: the first error).
+// Only the keywords Ironic's schemas here use are implemented.
 type schemaCheck struct {
 	errs []schemaFinding
 }
@@ -35,8 +38,9 @@ func (c *schemaCheck) addWeak(depth int, msg, cause string) {
 	c.errs = append(c.errs, schemaFinding{depth: depth, weak: true, msg: msg, cause: cause})
 }
 
-// err returns Ironic's 400 for the best error ("Schema error for <name>:
-// …"), or nil when there is none.
+// err returns Ironic's 400 for the error jsonschema's best_match picks
+// ("Schema error for <name>: …"): the shallowest, then one not from anyOf
+// (a "weak" keyword), then the first. It is nil when there is none.
 func (c *schemaCheck) err(name string) error {
 	if len(c.errs) == 0 {
 		return nil
@@ -50,7 +54,22 @@ func (c *schemaCheck) err(name string) error {
 	return schemaError(name, best.msg, best.cause)
 }
 
-// jsonType is the jsonschema type name of a decoded JSON value.
+// first returns the message of the first error found (with its possible
+// root cause, as Ironic words it), or "" when there is none.
+func (c *schemaCheck) first() string {
+	if len(c.errs) == 0 {
+		return ""
+	}
+	if e := c.errs[0]; e.cause != "" {
+		return e.msg + ". Possible root cause: " + e.cause
+	}
+	return c.errs[0].msg
+}
+
+// jsonType is the jsonschema type name of a decoded JSON value. A number
+// with no fractional part (1, 1.0, 1e2) is an "integer": Ironic's schemas
+// name no $schema, so jsonschema checks them by its latest draft, where
+// (as from draft 6) an integral float is an integer.
 func jsonType(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -64,12 +83,20 @@ func jsonType(v any) string {
 	case map[string]any:
 		return "object"
 	case json.Number:
-		if _, err := x.Int64(); err == nil {
+		if f, err := x.Float64(); err == nil && f == math.Trunc(f) {
 			return "integer"
 		}
 		return "number"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// jsonNumber is a number's value (0 for anything else), for minimum
+// checks once jsonType has named its type.
+func jsonNumber(v any) float64 {
+	n, _ := v.(json.Number)
+	f, _ := n.Float64()
+	return f
 }
 
 // typeOK checks jsonschema's type keyword (one type or several).
@@ -109,11 +136,14 @@ func (c *schemaCheck) object(depth int, obj map[string]any, props []schemaProp, 
 	var extra []string
 	for k := range obj {
 		if !slices.ContainsFunc(props, func(p schemaProp) bool { return p.name == k }) {
-			extra = append(extra, traits.PyRepr(k))
+			extra = append(extra, k)
 		}
 	}
 	if len(extra) > 0 {
-		slices.Sort(extra)
+		slices.Sort(extra) // jsonschema sorts the names, then shows their reprs
+		for i, k := range extra {
+			extra[i] = traits.PyRepr(k)
+		}
 		verb := "was"
 		if len(extra) > 1 {
 			verb = "were"
@@ -142,6 +172,17 @@ func optionalType(t string) func(c *schemaCheck, depth int, v any) {
 	return func(c *schemaCheck, depth int, v any) { c.typeOK(depth, v, t, "null") }
 }
 
+// nullableList is {"type": ["array", "null"], "items": item}.
+func nullableList(item func(c *schemaCheck, depth int, v any)) func(c *schemaCheck, depth int, v any) {
+	return func(c *schemaCheck, depth int, v any) {
+		if list, ok := v.([]any); c.typeOK(depth, v, "array", "null") && ok {
+			for _, it := range list {
+				item(c, depth+1, it)
+			}
+		}
+	}
+}
+
 // traitName is Ironic's TRAITS_SCHEMA.
 func traitName(c *schemaCheck, depth int, v any) {
 	s, isString := v.(string)
@@ -168,19 +209,14 @@ var digits = regexp.MustCompile(`^[0-9]+$`)
 // value has, as jsonschema's best_match picks it.
 func stepNumber(c *schemaCheck, depth int, v any) {
 	var cause string
-	switch x := v.(type) {
-	case json.Number:
-		n, err := x.Int64()
-		switch {
-		case err != nil:
-			cause = pyValue(v) + " is not of type 'integer'"
-		case n < 0:
-			cause = pyValue(v) + " is less than the minimum of 0"
-		default:
+	switch jsonType(v) {
+	case "integer":
+		if jsonNumber(v) >= 0 {
 			return
 		}
-	case string:
-		switch {
+		cause = pyValue(v) + " is less than the minimum of 0"
+	case "string":
+		switch x := v.(string); {
 		case x == "":
 			cause = "'' should be non-empty"
 		case !digits.MatchString(x):

@@ -3,8 +3,10 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -268,11 +270,16 @@ func (s *server) setStepSetCommon(ss *stepSet, obj objects.Object, doc map[strin
 		st := it.(map[string]any)
 		out := map[string]any{"interface": st["interface"], "step": st["step"], "args": orEmpty(asMap(st["args"]))}
 		out[ss.steps.numberKey] = st[ss.steps.numberKey]
-		if n, ok := st[ss.steps.numberKey].(string); ok { // "42": schema-checked digits
+		switch n := st[ss.steps.numberKey].(type) {
+		case string: // "42": schema-checked digits
 			if n = strings.TrimLeft(n, "0"); n == "" {
 				n = "0"
 			}
 			out[ss.steps.numberKey] = json.Number(n)
+		case json.Number: // 1.0, 1e2: schema-checked integral, not negative; Ironic's column holds 1, 100
+			if _, err := n.Int64(); err != nil {
+				out[ss.steps.numberKey] = json.Number(strconv.FormatFloat(math.Abs(jsonNumber(n)), 'f', -1, 64))
+			}
 		}
 		steps = append(steps, out)
 	}

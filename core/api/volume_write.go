@@ -1,11 +1,9 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/google/uuid"
@@ -17,91 +15,39 @@ import (
 // longer value is refused with 400 rather than failing in the database.
 const maxVolumeString = 255
 
-// jsonType is the JSON schema type of a raw value; an integral number is
-// "integer" (Draft 2020-12, which Ironic validates with).
-func rawJSONType(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "null"
-	}
-	switch raw[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	var f float64
-	if json.Unmarshal(raw, &f) == nil && f == math.Trunc(f) && !math.IsInf(f, 0) {
-		return "integer"
-	}
-	return "number"
-}
-
-// pyValue is Python's repr of a decoded JSON value, as jsonschema's
-// messages show it.
-func rawPyValue(raw json.RawMessage) string {
-	var s string
-	if rawJSONType(raw) == "string" && json.Unmarshal(raw, &s) == nil {
-		return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
-	}
-	return pyRepr(raw)
-}
-
 // checkSchema validates a volume body (create) or a patched document
-// (update) as Ironic's jsonschema does: a missing required property first,
-// then properties the schema lacks, then a property of the wrong type; the
-// message names the argument ("connector", "target" or "patch"). String
-// values longer than the columns are refused too.
+// (update) against the kind's schema as Ironic's args.schema does (the
+// error best_match picks; the message names the argument: "connector",
+// "target" or "patch"); then Rivet refuses what its columns cannot hold:
+// a string longer than they are, an integer beyond 32 bits.
 func (k *volumeKind) checkSchema(arg string, body object) error {
-	fail := func(format string, args ...any) error {
-		return errorf(http.StatusBadRequest, "Schema error for %s: "+format, append([]any{arg}, args...)...)
-	}
-	for _, req := range k.required {
-		if _, ok := body[req]; !ok {
-			return fail("'%s' is a required property", req)
+	doc := make(map[string]any, len(body))
+	for key, raw := range body {
+		var v any
+		if err := decodeJSON(raw, &v); err != nil {
+			return err
 		}
+		doc[key] = v
 	}
-	known := map[string]bool{}
-	for _, p := range k.props {
-		known[p.name] = true
+	props := make([]schemaProp, len(k.props))
+	for i, p := range k.props {
+		props[i] = schemaProp{p.name, func(c *schemaCheck, d int, v any) { c.typeOK(d, v, p.types...) }}
 	}
-	var extra []string
-	for key := range body {
-		if !known[key] {
-			extra = append(extra, "'"+key+"'")
-		}
-	}
-	sort.Strings(extra)
-	switch len(extra) {
-	case 0:
-	case 1:
-		return fail("Additional properties are not allowed (%s was unexpected)", extra[0])
-	default:
-		return fail("Additional properties are not allowed (%s were unexpected)", strings.Join(extra, ", "))
+	c := &schemaCheck{}
+	c.object(0, doc, props, k.required)
+	if err := c.err(arg); err != nil {
+		return err
 	}
 	for _, p := range k.props {
-		raw, ok := body[p.name]
-		if !ok {
-			continue
-		}
-		if !contains(p.types, rawJSONType(raw)) {
-			return fail("%s is not of type %s", rawPyValue(raw), quotedList(p.types))
-		}
-		var s string
-		if rawJSONType(raw) == "string" && json.Unmarshal(raw, &s) == nil && len(s) > maxVolumeString {
-			return errorf(http.StatusBadRequest, "Invalid input for field/attribute %s. Value: '%s'. Longer than %d characters.",
-				p.name, s, maxVolumeString)
-		}
-		if rawJSONType(raw) == "integer" {
-			var n float64
-			if json.Unmarshal(raw, &n) != nil || math.Abs(n) > math.MaxInt32 {
-				return fail("%s is out of range", string(raw))
+		switch v := doc[p.name].(type) {
+		case string:
+			if len(v) > maxVolumeString {
+				return errorf(http.StatusBadRequest, "Invalid input for field/attribute %s. Value: '%s'. Longer than %d characters.",
+					p.name, v, maxVolumeString)
+			}
+		case json.Number:
+			if math.Abs(jsonNumber(v)) > math.MaxInt32 {
+				return errorf(http.StatusBadRequest, "Schema error for %s: %s is out of range", arg, v)
 			}
 		}
 	}
