@@ -112,3 +112,30 @@ func TestDevSimListenMovesOffABusyDefault(t *testing.T) {
 		t.Errorf("given address in use: %v", err)
 	}
 }
+
+// rivet dev sets its GC percentage unless the operator set GOGC (even to
+// an empty value, which the runtime reads as 100).
+func TestDevGCPercent(t *testing.T) {
+	tests := map[string]struct {
+		env     map[string]string
+		wantPct int
+		wantSet bool
+	}{
+		"GOGC unset":    {env: map[string]string{"GOMAXPROCS": "2"}, wantPct: devGOGC, wantSet: true},
+		"GOGC=100":      {env: map[string]string{"GOGC": "100"}},
+		"GOGC=off":      {env: map[string]string{"GOGC": "off"}},
+		"GOGC empty":    {env: map[string]string{"GOGC": ""}},
+		"no env at all": {env: nil, wantPct: devGOGC, wantSet: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			pct, set := devGCPercent(func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
+			if pct != tc.wantPct || set != tc.wantSet {
+				t.Errorf("devGCPercent = %d, %v; want %d, %v", pct, set, tc.wantPct, tc.wantSet)
+			}
+		})
+	}
+	if devGOGC <= 100 {
+		t.Errorf("devGOGC = %d: not above Go's default", devGOGC)
+	}
+}

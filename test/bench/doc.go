@@ -76,7 +76,16 @@
 // JSON-RPC on loopback, fake interfaces only) with the same nodes and
 // workloads; then enroll of --enroll-nodes nodes through the split
 // deployment and through `rivet all-in-one` on PostgreSQL, the order
-// swapped every round. Each workload reports the CPU time of the target's
+// swapped every round. Right after rivet dev (stopped by then), unless
+// --floor=false, the machine floor: a bare net/http server (`bench
+// floor-serve`, a subprocess) answering each node's GET with the bytes
+// rivet dev answered it with (status, headers, body, read once after
+// rivet dev's reads, served from memory), measured by the same wrk-get:
+// what the machine (16 connections, wrk's two threads and the server on
+// the same vCPUs) costs any Go server, beside what rivet dev adds. wrk-get
+// also reports the percentage of its requests over 5 ms ("over 5 ms",
+// over_5ms_pct in JSON), a figure less moved by a loaded machine when
+// taken relative to the floor's from the same round. Each workload reports the CPU time of the target's
 // processes and their children per request ("server cpu"). --memory-goal
 // adds the powersync workload at --memory-nodes nodes (the conductor's
 // memory and its cycle). The goals table gives each goal's median and

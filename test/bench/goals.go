@@ -133,15 +133,35 @@ func cpuInfo() (model string, cores int) {
 func (s *suite) goalsRun(ctx context.Context, rep *GoalsReport) error {
 	for round := 1; round <= s.o.rounds; round++ {
 		reads := []string{"wrk-get", "wrk-detail"}
-		if err := s.measure(ctx, rep, round, targetDev, s.o.nodes, reads, func() (*service, error) {
+		var floor floorResponses
+		var after func(*bench) error
+		if s.o.floor {
+			after = func(b *bench) (err error) {
+				b.mu.Lock()
+				uuids := append([]string(nil), b.nodes[:min(len(b.nodes), wrkGetNodes)]...)
+				b.mu.Unlock()
+				floor, err = fetchFloorResponses(ctx, b.c, uuids)
+				return err
+			}
+		}
+		if err := s.measure(ctx, rep, round, target{name: targetDev, nodes: s.o.nodes, reads: reads, after: after, start: func() (*service, error) {
 			return startDev(ctx, s.bin, s.dir)
-		}); err != nil {
+		}}); err != nil {
 			return err
 		}
+		if s.o.floor {
+			// Right after rivet dev, rivet dev stopped: the same wrk-get
+			// on the same nodes' bytes.
+			if err := s.measure(ctx, rep, round, target{name: targetFloor, enrolled: floor.uuids(), reads: []string{"wrk-get"}, start: func() (*service, error) {
+				return startFloor(ctx, floor, s.dir)
+			}}); err != nil {
+				return err
+			}
+		}
 		if s.o.ironic {
-			if err := s.measure(ctx, rep, round, targetIronic, s.o.nodes, reads, func() (*service, error) {
+			if err := s.measure(ctx, rep, round, target{name: targetIronic, nodes: s.o.nodes, reads: reads, start: func() (*service, error) {
 				return startIronic(ctx, s.srv, s.o.ironicPython, s.dir)
-			}); err != nil {
+			}}); err != nil {
 				return err
 			}
 		}
@@ -154,13 +174,13 @@ func (s *suite) goalsRun(ctx context.Context, rep *GoalsReport) error {
 			if aio {
 				name = targetAllInOne
 			}
-			if err := s.measure(ctx, rep, round, name, s.o.enrollNodes, nil, func() (*service, error) {
+			if err := s.measure(ctx, rep, round, target{name: name, nodes: s.o.enrollNodes, start: func() (*service, error) {
 				d, err := up(ctx, s.srv, s.bin, s.dir, deployConfig{allInOne: aio})
 				if err != nil {
 					return nil, err
 				}
 				return deploymentService(name, d), nil
-			}); err != nil {
+			}}); err != nil {
 				return err
 			}
 		}
@@ -179,9 +199,24 @@ func (s *suite) goalsRun(ctx context.Context, rep *GoalsReport) error {
 	return nil
 }
 
-// measure starts a target, enrolls n nodes into it, runs the read
-// workloads, reads its memory and stops it.
-func (s *suite) measure(ctx context.Context, rep *GoalsReport, round int, name string, n int, reads []string, start func() (*service, error)) error {
+// target is what measure runs against one server.
+type target struct {
+	name string
+	// nodes are enrolled before the reads, unless enrolled names nodes
+	// the server already holds (the machine floor's paths).
+	nodes    int
+	enrolled []string
+	reads    []string
+	// after, when not nil, is called with the bench after the reads,
+	// before the server stops.
+	after func(*bench) error
+	start func() (*service, error)
+}
+
+// measure starts a target, enrolls its nodes, runs the read workloads,
+// calls its after hook, reads its memory and stops it.
+func (s *suite) measure(ctx context.Context, rep *GoalsReport, round int, t target) error {
+	name, n, start := t.name, t.nodes, t.start
 	s.logf("round %d: %s: starting", round, name)
 	run := TargetRun{Target: name, Round: round, Load: loadavg()}
 	svc, err := start()
@@ -197,7 +232,12 @@ func (s *suite) measure(ctx context.Context, rep *GoalsReport, round int, name s
 	}()
 	o := s.benchOptions(svc.url, n)
 	b := &bench{c: newClient(o), o: o}
-	for _, w := range append([]string{"enroll"}, reads...) {
+	work := append([]string{"enroll"}, t.reads...)
+	if t.enrolled != nil {
+		work = t.reads
+		b.nodes = t.enrolled
+	}
+	for _, w := range work {
 		s.logf("round %d: %s: %s", round, name, w)
 		cpu0, ok0 := svc.cpu()
 		res, err := runWorkload(ctx, w, b)
@@ -220,6 +260,11 @@ func (s *suite) measure(ctx context.Context, rep *GoalsReport, round int, name s
 			return fmt.Errorf("round %d, %s: %s exited during %s: %v\n%s", round, name, p.name, w, p.err, p.tail(20))
 		}
 	}
+	if t.after != nil {
+		if err := t.after(b); err != nil {
+			return fmt.Errorf("round %d, %s: %w", round, name, err)
+		}
+	}
 	run.Memory = svc.memory()
 	rep.Runs = append(rep.Runs, run)
 	return nil
@@ -234,7 +279,9 @@ func figures(runs []TargetRun, target, w string, fig func(Result) float64) map[i
 		}
 		for _, x := range r.Results {
 			if x.Workload == w || strings.HasPrefix(x.Workload, w+"-") {
-				out[r.Round] = fig(x)
+				if v := fig(x); !math.IsNaN(v) {
+					out[r.Round] = v
+				}
 			}
 		}
 	}
@@ -263,7 +310,16 @@ func ratios(a, b map[int]float64) []float64 {
 
 func rate(r Result) float64  { return r.Rate }
 func p99(r Result) float64   { return r.P99ms }
+func p50(r Result) float64   { return r.P50ms }
 func cpuUS(r Result) float64 { return r.ServerCPUus }
+
+// over5ms is NaN, which figures leaves out, when wrk did not report it.
+func over5ms(r Result) float64 {
+	if r.Over5msPct == nil {
+		return math.NaN()
+	}
+	return *r.Over5msPct
+}
 func metIf(ok bool) string {
 	if ok {
 		return "met"
@@ -296,7 +352,11 @@ func computeGoals(rep GoalsReport) []Goal {
 	if p.Figure != nil {
 		p.Met = metIf(p.Figure.Median < 5)
 	}
+	if fl := statOf(values(figures(rep.Runs, targetFloor, "wrk-get", p99))); fl != nil {
+		p.Note = fmt.Sprintf("machine floor (bare net/http, rivet dev's bytes, same wrk, same rounds): p99 %s ms", fl)
+	}
 	goals = append(goals, p)
+	goals = append(goals, floorGoals(rep.Runs)...)
 	goals = append(goals, ironic(Goal{Name: "GET /v1/nodes/detail?limit=100, wrk c16, rivet dev", Unit: "req/s", Target: "≥ 30× Ironic"}, "wrk-detail", rate, 30))
 	// The servers' CPU per request: no target of its own, but the figure
 	// a loaded machine moves least. The ratio is Ironic's over Rivet's.
@@ -336,6 +396,27 @@ func computeGoals(rep GoalsReport) []Goal {
 	goals = append(goals, Goal{Name: "agent deploy, 1,000 concurrent on one conductor", Target: "reported", Met: "-",
 		Note: "not run here: RIVET_AGENT_BENCH=1000 go test ./core/conductor -run TestAgentDeployScale (docs/performance.md, Agent deploys)"})
 	return goals
+}
+
+// floorGoals are the rows comparing rivet dev's wrk-get with the machine
+// floor's from the same rounds: what the machine costs any Go server at
+// c16 against what Rivet adds. None when the floor was not measured.
+func floorGoals(runs []TargetRun) []Goal {
+	var out []Goal
+	row := func(name, unit string, fig func(Result) float64) {
+		dev := figures(runs, targetDev, "wrk-get", fig)
+		fl := figures(runs, targetFloor, "wrk-get", fig)
+		if len(fl) == 0 {
+			return
+		}
+		out = append(out, Goal{Name: name, Unit: unit, Figure: statOf(values(dev)), Baseline: "machine floor",
+			Base: statOf(values(fl)), Ratio: statOf(ratios(dev, fl)), Target: "—", Met: "-"})
+	}
+	row("GET vs machine floor: req/s, wrk c16 (rivet dev ÷ floor)", "req/s", rate)
+	row("GET vs machine floor: p50", "ms", p50)
+	row("GET vs machine floor: p99", "ms", p99)
+	row("GET vs machine floor: requests over 5 ms", "% of req", over5ms)
+	return out
 }
 
 func (st *Stat) String() string {

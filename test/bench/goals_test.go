@@ -61,6 +61,19 @@ func TestParseWrk(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("parseWrk, slow (-want +got):\n%s", d)
 	}
+	// The share over 5 ms, when wrk-get's done hook printed it.
+	got, err = parseWrk(wrkReport + "Over 5ms: 1.2500%\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Over5msPct == nil || *got.Over5msPct != 1.25 {
+		t.Errorf("Over5msPct = %v, want 1.25", got.Over5msPct)
+	}
+	for _, bad := range []string{"Over 5ms: many%", "Over 5ms: 101.0000%", "Over 5ms: -1%"} {
+		if _, err := parseWrk(wrkReport + bad + "\n"); err == nil {
+			t.Errorf("parseWrk accepted %q", bad)
+		}
+	}
 	// Without --latency there are no percentiles; an error message is not a report.
 	noLatency := strings.Replace(wrkReport, "     50%    1.66ms\n", "", 1)
 	for _, bad := range []string{"", "unable to connect to 127.0.0.1:1 Connection refused\n", noLatency,
@@ -87,7 +100,8 @@ func TestWrkDuration(t *testing.T) {
 
 func TestWrkGetScript(t *testing.T) {
 	s := wrkGetScript([]string{"u-1", "u-2"})
-	for _, want := range []string{`"u-1",`, `"u-2",`, "function request()", "math.random(#reqs)", `wrk.format("GET", "/v1/nodes/" .. u)`, `thread:set("id", threads)`} {
+	for _, want := range []string{`"u-1",`, `"u-2",`, "function request()", "math.random(#reqs)", `wrk.format("GET", "/v1/nodes/" .. u)`, `thread:set("id", threads)`,
+		"function done(summary, latency, requests)", `io.write(string.format("Over 5ms: %.4f%%\n", 100 - lo))`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("script lacks %q:\n%s", want, s)
 		}
@@ -112,11 +126,11 @@ func TestParseSuiteFlagsGoals(t *testing.T) {
 		t.Errorf("options %+v", o)
 	}
 	o, err = parseSuiteFlags([]string{"--goals"}, &strings.Builder{})
-	if err != nil || o.rounds != 3 || o.nodes != 1000 || o.enrollNodes != 5000 || o.ironic || o.memoryGoal {
+	if err != nil || o.rounds != 3 || o.nodes != 1000 || o.enrollNodes != 5000 || o.ironic || o.memoryGoal || !o.floor {
 		t.Errorf("defaults %+v, %v", o, err)
 	}
 	for _, bad := range [][]string{{"--ironic"}, {"--rounds", "2"}, {"--goals", "--rounds", "0"}, {"--goals", "--nodes", "99"},
-		{"--goals", "--enroll-nodes", "0"}, {"--memory-goal"}} {
+		{"--goals", "--enroll-nodes", "0"}, {"--memory-goal"}, {"--floor=false"}} {
 		if _, err := parseSuiteFlags(bad, &strings.Builder{}); err == nil {
 			t.Errorf("parseSuiteFlags(%q) succeeded", bad)
 		}

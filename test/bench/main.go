@@ -35,6 +35,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "suite" {
 		os.Exit(runSuite(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "floor-serve" {
+		os.Exit(floorServe(os.Args[2:]))
+	}
 	var o options
 	flag.StringVar(&o.url, "url", envOr("RIVET_URL", "http://127.0.0.1:6385"), "API endpoint (with or without /v1)")
 	flag.StringVar(&o.apiVersion, "api-version", "1.26", "microversion to send")

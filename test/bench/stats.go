@@ -31,6 +31,11 @@ type Result struct {
 	// processes and their children (API, conductor, Ironic's API
 	// workers, driver plugins) divided by the requests.
 	ServerCPUus float64 `json:"server_cpu_us_per_req,omitempty"`
+	// Over5msPct is, for wrk-get, the percentage of the requests that
+	// took longer than 5 ms (wrk's histogram, by its done() hook); nil
+	// when not measured. Compared with the machine floor's under the same
+	// load, it says how much of the tail is the server's.
+	Over5msPct *float64 `json:"over_5ms_pct,omitempty"`
 }
 
 func (r Result) String() string {
@@ -48,6 +53,9 @@ func (r Result) String() string {
 	}
 	if r.ServerCPUus > 0 {
 		fmt.Fprintf(&b, "  server cpu %.1f µs/req", r.ServerCPUus)
+	}
+	if r.Over5msPct != nil {
+		fmt.Fprintf(&b, "  over 5 ms %.2f%%", *r.Over5msPct)
 	}
 	if r.Note != "" {
 		b.WriteString("  (" + r.Note + ")")

@@ -40,6 +40,7 @@ type suiteOptions struct {
 	ironicPython string
 	memoryGoal   bool
 	memoryNodes  int
+	floor        bool
 }
 
 const suiteWorkloads = "enroll,get,list,detail,power,lifecycle,powersync"
@@ -72,6 +73,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (suiteOptions, error) {
 	fs.StringVar(&o.ironicPython, "ironic-python", "/usr/bin/python3", "goals: the Python that imports Debian's ironic")
 	fs.BoolVar(&o.memoryGoal, "memory-goal", false, "goals: also run the powersync workload at --memory-nodes nodes (the conductor's memory and power sync goal; slow)")
 	fs.IntVar(&o.memoryNodes, "memory-nodes", 100000, "goals: nodes of the --memory-goal conductor")
+	fs.BoolVar(&o.floor, "floor", true, "goals: after rivet dev, measure the machine floor each round: wrk-get against a bare net/http server answering rivet dev's bytes from memory")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -102,7 +104,7 @@ func parseSuiteFlags(args []string, stderr io.Writer) (suiteOptions, error) {
 		var goalsOnly []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "rounds", "nodes", "enroll-nodes", "ironic", "ironic-python", "memory-goal", "memory-nodes":
+			case "rounds", "nodes", "enroll-nodes", "ironic", "ironic-python", "memory-goal", "memory-nodes", "floor":
 				goalsOnly = append(goalsOnly, "--"+f.Name)
 			}
 		})

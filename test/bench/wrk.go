@@ -48,7 +48,8 @@ func wrkBin() (string, error) {
 
 // wrkGetScript is the Lua script of wrk-get: every request a GET of one of
 // the uuids, formatted once per thread with the headers given by -H;
-// setup numbers the threads so that each one seeds its own sequence.
+// setup numbers the threads so that each one seeds its own sequence; done
+// prints the share of requests over 5 ms (wrkSlowScript).
 func wrkGetScript(uuids []string) string {
 	var b strings.Builder
 	b.WriteString("local uuids = {\n")
@@ -72,8 +73,32 @@ function request()
   return reqs[math.random(#reqs)]
 end
 `)
+	b.WriteString(wrkSlowScript)
 	return b.String()
 }
+
+// wrkSlowMarker starts the line wrkSlowScript prints.
+const wrkSlowMarker = "Over 5ms:"
+
+// wrkSlowScript is wrk's done hook printing the percentage of requests
+// slower than 5 ms (5000 µs): wrk's Lua gives percentiles of its
+// microsecond histogram, not counts, so it bisects for the largest
+// percentile still within 5 ms.
+const wrkSlowScript = `function done(summary, latency, requests)
+  local lo, hi = 0, 100
+  if latency.max <= 5000 then
+    lo = 100
+  elseif latency.min > 5000 then
+    lo = 0
+  else
+    for _ = 1, 50 do
+      local mid = (lo + hi) / 2
+      if latency:percentile(mid) <= 5000 then lo = mid else hi = mid end
+    end
+  end
+  io.write(string.format("` + wrkSlowMarker + ` %.4f%%\n", 100 - lo))
+end
+`
 
 // wrkOutput is what the bench reads from wrk's report.
 type wrkOutput struct {
@@ -85,6 +110,9 @@ type wrkOutput struct {
 	// connect, read, write errors and timeouts.
 	Non2xx       int
 	SocketErrors int
+	// Over5msPct is the percentage of requests over 5 ms, when the
+	// script printed it (wrkSlowScript); nil otherwise.
+	Over5msPct *float64
 }
 
 // parseWrk reads wrk 4.1's report (run with --latency).
@@ -128,6 +156,12 @@ func parseWrk(out string) (wrkOutput, error) {
 				return w, fmt.Errorf("wrk %q: %w", line, err)
 			}
 			w.Non2xx = n
+		case strings.HasPrefix(line, wrkSlowMarker) && len(f) == 3:
+			pct, err := strconv.ParseFloat(strings.TrimSuffix(f[2], "%"), 64)
+			if err != nil || pct < 0 || pct > 100 {
+				return w, fmt.Errorf("wrk %q: not a percentage", line)
+			}
+			w.Over5msPct = &pct
 		case strings.HasPrefix(line, "Socket errors:"):
 			// "Socket errors: connect 0, read 0, write 0, timeout 0"
 			for i := 2; i+1 < len(f); i += 2 {
@@ -201,7 +235,7 @@ func (b *bench) runWrk(ctx context.Context, name, path, script string) (Result, 
 	}
 	r := Result{Workload: name, Requests: w.Requests - w.Non2xx, Errors: w.Non2xx + w.SocketErrors, Concurrency: b.o.getConcurrency,
 		Rate: w.Rate, P50ms: ms(w.P50), P99ms: ms(w.P99), ElapsedS: w.Duration.Seconds(),
-		Note: fmt.Sprintf("wrk -t%d -c%d", wrkThreads, b.o.getConcurrency)}
+		Over5msPct: w.Over5msPct, Note: fmt.Sprintf("wrk -t%d -c%d", wrkThreads, b.o.getConcurrency)}
 	if st := cmd.ProcessState; st != nil && w.Requests > 0 {
 		r.ClientCPUus = float64((st.UserTime() + st.SystemTime()).Microseconds()) / float64(w.Requests)
 	}
