@@ -123,6 +123,52 @@ func TestJSONRPCProtocolErrors(t *testing.T) {
 	}
 }
 
+// TestJSONRPCRequestBodyLength serves a call whose body announces its
+// length (read into one buffer of that length) and one that does not
+// (chunked: read as it comes), each within and beyond the bound.
+func TestJSONRPCRequestBodyLength(t *testing.T) {
+	hs := httptest.NewServer(NewHTTPHandler(testServer(t, nil), HTTPHandlerOptions{MaxBodyBytes: 1024}))
+	defer hs.Close()
+	call := func(id string) string {
+		return `{"jsonrpc":"2.0","method":"power","params":{"node_id":"` + id + `","rpc.version":"1.0"},"id":1}`
+	}
+	tests := map[string]struct {
+		body       string
+		chunked    bool
+		wantStatus int
+		want       string
+	}{
+		"announced":          {call("n1"), false, 200, `"result":{"node":"n1"}`},
+		"chunked":            {call("n1"), true, 200, `"result":{"node":"n1"}`},
+		"announced oversize": {call(strings.Repeat("x", 2000)), false, 413, "larger than 1024"},
+		"chunked oversize":   {call(strings.Repeat("x", 2000)), true, 413, "larger than 1024"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var body io.Reader = strings.NewReader(tc.body)
+			if tc.chunked {
+				body = io.MultiReader(body) // no length known: sent chunked
+			}
+			req, err := http.NewRequest(http.MethodPost, hs.URL, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if announced := req.ContentLength == int64(len(tc.body)); announced == tc.chunked {
+				t.Fatalf("request announces %d bytes of %d", req.ContentLength, len(tc.body))
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			out, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.wantStatus || !strings.Contains(string(out), tc.want) {
+				t.Fatalf("HTTP %d %s, want %d with %s", resp.StatusCode, out, tc.wantStatus, tc.want)
+			}
+		})
+	}
+}
+
 func TestTypedErrorRoundTrip(t *testing.T) {
 	hs := httptest.NewServer(NewHTTPHandler(testServer(t, nil), HTTPHandlerOptions{}))
 	defer hs.Close()
