@@ -6,25 +6,17 @@ import (
 	"time"
 )
 
-// item is one node due for a probe at an offset from the cycle's start.
-// It points into the cycle's node list rather than copying the node: a
+// item is one node due for a probe at an offset from the cycle's start:
+// the node's index in the cycle's listing rather than the node, since a
 // conductor holding 100,000 nodes keeps one item per node for a cycle.
 type item struct {
-	node *Node
-	due  time.Duration
-	pos  int32 // index in the node list
+	due time.Duration
+	idx int32 // index in the listing, which is in the Source's order
 }
 
 // bmcID identifies a BMC across cycles: its key, or for a node without
 // one, the node itself (so it never collides with a real key).
 type bmcID struct{ bmc, node string }
-
-func idOf(n *Node) bmcID {
-	if n.BMC == "" {
-		return bmcID{node: n.UUID}
-	}
-	return bmcID{bmc: n.BMC}
-}
 
 func compareIDs(a, b bmcID) int {
 	if c := strings.Compare(a.bmc, b.bmc); c != 0 {
@@ -34,25 +26,24 @@ func compareIDs(a, b bmcID) int {
 }
 
 // bmcQueue holds one BMC's nodes for the current cycle, in due order: a
-// run of the cycle's items, which are sorted by BMC. Its fields are sized
-// for one queue per node, the usual case (one BMC per server).
+// run [first, end) of the cycle's items, which are sorted by BMC. Its
+// fields are sized for one queue per node, the usual case (one BMC per
+// server).
 type bmcQueue struct {
-	items []item
+	first, end int32 // its run of the cycle's items
 	// state is nil until the BMC is probed, unless it is remembered from
 	// an earlier cycle (see Scheduler.bmcs).
 	state    *bmcState
 	busy     time.Duration // sum of this cycle's probe latencies
-	next     int32         // index of the next item to dispatch
+	next     int32         // index in the cycle's items of the next to dispatch
 	probes   int32         // probes completed this cycle
 	index    int32         // position in readyHeap, -1 when absent
 	rank     int32         // position in the cycle's queues, which are in BMC order
 	inflight bool          // a probe to this BMC is running
 }
 
-func (q *bmcQueue) pending() bool { return int(q.next) < len(q.items) }
-func (q *bmcQueue) head() item    { return q.items[q.next] }
-func (q *bmcQueue) left() int     { return len(q.items) - int(q.next) }
-func (q *bmcQueue) id() bmcID     { return idOf(q.items[0].node) }
+func (q *bmcQueue) pending() bool { return q.next < q.end }
+func (q *bmcQueue) left() int     { return int(q.end - q.next) }
 
 // offset is n's stable start offset within a cycle: a hash of its UUID,
 // so the same node is probed at about the same phase every cycle.
@@ -70,32 +61,36 @@ func offset(uuid string, spread time.Duration) time.Duration {
 // BMC with the most nodes left goes first, since its probes are serial and
 // it bounds the cycle (longest-processing-time first). It implements
 // heap.Interface.
-type readyHeap []*bmcQueue
+type readyHeap struct {
+	qs    []*bmcQueue
+	items []item // the cycle's
+}
 
-func (h readyHeap) Len() int { return len(h) }
-func (h readyHeap) Less(i, j int) bool {
-	if di, dj := h[i].head().due, h[j].head().due; di != dj {
+func (h *readyHeap) Len() int { return len(h.qs) }
+func (h *readyHeap) Less(i, j int) bool {
+	qi, qj := h.qs[i], h.qs[j]
+	if di, dj := h.items[qi.next].due, h.items[qj.next].due; di != dj {
 		return di < dj
 	}
-	if li, lj := h[i].left(), h[j].left(); li != lj {
+	if li, lj := qi.left(), qj.left(); li != lj {
 		return li > lj
 	}
-	return h[i].rank < h[j].rank
+	return qi.rank < qj.rank
 }
-func (h readyHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = int32(i), int32(j)
+func (h *readyHeap) Swap(i, j int) {
+	h.qs[i], h.qs[j] = h.qs[j], h.qs[i]
+	h.qs[i].index, h.qs[j].index = int32(i), int32(j)
 }
 func (h *readyHeap) Push(x any) {
 	q := x.(*bmcQueue)
-	q.index = int32(len(*h))
-	*h = append(*h, q)
+	q.index = int32(len(h.qs))
+	h.qs = append(h.qs, q)
 }
 func (h *readyHeap) Pop() any {
-	old := *h
+	old := h.qs
 	q := old[len(old)-1]
 	old[len(old)-1] = nil
 	q.index = -1
-	*h = old[:len(old)-1]
+	h.qs = old[:len(old)-1]
 	return q
 }
