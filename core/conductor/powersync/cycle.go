@@ -102,15 +102,14 @@ func (s *Scheduler) newCycle(start time.Time, l *listing) *cycle {
 			st.gen = s.gen
 		}
 		if kept > first {
-			c.queues = append(c.queues, bmcQueue{first: int32(first), end: int32(kept), next: int32(first),
-				state: st, index: -1, rank: int32(len(c.queues))})
+			c.queues = append(c.queues, bmcQueue{first: int32(first), end: int32(kept), next: int32(first), state: st})
 		}
 		i = j
 	}
 	c.items = items[:kept:kept]
-	c.ready = readyHeap{qs: make([]*bmcQueue, len(c.queues)), items: c.items}
-	for i := range c.queues {
-		c.ready.qs[i], c.queues[i].index = &c.queues[i], int32(i)
+	c.ready = readyHeap{qs: make([]int32, len(c.queues)), queues: c.queues, items: c.items}
+	for i := range c.ready.qs {
+		c.ready.qs[i] = int32(i)
 	}
 	heap.Init(&c.ready)
 	for id, st := range s.bmcs {
@@ -133,7 +132,7 @@ func (c *cycle) dispatch(probeCtx, admitCtx context.Context) {
 	for admitCtx.Err() == nil && (c.ready.Len() > 0 || c.inflight > 0) {
 		var due <-chan time.Time
 		if c.ready.Len() > 0 && c.inflight < c.s.cfg.Workers {
-			wait := time.Until(c.start.Add(c.items[c.ready.qs[0].next].due))
+			wait := time.Until(c.start.Add(c.items[c.ready.top().next].due))
 			if wait <= 0 {
 				if !c.startNext(probeCtx, admitCtx) {
 					break
@@ -158,7 +157,8 @@ func (c *cycle) dispatch(probeCtx, admitCtx context.Context) {
 // startNext takes the head of the readiest BMC queue and probes or skips
 // it. It reports false when the runner refused work: the cycle ends.
 func (c *cycle) startNext(probeCtx, admitCtx context.Context) bool {
-	q := heap.Pop(&c.ready).(*bmcQueue)
+	qi := c.ready.pop()
+	q := &c.queues[qi]
 	idx := c.items[q.next].idx
 	now := time.Now()
 	switch {
@@ -177,7 +177,7 @@ func (c *cycle) startNext(probeCtx, admitCtx context.Context) bool {
 		st := q.state
 		err := c.s.d.Runner.Periodic(admitCtx, func() {
 			r := c.s.probe(probeCtx, n, st, prev)
-			r.q = q
+			r.q = qi
 			c.results <- r
 		})
 		if err != nil {
@@ -187,13 +187,12 @@ func (c *cycle) startNext(probeCtx, admitCtx context.Context) bool {
 			return false
 		}
 		q.next++
-		q.inflight = true
 		c.inflight++
 		return true
 	}
 	q.next++
 	if q.pending() {
-		heap.Push(&c.ready, q)
+		c.ready.push(qi)
 	}
 	return true
 }
@@ -202,8 +201,7 @@ func (c *cycle) startNext(probeCtx, admitCtx context.Context) bool {
 // count and its BMC's breaker, and makes the BMC available again.
 func (c *cycle) handle(r result) {
 	c.inflight--
-	q := r.q
-	q.inflight = false
+	q := &c.queues[r.q]
 	q.probes++
 	q.busy += r.latency
 	c.st.Busy += r.latency
@@ -238,7 +236,7 @@ func (c *cycle) handle(r result) {
 	}
 	c.s.remember(c, q)
 	if q.pending() {
-		heap.Push(&c.ready, q)
+		c.ready.push(r.q)
 	}
 }
 

@@ -1,6 +1,7 @@
 package powersync
 
 import (
+	"container/heap"
 	"hash/fnv"
 	"strings"
 	"time"
@@ -33,13 +34,10 @@ type bmcQueue struct {
 	first, end int32 // its run of the cycle's items
 	// state is nil until the BMC is probed, unless it is remembered from
 	// an earlier cycle (see Scheduler.bmcs).
-	state    *bmcState
-	busy     time.Duration // sum of this cycle's probe latencies
-	next     int32         // index in the cycle's items of the next to dispatch
-	probes   int32         // probes completed this cycle
-	index    int32         // position in readyHeap, -1 when absent
-	rank     int32         // position in the cycle's queues, which are in BMC order
-	inflight bool          // a probe to this BMC is running
+	state  *bmcState
+	busy   time.Duration // sum of this cycle's probe latencies
+	next   int32         // index in the cycle's items of the next to dispatch
+	probes int32         // probes completed this cycle
 }
 
 func (q *bmcQueue) pending() bool { return q.next < q.end }
@@ -59,38 +57,52 @@ func offset(uuid string, spread time.Duration) time.Duration {
 // readyHeap orders the BMC queues that may take a probe (not in flight,
 // with items left) by their head's due time; among equally due heads, the
 // BMC with the most nodes left goes first, since its probes are serial and
-// it bounds the cycle (longest-processing-time first). It implements
-// heap.Interface.
+// it bounds the cycle (longest-processing-time first), then the BMC order.
+// It holds indexes into the cycle's queues (4 bytes a BMC, not a pointer)
+// and implements heap.Interface for heap.Init and heap.Fix; push and pop
+// use heap.Fix rather than heap.Push and heap.Pop, which would box every
+// index they move.
 type readyHeap struct {
-	qs    []*bmcQueue
-	items []item // the cycle's
+	qs     []int32
+	queues []bmcQueue // the cycle's, in BMC order
+	items  []item     // the cycle's
 }
 
 func (h *readyHeap) Len() int { return len(h.qs) }
 func (h *readyHeap) Less(i, j int) bool {
-	qi, qj := h.qs[i], h.qs[j]
+	qi, qj := &h.queues[h.qs[i]], &h.queues[h.qs[j]]
 	if di, dj := h.items[qi.next].due, h.items[qj.next].due; di != dj {
 		return di < dj
 	}
 	if li, lj := qi.left(), qj.left(); li != lj {
 		return li > lj
 	}
-	return qi.rank < qj.rank
+	return h.qs[i] < h.qs[j]
 }
-func (h *readyHeap) Swap(i, j int) {
-	h.qs[i], h.qs[j] = h.qs[j], h.qs[i]
-	h.qs[i].index, h.qs[j].index = int32(i), int32(j)
-}
-func (h *readyHeap) Push(x any) {
-	q := x.(*bmcQueue)
-	q.index = int32(len(h.qs))
-	h.qs = append(h.qs, q)
-}
+func (h *readyHeap) Swap(i, j int) { h.qs[i], h.qs[j] = h.qs[j], h.qs[i] }
+func (h *readyHeap) Push(x any)    { h.qs = append(h.qs, x.(int32)) }
 func (h *readyHeap) Pop() any {
-	old := h.qs
-	q := old[len(old)-1]
-	old[len(old)-1] = nil
-	q.index = -1
-	h.qs = old[:len(old)-1]
+	q := h.qs[len(h.qs)-1]
+	h.qs = h.qs[:len(h.qs)-1]
+	return q
+}
+
+// top is the readiest queue; the heap must not be empty.
+func (h *readyHeap) top() *bmcQueue { return &h.queues[h.qs[0]] }
+
+// push adds queue q.
+func (h *readyHeap) push(q int32) {
+	h.qs = append(h.qs, q)
+	heap.Fix(h, len(h.qs)-1)
+}
+
+// pop removes the readiest queue and returns its index.
+func (h *readyHeap) pop() int32 {
+	q, n := h.qs[0], len(h.qs)-1
+	h.qs[0] = h.qs[n]
+	h.qs = h.qs[:n]
+	if n > 0 {
+		heap.Fix(h, 0)
+	}
 	return q
 }
