@@ -13,7 +13,6 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/db"
-	"github.com/rivetmetal/rivet/plugins"
 )
 
 // The power-state sync scheduler (core/conductor/powersync) reaches the
@@ -22,34 +21,17 @@ import (
 // powerSource lists the nodes the ring maps to this conductor.
 type powerSource struct{ s *Service }
 
-// Nodes implements powersync.Source.
-func (p powerSource) Nodes(ctx context.Context) ([]powersync.Node, error) {
-	var out []powersync.Node
-	err := p.s.ownedNodes(ctx, func(n *db.PowerSyncNode) {
+// Nodes implements powersync.Source: the scheduler copies each node
+// into its compact listing as it is read.
+func (p powerSource) Nodes(ctx context.Context, add func(powersync.Node)) error {
+	return p.s.ownedNodes(ctx, func(n *db.PowerSyncNode) {
 		// A node the sync itself put in maintenance (fault "power
 		// failure") is still probed, so it leaves maintenance once its
 		// BMC answers again (Ironic's _power_failure_recovery).
-		out = append(out, powersync.Node{UUID: n.UUID, Name: deref(n.Name), BMC: bmcOfInfo(n.DriverInfo),
-			PowerState: powerStateOf(n.PowerState), Maintenance: n.Maintenance && deref(n.Fault) != objects.FaultPowerFailure,
+		add(powersync.Node{UUID: n.UUID, Name: deref(n.Name), BMC: bmcOfInfo(n.DriverInfo),
+			PowerState: deref(n.PowerState), Maintenance: n.Maintenance && deref(n.Fault) != objects.FaultPowerFailure,
 			Locked: n.Reservation != nil})
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// powerStateOf is the recorded power state, sharing the string of the
-// usual values: the node list keeps one per node for a whole cycle.
-func powerStateOf(ps *string) string {
-	switch v := deref(ps); v {
-	case string(plugins.PowerOn):
-		return string(plugins.PowerOn)
-	case string(plugins.PowerOff):
-		return string(plugins.PowerOff)
-	default:
-		return v
-	}
 }
 
 // ownedNodes calls fn with each node of this conductor's group and
@@ -133,7 +115,9 @@ func (r powerRecorder) PowerChanged(ctx context.Context, pn powersync.Node, obse
 		seen = v.(int) + 1
 	}
 	if seen <= s.cfg.PowerSyncMaxRetries {
-		s.powerSeen.Store(pn.UUID, seen)
+		// A copy of the UUID: pn's strings share a chunk of the
+		// scheduler's listing, which the entry would keep alive.
+		s.powerSeen.Store(strings.Clone(pn.UUID), seen)
 		return nil
 	}
 	s.powerSeen.Delete(pn.UUID)
@@ -255,7 +239,7 @@ func (f *failureLog) failed(pn powersync.Node, err error, consecutive int) {
 		f.mu.Unlock()
 		return
 	}
-	f.last[pn.UUID] = now
+	f.last[strings.Clone(pn.UUID)] = now // a copy: see PowerChanged
 	f.mu.Unlock()
 	msg := "power sync: reading the power state failed"
 	if seen {

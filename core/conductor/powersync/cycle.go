@@ -14,7 +14,8 @@ import (
 type cycle struct {
 	s        *Scheduler
 	start    time.Time
-	nodes    []Node     // as listed; items point into it
+	list     *listing
+	items    []item     // sorted by BMC, then due; queues are runs of it
 	queues   []bmcQueue // in BMC order
 	ready    readyHeap
 	results  chan result
@@ -27,26 +28,26 @@ type cycle struct {
 // a few flat slices rather than maps keyed by node: with 100,000 nodes,
 // each its own BMC, per-node maps and queues were most of the conductor's
 // memory.
-func (s *Scheduler) newCycle(start time.Time, nodes []Node) *cycle {
+func (s *Scheduler) newCycle(start time.Time, l *listing) *cycle {
 	c := &cycle{
-		s: s, start: start, nodes: nodes,
+		s: s, start: start, list: l,
 		results: make(chan result, s.cfg.Workers),
 		st:      Stats{Started: start},
 	}
-	items := make([]item, len(nodes))
-	for i := range nodes {
-		items[i] = item{node: &nodes[i], due: offset(nodes[i].UUID, s.cfg.Spread), pos: int32(i)}
+	items := make([]item, l.len())
+	for i := range items {
+		items[i] = item{due: offset(l.uuid(int32(i)), s.cfg.Spread), idx: int32(i)}
 	}
 	// A repeated UUID keeps its first listing. (A stable sort instead of
-	// pos took a second per 100,000 nodes on a busy machine.)
+	// idx took a second per 100,000 nodes on a busy machine.)
 	slices.SortFunc(items, func(a, b item) int {
-		if c := strings.Compare(a.node.UUID, b.node.UUID); c != 0 {
+		if c := strings.Compare(l.uuid(a.idx), l.uuid(b.idx)); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.pos, b.pos)
+		return cmp.Compare(a.idx, b.idx)
 	})
 	items = slices.CompactFunc(items, func(a, b item) bool {
-		if a.node.UUID == b.node.UUID {
+		if l.uuid(a.idx) == l.uuid(b.idx) {
 			c.st.Skipped.Duplicate++
 			return true
 		}
@@ -55,41 +56,40 @@ func (s *Scheduler) newCycle(start time.Time, nodes []Node) *cycle {
 	c.st.Nodes = len(items)
 	for uuid := range s.failures {
 		if _, listed := slices.BinarySearchFunc(items, uuid, func(it item, uuid string) int {
-			return strings.Compare(it.node.UUID, uuid)
+			return strings.Compare(l.uuid(it.idx), uuid)
 		}); !listed {
 			delete(s.failures, uuid)
 		}
 	}
 	slices.SortFunc(items, func(a, b item) int {
-		if c := compareIDs(idOf(a.node), idOf(b.node)); c != 0 {
+		if c := compareIDs(l.id(a.idx), l.id(b.idx)); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(a.due, b.due); c != 0 {
 			return c
 		}
-		return strings.Compare(a.node.UUID, b.node.UUID)
+		return strings.Compare(l.uuid(a.idx), l.uuid(b.idx))
 	})
 	// One pass over the runs of equal BMCs: the skipped nodes are counted
 	// and dropped, the rest compacted in place into each BMC's queue.
 	s.gen++
 	runs := 0
 	for i := range items {
-		if i == 0 || idOf(items[i].node) != idOf(items[i-1].node) {
+		if i == 0 || l.id(items[i].idx) != l.id(items[i-1].idx) {
 			runs++
 		}
 	}
 	c.queues = make([]bmcQueue, 0, runs)
 	kept := 0
 	for i := 0; i < len(items); {
-		id := idOf(items[i].node)
+		id := l.id(items[i].idx)
 		j, first := i, kept
-		for ; j < len(items) && idOf(items[j].node) == id; j++ {
-			n := items[j].node
-			switch {
-			case n.Maintenance:
+		for ; j < len(items) && l.id(items[j].idx) == id; j++ {
+			switch idx := items[j].idx; {
+			case l.maintenance(idx):
 				c.st.Skipped.Maintenance++
-				delete(s.failures, n.UUID) // leaving maintenance starts a fresh count
-			case n.Locked:
+				delete(s.failures, l.uuid(idx)) // leaving maintenance starts a fresh count
+			case l.locked(idx):
 				c.st.Skipped.Locked++
 			default:
 				items[kept] = items[j]
@@ -102,13 +102,14 @@ func (s *Scheduler) newCycle(start time.Time, nodes []Node) *cycle {
 			st.gen = s.gen
 		}
 		if kept > first {
-			c.queues = append(c.queues, bmcQueue{items: items[first:kept:kept], state: st, index: -1, rank: int32(len(c.queues))})
+			c.queues = append(c.queues, bmcQueue{first: int32(first), end: int32(kept), next: int32(first), state: st})
 		}
 		i = j
 	}
-	c.ready = make(readyHeap, len(c.queues))
-	for i := range c.queues {
-		c.ready[i], c.queues[i].index = &c.queues[i], int32(i)
+	c.items = items[:kept:kept]
+	c.ready = readyHeap{qs: make([]int32, len(c.queues)), queues: c.queues, items: c.items}
+	for i := range c.ready.qs {
+		c.ready.qs[i] = int32(i)
 	}
 	heap.Init(&c.ready)
 	for id, st := range s.bmcs {
@@ -119,6 +120,9 @@ func (s *Scheduler) newCycle(start time.Time, nodes []Node) *cycle {
 	return c
 }
 
+// id is q's BMC identity.
+func (c *cycle) id(q *bmcQueue) bmcID { return c.list.id(c.items[q.first].idx) }
+
 // dispatch starts probes until every queue is drained or admitCtx ends,
 // then waits for the running ones.
 func (c *cycle) dispatch(probeCtx, admitCtx context.Context) {
@@ -128,7 +132,7 @@ func (c *cycle) dispatch(probeCtx, admitCtx context.Context) {
 	for admitCtx.Err() == nil && (c.ready.Len() > 0 || c.inflight > 0) {
 		var due <-chan time.Time
 		if c.ready.Len() > 0 && c.inflight < c.s.cfg.Workers {
-			wait := time.Until(c.start.Add(c.ready[0].head().due))
+			wait := time.Until(c.start.Add(c.items[c.ready.top().next].due))
 			if wait <= 0 {
 				if !c.startNext(probeCtx, admitCtx) {
 					break
@@ -153,8 +157,9 @@ func (c *cycle) dispatch(probeCtx, admitCtx context.Context) {
 // startNext takes the head of the readiest BMC queue and probes or skips
 // it. It reports false when the runner refused work: the cycle ends.
 func (c *cycle) startNext(probeCtx, admitCtx context.Context) bool {
-	q := heap.Pop(&c.ready).(*bmcQueue)
-	it := q.head()
+	qi := c.ready.pop()
+	q := &c.queues[qi]
+	idx := c.items[q.next].idx
 	now := time.Now()
 	switch {
 	case q.state != nil && q.state.hung.Load():
@@ -162,16 +167,17 @@ func (c *cycle) startNext(probeCtx, admitCtx context.Context) bool {
 	case q.state != nil && !q.state.breaker.allow(c.s.cfg.Breaker, now):
 		c.st.Skipped.Breaker++
 	default:
-		prev := c.s.failures[it.node.UUID]
+		n := c.list.node(idx)
+		prev := c.s.failures[n.UUID]
 		if q.state == nil {
 			q.state = &bmcState{}
 		} else if q.state.breaker.state(c.s.cfg.Breaker, now) == stateHalfOpen {
-			c.s.log.Debug("BMC circuit breaker half-open: trial probe", "bmc", it.node.BMC, "node", it.node.UUID)
+			c.s.log.Debug("BMC circuit breaker half-open: trial probe", "bmc", n.BMC, "node", n.UUID)
 		}
 		st := q.state
 		err := c.s.d.Runner.Periodic(admitCtx, func() {
-			r := c.s.probe(probeCtx, *it.node, st, prev)
-			r.q = q
+			r := c.s.probe(probeCtx, n, st, prev)
+			r.q = qi
 			c.results <- r
 		})
 		if err != nil {
@@ -181,13 +187,12 @@ func (c *cycle) startNext(probeCtx, admitCtx context.Context) bool {
 			return false
 		}
 		q.next++
-		q.inflight = true
 		c.inflight++
 		return true
 	}
 	q.next++
 	if q.pending() {
-		heap.Push(&c.ready, q)
+		c.ready.push(qi)
 	}
 	return true
 }
@@ -196,8 +201,7 @@ func (c *cycle) startNext(probeCtx, admitCtx context.Context) bool {
 // count and its BMC's breaker, and makes the BMC available again.
 func (c *cycle) handle(r result) {
 	c.inflight--
-	q := r.q
-	q.inflight = false
+	q := &c.queues[r.q]
 	q.probes++
 	q.busy += r.latency
 	c.st.Busy += r.latency
@@ -208,7 +212,10 @@ func (c *cycle) handle(r result) {
 	case r.err != nil:
 		c.st.Probed++
 		c.st.Failed++
-		c.s.failures[r.node.UUID]++
+		// A copy of the key (an assignment stores its key even when
+		// one is there): the UUID shares a chunk of the listing, which
+		// the count would keep alive for as long as it lasts.
+		c.s.failures[strings.Clone(r.node.UUID)]++
 		if opened, backoff := q.state.breaker.failure(cfg, time.Now()); opened {
 			c.s.log.Warn("BMC circuit breaker open: skipping its nodes", "bmc", r.node.BMC,
 				"node", r.node.UUID, "node_name", r.node.Name, "backoff", backoff, "error", r.err)
@@ -227,9 +234,9 @@ func (c *cycle) handle(r result) {
 		}
 		q.state.breaker.success()
 	}
-	c.s.remember(q)
+	c.s.remember(c, q)
 	if q.pending() {
-		heap.Push(&c.ready, q)
+		c.ready.push(r.q)
 	}
 }
 

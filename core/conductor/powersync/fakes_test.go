@@ -30,10 +30,14 @@ type fakeSource struct {
 	nodes []Node
 }
 
-func (s *fakeSource) Nodes(ctx context.Context) ([]Node, error) {
+func (s *fakeSource) Nodes(ctx context.Context, add func(Node)) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.nodes), nil
+	ns := slices.Clone(s.nodes)
+	s.mu.Unlock()
+	for _, n := range ns {
+		add(n)
+	}
+	return nil
 }
 
 func (s *fakeSource) setRecorded(uuid, state string) {

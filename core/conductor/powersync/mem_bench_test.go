@@ -69,16 +69,18 @@ func BenchmarkCycleMemory(b *testing.B) {
 // cycle's queues: the CPU a cycle spends before its first probe.
 func BenchmarkNewCycle(b *testing.B) {
 	const n = 100_000
-	ns := make([]Node, n)
-	for i := range ns {
-		ns[i] = Node{UUID: fmt.Sprintf("%08x-0000-4000-8000-%012x", i*7919%n, i), PowerState: "power on"}
+	var l listing
+	for i := range n {
+		l.add(Node{UUID: fmt.Sprintf("%08x-0000-4000-8000-%012x", i*7919%n, i), PowerState: "power on"})
 	}
+	l.seal()
 	s, err := New(DefaultConfig(), Deps{Source: &fakeSource{}, Prober: instant{}, Recorder: nopRecorder{}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	b.ResetTimer()
 	for range b.N {
-		s.newCycle(time.Now(), ns)
+		s.newCycle(time.Now(), &l)
 	}
 }

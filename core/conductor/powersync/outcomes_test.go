@@ -198,4 +198,10 @@ func TestSourceError(t *testing.T) {
 
 type sourceFunc func(context.Context) ([]Node, error)
 
-func (f sourceFunc) Nodes(ctx context.Context) ([]Node, error) { return f(ctx) }
+func (f sourceFunc) Nodes(ctx context.Context, add func(Node)) error {
+	ns, err := f(ctx)
+	for _, n := range ns {
+		add(n)
+	}
+	return err
+}

@@ -21,7 +21,9 @@ type Node struct {
 
 // Source lists the nodes this conductor owns and should sync.
 type Source interface {
-	Nodes(ctx context.Context) ([]Node, error)
+	// Nodes calls add with each node, in a stable order (a repeated UUID
+	// keeps its first listing). add copies what it keeps of n.
+	Nodes(ctx context.Context, add func(n Node)) error
 }
 
 // Prober asks a node's BMC for its power state through the node's driver.

@@ -23,7 +23,7 @@ var ErrNoState = errors.New("BMC returned an empty power state")
 // result is what a worker hands back to the dispatcher.
 type result struct {
 	node      Node
-	q         *bmcQueue // set by the dispatcher's closure
+	q         int32 // the node's queue in the cycle; set by the dispatcher's closure
 	latency   time.Duration
 	err       error // the probe failed
 	cancelled bool  // cut short by shutdown; neither success nor failure

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,18 +67,21 @@ type bmcState struct {
 
 // remember keeps q's BMC state for the next cycles if it matters to them,
 // and forgets it otherwise.
-func (s *Scheduler) remember(q *bmcQueue) {
+func (s *Scheduler) remember(c *cycle, q *bmcQueue) {
 	st := q.state
 	if st.breaker != (breaker{}) || st.hung.Load() {
 		st.gen = s.gen
-		s.bmcs[q.id()] = st
+		// A copy of the key, which shares a chunk of the listing (an
+		// assignment stores its key even when one is there).
+		id := c.id(q)
+		s.bmcs[bmcID{bmc: strings.Clone(id.bmc), node: strings.Clone(id.node)}] = st
 		return
 	}
 	// Dropped: the next probe of the BMC, if any, starts a fresh one, so
 	// a cycle holds a state only while the BMC is probed.
 	q.state = nil
 	if len(s.bmcs) > 0 {
-		delete(s.bmcs, q.id())
+		delete(s.bmcs, c.id(q))
 	}
 }
 
@@ -204,11 +208,12 @@ func (s *Scheduler) runCycle(probeCtx, admitCtx context.Context) (Stats, error) 
 	}
 	defer func() { <-s.cycle }()
 	start := time.Now()
-	nodes, err := s.d.Source.Nodes(admitCtx)
-	if err != nil {
+	var l listing
+	if err := s.d.Source.Nodes(admitCtx, l.add); err != nil {
 		return Stats{Started: start}, fmt.Errorf("powersync: list nodes: %w", err)
 	}
-	c := s.newCycle(start, nodes)
+	l.seal()
+	c := s.newCycle(start, &l)
 	c.dispatch(probeCtx, admitCtx)
 	st := c.finish()
 	s.d.Recorder.CycleDone(probeCtx, st)
