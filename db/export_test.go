@@ -10,8 +10,8 @@ import (
 // FromRowPaths builds a node from row both ways: the typed nodeFromRow
 // (what fromRow uses) and the generic, registry-driven path.
 func (s *Store) FromRowPaths(row *Node) (typed, generic objects.Object, typedErr, genericErr error) {
-	typed, typedErr = s.nodeFromRow(row)
-	generic, genericErr = s.genericFromRow("Node", row)
+	typed, typedErr = s.nodeFromRow(row, false)
+	generic, genericErr = s.genericFromRow("Node", row, false)
 	return typed, generic, typedErr, genericErr
 }
 

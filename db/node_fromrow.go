@@ -49,8 +49,9 @@ func (s *Store) typedNodeRows() bool {
 // would, then the object is finished by FromDB as every object is. A
 // GET of one node spent about a fifth of its API CPU in the generic
 // path's per-field lookups. TestNodeFromRowMatchesGeneric holds the two
-// equal.
-func (s *Store) nodeFromRow(row *Node) (objects.Object, error) {
+// equal. With readOnly the node is finished by FromDBReadOnly instead: no
+// snapshot, and it cannot be saved.
+func (s *Store) nodeFromRow(row *Node, readOnly bool) (objects.Object, error) {
 	obj, err := s.reg.New("Node")
 	if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func (s *Store) nodeFromRow(row *Node) (objects.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.reg.FromDB(n, stored); err != nil {
+	if err := s.finishFromDB(n, stored, readOnly); err != nil {
 		return nil, fmt.Errorf("db: nodes row: %w", err)
 	}
 	return n, nil

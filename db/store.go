@@ -124,15 +124,29 @@ func notFound(err error) error {
 // Nodes take nodeFromRow, which does without reflection what
 // genericFromRow does.
 func (s *Store) fromRow(kind string, row any) (objects.Object, error) {
+	return s.fromRowAs(kind, row, false)
+}
+
+// fromRowAs is fromRow; with readOnly the object is loaded read-only
+// (objects.Registry.FromDBReadOnly), for a view that never saves it.
+func (s *Store) fromRowAs(kind string, row any, readOnly bool) (objects.Object, error) {
 	if n, ok := row.(*Node); ok && kind == "Node" && s.typedNodeRows() {
-		return s.nodeFromRow(n)
+		return s.nodeFromRow(n, readOnly)
 	}
-	return s.genericFromRow(kind, row)
+	return s.genericFromRow(kind, row, readOnly)
+}
+
+// finishFromDB finishes loading obj from a row written at stored.
+func (s *Store) finishFromDB(obj objects.Object, stored version.Version, readOnly bool) error {
+	if readOnly {
+		return s.reg.FromDBReadOnly(obj, stored)
+	}
+	return s.reg.FromDB(obj, stored)
 }
 
 // genericFromRow builds the latest object of kind from a row by the
 // registry's field table.
-func (s *Store) genericFromRow(kind string, row any) (objects.Object, error) {
+func (s *Store) genericFromRow(kind string, row any, readOnly bool) (objects.Object, error) {
 	obj, err := s.reg.New(kind)
 	if err != nil {
 		return nil, err
@@ -165,7 +179,7 @@ func (s *Store) genericFromRow(kind string, row any) (objects.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.reg.FromDB(obj, stored); err != nil {
+	if err := s.finishFromDB(obj, stored, readOnly); err != nil {
 		return nil, fmt.Errorf("db: %s row: %w", table.Name, err)
 	}
 	return obj, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/core/version"
+	"github.com/rivetmetal/rivet/db"
 	"github.com/uptrace/bun"
 )
 
@@ -74,9 +75,20 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 			}
 		}
 	}
-	objs, err := s.Store.ListNodes(r.Context(), query)
+	traits := (detail || fields != nil) && nodeTraitsWanted(r, fields)
+	var plan []streamField
+	var keep func(field, doc string) bool
+	if !s.slowNodeList {
+		plan = s.nodeStreamFields(v, fields, detail, traits)
+		keep = rawNodeDocuments(plan)
+	}
+	listed, err := s.Store.ListNodes(r.Context(), query, keep)
 	if err != nil {
 		return err
+	}
+	objs := make([]*objects.Node, len(listed))
+	for i, n := range listed {
+		objs[i] = n.Node
 	}
 	// The next link follows the last node read, kept or not, so ?conductor=
 	// (filtered after the query, as Ironic does) pages on.
@@ -87,14 +99,14 @@ func (s *server) writeNodes(w http.ResponseWriter, r *http.Request, detail bool,
 	read := len(objs)
 	if byConductor {
 		objs = s.filterByConductor(r.Context(), objs, conductor)
+		listed = keptNodes(listed, objs)
 	}
-	traits := (detail || fields != nil) && nodeTraitsWanted(r, fields)
 	if !s.slowNodeList {
 		last := lastRead
 		if len(objs) > 0 && !byConductor {
 			last = objs[len(objs)-1].UUID
 		}
-		return s.writeNodesStreamed(w, r, objs, s.nodeStreamFields(v, fields, detail, traits), nextURL(r, pg, read, last))
+		return s.writeNodesStreamed(w, r, listed, plan, nextURL(r, pg, read, last))
 	}
 	cache := chassisUUIDs{}
 	items := make([]map[string]any, 0, len(objs))
@@ -230,4 +242,16 @@ func (s *server) getNode(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeView(w, http.StatusOK, view)
 	return nil
+}
+
+// keptNodes returns the nodes of listed that are in kept, a subsequence of
+// their nodes.
+func keptNodes(listed []db.ListedNode, kept []*objects.Node) []db.ListedNode {
+	out := make([]db.ListedNode, 0, len(kept))
+	for _, n := range listed {
+		if len(out) < len(kept) && kept[len(out)] == n.Node {
+			out = append(out, n)
+		}
+	}
+	return out
 }

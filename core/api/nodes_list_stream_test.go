@@ -13,6 +13,7 @@ import (
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
+	"github.com/uptrace/bun"
 )
 
 // seedDetailNodes adds to seedListNodes's nodes what only a detailed item
@@ -89,6 +90,34 @@ func seedDetailNodes(t *testing.T, store *db.Store) {
 	}
 }
 
+// storedDocuments are JSON documents as another writer than
+// encoding/json may have stored them (Ironic's json.dumps, a hand edit):
+// the streamed list must write them as the general path does, decoded and
+// encoded again, and copy only what that would not change.
+var storedDocuments = []string{
+	`{"b": 1, "a": "x"}`, `{"b":1,"a":"x"}`, `{"a":"\u00e9"}`, `{"a":"x<y&z"}`, `{"a":1,"a":2}`,
+	`{"z":"日本","é":"ü"}`, "{\"a\":\"\xff\"}", `{"a":1.50,"b":-0,"c":1e3}`, ` {"a":1}`, `{}`, ``,
+	`{"nested":{"url":"https://u:p@h/"}}`, `{"deep":[{"b":1,"a":2}]}`, `{"image_url":"x"}`,
+}
+
+// storeDocuments writes storedDocuments as they are into the JSON columns
+// of the nodes seedDetailNodes made, a different one per node and column.
+func storeDocuments(t *testing.T, store *db.Store) {
+	t.Helper()
+	cols := []string{"properties", "extra", "instance_info", "driver_internal_info", "clean_step", "network_data",
+		"raid_config", "deploy_step"}
+	for i := range 12 {
+		for j, col := range cols {
+			doc := storedDocuments[(i+j)%len(storedDocuments)]
+			_, err := store.DB().Bun().NewUpdate().Table("nodes").Set("? = ?", bun.Ident(col), doc).
+				Where("uuid = ?", fmt.Sprintf("d0000000-1111-4222-8333-%012x", i)).Exec(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 // json2 is a number as the objects hold one decoded from JSON.
 func json2(i int) any { return map[string]any{"slot": i} }
 
@@ -136,6 +165,7 @@ func TestNodeListStreamMatchesGeneral(t *testing.T) {
 				}
 				uuids, chassis := seedListNodes(t, store)
 				seedDetailNodes(t, store)
+				storeDocuments(t, store)
 				queries := []string{
 					"/v1/nodes/detail", "/v1/nodes/detail?limit=7", "/v1/nodes/detail?limit=5&marker=" + uuids[7],
 					"/v1/nodes/detail?sort_key=name&sort_dir=desc&limit=9", "/v1/nodes/detail?maintenance=false",
@@ -188,5 +218,52 @@ func compareListAs(t *testing.T, p *listPair, user, target, ver string) {
 	if fast.Code != slow.Code || !bytes.Equal(fast.Body.Bytes(), slow.Body.Bytes()) ||
 		fast.Header().Get("Content-Type") != slow.Header().Get("Content-Type") {
 		t.Fatalf("GET %s as %q @%q: streamed %d %s\n\ngeneral path %d %s", target, user, ver, fast.Code, fast.Body, slow.Code, slow.Body)
+	}
+}
+
+// TestRawNodeDocuments: a node list copies a stored document only when the
+// view writes it, no other field of the view reads it, and the view would
+// write exactly its bytes (encoding/json's form, nothing masked).
+func TestRawNodeDocuments(t *testing.T) {
+	planOf := func(names ...string) []streamField {
+		var plan []streamField
+		table := nodeViewTable()
+		for i := range table {
+			for _, n := range names {
+				if table[i].name == n {
+					plan = append(plan, streamField{f: &table[i]})
+				}
+			}
+		}
+		if len(plan) != len(names) {
+			t.Fatalf("plan of %v has %d fields", names, len(plan))
+		}
+		return plan
+	}
+	detail := planOf("uuid", "properties", "extra", "instance_info", "driver_info", "driver_internal_info", "clean_step")
+	withBootMode := append(planOf("boot_mode"), detail...)
+	tests := map[string]struct {
+		plan       []streamField
+		field, doc string
+		want       bool
+	}{
+		"clean":                           {detail, "properties", `{"cpus":32,"l":["a",null]}`, true},
+		"empty":                           {detail, "clean_step", `{}`, true},
+		"not written":                     {detail, "network_data", `{"a":1}`, false},
+		"unsorted":                        {detail, "properties", `{"b":1,"a":2}`, false},
+		"spaced":                          {detail, "properties", `{"a": 1}`, false},
+		"secret key":                      {detail, "extra", `{"x":{"password":"p"}}`, false},
+		"URL credentials":                 {detail, "extra", `{"l":["https://u:p@h/"]}`, false},
+		"image_url":                       {detail, "instance_info", `{"image_url":"http://i/x"}`, false},
+		"image_url elsewhere":             {detail, "extra", `{"image_url":"http://i/x"}`, true},
+		"driver_internal_info":            {detail, "driver_internal_info", `{"a":1}`, true},
+		"driver_internal_info, boot_mode": {withBootMode, "driver_internal_info", `{"boot_mode":"uefi"}`, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := rawNodeDocuments(tc.plan)(tc.field, tc.doc); got != tc.want {
+				t.Errorf("keep(%s, %s) = %v, want %v", tc.field, tc.doc, got, tc.want)
+			}
+		})
 	}
 }

@@ -125,6 +125,10 @@ type nodeViewField struct {
 	value func(c *nodeViewCtx, n *objects.Node) (any, error)
 	links string
 	link  bool
+	doc   bool // a JSON document (a map field of the node)
+	// reads are the JSON documents the value reads besides its own field:
+	// a node list decodes them (rawNodeDocuments).
+	reads []string
 }
 
 // nodeViewTable is every field of a node's view (traits aside: views get
@@ -139,10 +143,16 @@ var nodeViewTable = sync.OnceValue(func() []nodeViewField {
 		return plain(name, func(n *objects.Node) any { return strOrNil(get(n)) })
 	}
 	doc := func(name string, get func(n *objects.Node) map[string]any) nodeViewField {
-		return plain(name, func(n *objects.Node) any { return orEmpty(get(n)) })
+		f := plain(name, func(n *objects.Node) any { return orEmpty(get(n)) })
+		f.doc = true
+		return f
 	}
 	ts := func(name string, get func(n *objects.Node) *time.Time) nodeViewField {
 		return plain(name, func(n *objects.Node) any { return isoTimePtr(get(n)) })
+	}
+	readsDII := func(f nodeViewField) nodeViewField { // bootModeOf
+		f.reads = []string{"driver_internal_info"}
+		return f
 	}
 	links := func(name, rest string) nodeViewField {
 		return nodeViewField{name: name, links: rest, link: true, value: func(c *nodeViewCtx, n *objects.Node) (any, error) {
@@ -204,8 +214,8 @@ var nodeViewTable = sync.OnceValue(func() []nodeViewField {
 		str("description", func(n *objects.Node) *string { return n.Description }),
 		plain("retired", func(n *objects.Node) any { return n.Retired }),
 		str("retired_reason", func(n *objects.Node) *string { return n.RetiredReason }),
-		plain("boot_mode", func(n *objects.Node) any { mode, _ := bootModeOf(n); return mode }),
-		plain("secure_boot", func(n *objects.Node) any { _, secure := bootModeOf(n); return secure }),
+		readsDII(plain("boot_mode", func(n *objects.Node) any { mode, _ := bootModeOf(n); return mode })),
+		readsDII(plain("secure_boot", func(n *objects.Node) any { _, secure := bootModeOf(n); return secure })),
 		str("shard", func(n *objects.Node) *string { return n.Shard }),
 		str("parent_node", func(n *objects.Node) *string { return n.ParentNode }),
 		plain("disable_power_off", func(n *objects.Node) any { return n.DisablePowerOff }),

@@ -218,9 +218,13 @@ func (kd *kind) changedAs(obj Object, normalized bool) []string {
 
 // ResetChanges takes a new snapshot of obj and clears its marks: nothing
 // is changed afterwards. The DB layer calls it after a successful write.
+// An object loaded read-only is ErrReadOnly: it stays unsaveable.
 func (r *Registry) ResetChanges(obj Object) error {
 	kd, err := r.kindOf(obj)
 	if err != nil {
+		return err
+	}
+	if err := kd.refuseReadOnly(obj); err != nil {
 		return err
 	}
 	kd.resetChanges(obj)

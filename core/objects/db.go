@@ -35,16 +35,48 @@ func (r *Registry) FromDB(obj Object, stored version.Version) error {
 	return nil
 }
 
+// FromDBReadOnly is FromDB for an object that will only be read (a REST
+// view of a list): no change-tracking snapshot is taken, which was a deep
+// copy of every node of a page (an eighth of GET /v1/nodes/detail's
+// allocations), and the object cannot be saved (ChangeSet.ReadOnly).
+func (r *Registry) FromDBReadOnly(obj Object, stored version.Version) error {
+	kd, err := r.kindOf(obj)
+	if err != nil {
+		return err
+	}
+	if err := kd.check(stored); err != nil {
+		return err
+	}
+	for _, fi := range kd.fields {
+		fi.normalize(obj)
+	}
+	*obj.Changes() = ChangeSet{readOnly: true}
+	_, err = kd.convert(obj, stored, kd.latest(), false)
+	return err
+}
+
+// refuseReadOnly is ErrReadOnly for an object loaded read-only.
+func (kd *kind) refuseReadOnly(obj Object) error {
+	if obj.Changes().readOnly {
+		return fmt.Errorf("objects: %s: %w", kd.Name, ErrReadOnly)
+	}
+	return nil
+}
+
 // ForDB returns a copy of obj converted to target with
 // remove_unavailable_fields=false, and the fields to write: obj's changes
 // plus the conversion's (fields target lacks are reset to their defaults
 // and listed, so the write clears them). obj is untouched. The caller always
 // writes the version column too, set to target (Ironic's
 // do_version_changes_for_db). After the write, the caller resets obj's
-// changes (ResetChanges) or reloads it.
+// changes (ResetChanges) or reloads it. An object loaded read-only is
+// ErrReadOnly.
 func (r *Registry) ForDB(obj Object, target version.Version) (out Object, changed []string, err error) {
 	kd, err := r.kindOf(obj)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := kd.refuseReadOnly(obj); err != nil {
 		return nil, nil, err
 	}
 	if err := kd.check(target); err != nil {
@@ -63,10 +95,14 @@ func (r *Registry) ForDB(obj Object, target version.Version) (out Object, change
 // primary key): the same converted copy, without the fields to write,
 // which cost a copy of obj's marks and a comparison of every field with
 // its snapshot. The copy has no change set (it would count every field
-// as changed); read its values, not its changes.
+// as changed); read its values, not its changes. An object loaded
+// read-only is ErrReadOnly.
 func (r *Registry) ForInsert(obj Object, target version.Version) (Object, error) {
 	kd, err := r.kindOf(obj)
 	if err != nil {
+		return nil, err
+	}
+	if err := kd.refuseReadOnly(obj); err != nil {
 		return nil, err
 	}
 	if err := kd.check(target); err != nil {

@@ -6,7 +6,8 @@
 // Rules (ARCHITECTURE §3, seeds/000_…):
 //   - In memory an object is always at its kind's latest version: one Go
 //     struct per kind (the hub). Older versions exist only at four
-//     boundaries, each a Registry method: DB read (FromDB, to latest), DB
+//     boundaries, each a Registry method: DB read (FromDB, to latest;
+//     FromDBReadOnly for views, which cannot be saved), DB
 //     write (ForDB, to the target), RPC send (Serialize, to the target) and
 //     RPC receive (Deserialize, to latest). Target gives the target version
 //     under a pin.

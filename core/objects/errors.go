@@ -11,6 +11,10 @@ import (
 // field.
 var ErrFieldType = errors.New("value does not fit the field")
 
+// ErrReadOnly is wrapped when an object loaded read-only
+// (Registry.FromDBReadOnly) is given to be saved.
+var ErrReadOnly = errors.New("object was loaded read-only and cannot be saved")
+
 // UnknownKindError reports an object kind this registry does not know.
 type UnknownKindError struct {
 	Kind string

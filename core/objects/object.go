@@ -30,11 +30,17 @@ func (b *Base) Changes() *ChangeSet { return &b.changes }
 // assign fields and ask Registry.Changed. An object that never had a
 // snapshot, such as one built by Registry.New for a create, counts every
 // field as changed. The snapshot costs one deep copy of the object per load.
+//
+// An object loaded read-only (Registry.FromDBReadOnly, for views that never
+// save) has no snapshot and cannot be saved: ForDB, ForInsert and
+// ResetChanges refuse it with ErrReadOnly, so its missing snapshot can
+// never make a save write every field.
 type ChangeSet struct {
 	// snapshot is a deep copy of the object's fields at the last
 	// ResetChanges; it is never modified, so copies of the set share it.
 	snapshot Object
 	marked   map[string]bool
+	readOnly bool
 }
 
 // Mark records fields as changed whatever their values, e.g. to force a
@@ -62,6 +68,10 @@ func (c *ChangeSet) Marked() []string {
 // field counts as changed.
 func (c *ChangeSet) HasSnapshot() bool { return c.snapshot != nil }
 
+// ReadOnly reports whether the object was loaded read-only
+// (Registry.FromDBReadOnly): it cannot be saved.
+func (c *ChangeSet) ReadOnly() bool { return c.readOnly }
+
 func (c *ChangeSet) mark(set map[string]bool) {
 	for f := range set {
 		c.Mark(f)
@@ -71,7 +81,7 @@ func (c *ChangeSet) mark(set map[string]bool) {
 // clone copies the change set; snapshot values are never mutated in place,
 // so sharing them is safe.
 func (c *ChangeSet) clone() ChangeSet {
-	out := ChangeSet{snapshot: c.snapshot}
+	out := ChangeSet{snapshot: c.snapshot, readOnly: c.readOnly}
 	if len(c.marked) > 0 {
 		out.marked = make(map[string]bool, len(c.marked))
 		for f := range c.marked {
