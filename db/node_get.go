@@ -122,21 +122,30 @@ type nodeQuery struct {
 	fields [][]int
 }
 
-// nodeQueries caches nodeQuery per dialect and column.
-var nodeQueries sync.Map // [2]string{dialect, column} → *nodeQuery
+// nodeQueryKey names a nodeQuery: the dialect, the column the node is
+// selected by, and whether its traits are read as one more column.
+type nodeQueryKey struct {
+	dialect Dialect
+	col     string
+	traits  bool
+}
 
-// nodeQueryFor returns the statement selecting a node by col.
-func (s *Store) nodeQueryFor(col string) *nodeQuery {
-	key := [2]string{string(s.db.dialect), col}
+// nodeQueries caches nodeQuery per nodeQueryKey.
+var nodeQueries sync.Map // nodeQueryKey → *nodeQuery
+
+// nodeQueryFor returns the statement selecting a node by col, with its
+// traits as a last column when traits is set (node_get_traits.go).
+func (s *Store) nodeQueryFor(col string, traits bool) *nodeQuery {
+	key := nodeQueryKey{s.db.dialect, col, traits}
 	if q, ok := nodeQueries.Load(key); ok {
 		return q.(*nodeQuery)
 	}
-	q := s.buildNodeQuery(col)
+	q := s.buildNodeQuery(col, traits)
 	nodeQueries.Store(key, q)
 	return q
 }
 
-func (s *Store) buildNodeQuery(col string) *nodeQuery {
+func (s *Store) buildNodeQuery(col string, traits bool) *nodeQuery {
 	table := s.db.bun.Table(reflect.TypeFor[Node]())
 	quote := func(id string) string {
 		q := string(s.db.bun.Dialect().IdentQuote())
@@ -152,6 +161,9 @@ func (s *Store) buildNodeQuery(col string) *nodeQuery {
 	if s.db.dialect == Postgres {
 		param = "$1"
 	}
+	if traits {
+		names = append(names, nodeTraitsColumn(s.db.dialect, quote(table.Name)+"."+quote("id")))
+	}
 	q.text = "SELECT " + strings.Join(names, ", ") + " FROM " + quote(table.Name) + " WHERE " + quote(col) + " = " + param + " LIMIT 1"
 	return q
 }
@@ -159,12 +171,26 @@ func (s *Store) buildNodeQuery(col string) *nodeQuery {
 // loadNodeBy reads the node whose col equals value, built as Load builds
 // it.
 func (s *Store) loadNodeBy(ctx context.Context, col string, value any) (*Node, error) {
-	q := s.nodeQueryFor(col)
+	return s.loadNode(ctx, col, value, nil)
+}
+
+// loadNode reads the node whose col equals value and, when traits is not
+// nil, its traits (nodeTraitsColumn's text) into *traits, in one
+// statement.
+func (s *Store) loadNode(ctx context.Context, col string, value any, traits *string) (*Node, error) {
+	q := s.nodeQueryFor(col, traits != nil)
 	row := new(Node)
 	base := reflect.ValueOf(row).Elem()
-	dests := make([]any, len(q.fields))
+	n := len(q.fields)
+	if traits != nil {
+		n++
+	}
+	dests := make([]any, len(q.fields), n)
 	for i, index := range q.fields {
 		dests[i] = fieldDest(base.FieldByIndex(index))
+	}
+	if traits != nil {
+		dests = append(dests, traits)
 	}
 	if err := s.queryRow(ctx, q.text, value, dests); err != nil {
 		return nil, s.db.wrap(notFound(err), "load Node")
@@ -185,7 +211,13 @@ func (s *Store) queryRow(ctx context.Context, text string, arg any, dests []any)
 		if err != nil {
 			return err
 		}
-		return st.QueryRowContext(ctx, arg).Scan(dests...)
+		// A read of one row by key on the embedded database takes
+		// microseconds: watching the caller's cancellation costs more than
+		// it saves. With a context that is never done, database/sql starts
+		// no goroutine to close the rows and modernc's driver none to
+		// interrupt the statement (about 5 % of GET /v1/nodes/{uuid}'s CPU,
+		// docs/performance.md); the context's values are kept.
+		return st.QueryRowContext(context.WithoutCancel(ctx), arg).Scan(dests...)
 	case MySQL:
 		return s.db.bun.DB.QueryRowContext(ctx, text, arg).Scan(dests...)
 	}

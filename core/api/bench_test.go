@@ -171,7 +171,11 @@ func BenchmarkNodeGet(b *testing.B) {
 			// that sends no version header gets 1.1.
 			for _, v := range []string{"1.31", "latest", "none"} {
 				b.Run(v, func(b *testing.B) {
-					r := httptest.NewRequest(http.MethodGet, "/v1/nodes/"+n.UUID, nil)
+					// A server's request context can be cancelled (the
+					// client goes away); httptest's cannot.
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					r := httptest.NewRequestWithContext(ctx, http.MethodGet, "/v1/nodes/"+n.UUID, nil)
 					if v != "none" {
 						r.Header.Set(HeaderVersion, v)
 					}

@@ -226,7 +226,8 @@ func (s *server) getNode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	n, err := s.getNodeByIdent(r, r.PathValue("node"))
+	withTraits := nodeTraitsWanted(r, fields)
+	n, traits, err := s.nodeByIdent(r, r.PathValue("node"), withTraits)
 	if err != nil {
 		return err
 	}
@@ -235,10 +236,8 @@ func (s *server) getNode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	view = selectFields(view, fields)
-	if nodeTraitsWanted(r, fields) {
-		if view["traits"], err = s.Store.NodeTraits(r.Context(), n.ID); err != nil {
-			return err
-		}
+	if withTraits {
+		view["traits"] = traits
 	}
 	writeView(w, http.StatusOK, view)
 	return nil

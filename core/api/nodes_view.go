@@ -309,30 +309,46 @@ func (s *server) unpinnedFields(kind string, ov version.Version) []string {
 // Ironic's get_rpc_node): below 1.5 a non-UUID is simply not found; from
 // 1.5 an invalid name is 400.
 func (s *server) getNodeByIdent(r *http.Request, ident string) (*objects.Node, error) {
+	n, _, err := s.nodeByIdent(r, ident, false)
+	return n, err
+}
+
+// nodeByIdent is getNodeByIdent, with the node's traits when withTraits
+// is set (read in the node's own statement, db.Store.GetNodeWithTraits).
+func (s *server) nodeByIdent(r *http.Request, ident string, withTraits bool) (*objects.Node, []string, error) {
 	v := VersionFrom(r.Context())
 	if !isUUID(ident) {
 		if v.Less(v1_5) {
-			return nil, errNodeNotFound(ident)
+			return nil, nil, errNodeNotFound(ident)
 		}
 		if !validLogicalName(ident, v) {
-			return nil, errorf(http.StatusBadRequest, "Expected a logical name or UUID but received %s.", ident)
+			return nil, nil, errorf(http.StatusBadRequest, "Expected a logical name or UUID but received %s.", ident)
 		}
 	}
-	n, err := s.Store.GetNode(r.Context(), ident)
+	var (
+		n      *objects.Node
+		traits []string
+		err    error
+	)
+	if withTraits {
+		n, traits, err = s.Store.GetNodeWithTraits(r.Context(), ident)
+	} else {
+		n, err = s.Store.GetNode(r.Context(), ident)
+	}
 	if err != nil {
 		if isNotFound(err) {
-			return nil, errNodeNotFound(ident)
+			return nil, nil, errNodeNotFound(ident)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	// Without a project scope every node is visible: the not-found error
 	// (a formatted message) is built only when it may be the answer.
 	if scopeOf(r) != nil {
 		if err := s.authorizeNode(r, n, errNodeNotFound(ident)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return n, nil
+	return n, traits, nil
 }
 
 func errNodeNotFound(ident string) *Error {
