@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,27 +21,7 @@ import (
 func TestHeartbeatWhileCommandRunsNeedsNoWorker(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", func(c *Config) { c.Workers = workers.Config{Size: 2, ReservedForAPI: 1} })
 	ctx := context.Background()
-	n := h.directNode("node-1", nil)
-	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.waitState(n.UUID, "wait call-back")
-	a := agenttest.New()
-	written := make(chan struct{})
-	a.Handle("deploy.execute_deploy_step", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
-		select {
-		case <-written:
-		case <-ctx.Done():
-		}
-		return nil, nil
-	})
-	beat := h.agentFor(n, a)
-	if err := beat(); err != nil { // the agent booted: write_image starts
-		t.Fatal(err)
-	}
-	h.waitFor(n.UUID, "write_image running", func(got *objects.Node) bool {
-		return got.ProvisionState == "wait call-back" && got.Reservation == nil && got.DriverInternalInfo[diiAgentCommand] != nil
-	})
+	n, _, beat, written := h.writingImage()
 
 	busy := make(chan struct{})
 	for {
@@ -57,7 +38,7 @@ func TestHeartbeatWhileCommandRunsNeedsNoWorker(t *testing.T) {
 		t.Fatalf("heartbeat not recorded: %v", got.DriverInternalInfo)
 	}
 
-	close(written)
+	written()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		last, err := h.svc.agent.Last(ctx, agentTarget(h.node(n.UUID)), "deploy.execute_deploy_step")
 		if err == nil && last != nil && last.Status != agentclient.StatusRunning {
@@ -83,28 +64,7 @@ func TestHeartbeatWhileCommandRunsNeedsNoWorker(t *testing.T) {
 func TestHeartbeatPostponesCallbackTimeout(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", func(c *Config) { c.DeployCallbackTimeout = time.Hour })
 	ctx := context.Background()
-	n := h.directNode("node-1", nil)
-	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.waitState(n.UUID, "wait call-back")
-	a := agenttest.New()
-	release := make(chan struct{})
-	defer close(release)
-	a.Handle("deploy.execute_deploy_step", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-		return nil, nil
-	})
-	beat := h.agentFor(n, a)
-	if err := beat(); err != nil {
-		t.Fatal(err)
-	}
-	h.waitFor(n.UUID, "write_image running", func(got *objects.Node) bool {
-		return got.ProvisionState == "wait call-back" && got.Reservation == nil && got.DriverInternalInfo[diiAgentCommand] != nil
-	})
+	n, _, beat, _ := h.writingImage()
 	// The node has waited two hours by its provision_updated_at.
 	old := time.Now().Add(-2 * time.Hour).UTC()
 	if _, err := h.dbh.Bun().NewUpdate().Table("nodes").Set("provision_updated_at = ?", old).Where("uuid = ?", n.UUID).Exec(ctx); err != nil {
@@ -131,28 +91,7 @@ func TestHeartbeatPostponesCallbackTimeout(t *testing.T) {
 func TestStopWaitsForAgentFollowUps(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", nil)
 	ctx := context.Background()
-	n := h.directNode("node-1", nil)
-	if err := h.api.DoNodeDeploy(ctx, n, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.waitState(n.UUID, "wait call-back")
-	a := agenttest.New()
-	release := make(chan struct{})
-	defer close(release)
-	a.Handle("deploy.execute_deploy_step", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-		return nil, nil
-	})
-	beat := h.agentFor(n, a)
-	if err := beat(); err != nil { // the agent booted: write_image starts
-		t.Fatal(err)
-	}
-	h.waitFor(n.UUID, "write_image running", func(got *objects.Node) bool {
-		return got.ProvisionState == "wait call-back" && got.Reservation == nil && got.DriverInternalInfo[diiAgentCommand] != nil
-	})
+	n, a, beat, _ := h.writingImage()
 	checking := make(chan struct{}, 1)
 	a.BeforeStatus = func(r *http.Request) {
 		select {
@@ -180,4 +119,35 @@ func TestStopWaitsForAgentFollowUps(t *testing.T) {
 	if got := h.svc.followingUp(); got != 0 {
 		t.Fatalf("a follow-up started after Stop (%d running)", got)
 	}
+}
+
+// writingImage takes a direct-deploy node to "wait call-back" with its
+// agent running write_image, which runs until release is called (or the
+// test ends): the agent, its heartbeat and release.
+func (h *harness) writingImage() (n *objects.Node, a *agenttest.Agent, beat func() error, release func()) {
+	h.t.Helper()
+	n = h.directNode("node-1", nil)
+	if err := h.api.DoNodeDeploy(context.Background(), n, false, nil); err != nil {
+		h.t.Fatal(err)
+	}
+	h.waitState(n.UUID, "wait call-back")
+	a = agenttest.New()
+	done := make(chan struct{})
+	release = sync.OnceFunc(func() { close(done) })
+	h.t.Cleanup(release)
+	a.Handle("deploy.execute_deploy_step", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+		return nil, nil
+	})
+	beat = h.agentFor(n, a)
+	if err := beat(); err != nil { // the agent booted: write_image starts
+		h.t.Fatal(err)
+	}
+	h.waitFor(n.UUID, "write_image running", func(got *objects.Node) bool {
+		return got.ProvisionState == "wait call-back" && got.Reservation == nil && got.DriverInternalInfo[diiAgentCommand] != nil
+	})
+	return n, a, beat, release
 }

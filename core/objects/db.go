@@ -16,23 +16,7 @@ import (
 // _from_db_object). A stored version this code cannot convert is an
 // *IncompatibleVersionError.
 func (r *Registry) FromDB(obj Object, stored version.Version) error {
-	kd, err := r.kindOf(obj)
-	if err != nil {
-		return err
-	}
-	if err := kd.check(stored); err != nil {
-		return err
-	}
-	for _, fi := range kd.fields {
-		fi.normalize(obj)
-	}
-	kd.resetChanges(obj)
-	marked, err := kd.convert(obj, stored, kd.latest(), false)
-	if err != nil {
-		return err
-	}
-	obj.Changes().mark(marked)
-	return nil
+	return r.fromDB(obj, stored, false)
 }
 
 // FromDBReadOnly is FromDB for an object that will only be read (a REST
@@ -40,6 +24,11 @@ func (r *Registry) FromDB(obj Object, stored version.Version) error {
 // copy of every node of a page (an eighth of GET /v1/nodes/detail's
 // allocations), and the object cannot be saved (ChangeSet.ReadOnly).
 func (r *Registry) FromDBReadOnly(obj Object, stored version.Version) error {
+	return r.fromDB(obj, stored, true)
+}
+
+// fromDB is FromDB, or FromDBReadOnly when readOnly is set.
+func (r *Registry) fromDB(obj Object, stored version.Version, readOnly bool) error {
 	kd, err := r.kindOf(obj)
 	if err != nil {
 		return err
@@ -50,9 +39,17 @@ func (r *Registry) FromDBReadOnly(obj Object, stored version.Version) error {
 	for _, fi := range kd.fields {
 		fi.normalize(obj)
 	}
-	*obj.Changes() = ChangeSet{readOnly: true}
-	_, err = kd.convert(obj, stored, kd.latest(), false)
-	return err
+	if readOnly {
+		*obj.Changes() = ChangeSet{readOnly: true}
+	} else {
+		kd.resetChanges(obj)
+	}
+	marked, err := kd.convert(obj, stored, kd.latest(), false)
+	if err != nil || readOnly {
+		return err
+	}
+	obj.Changes().mark(marked)
+	return nil
 }
 
 // refuseReadOnly is ErrReadOnly for an object loaded read-only.
