@@ -30,6 +30,7 @@ targets=(
   "./db FuzzDecodeObject"               # JSON columns decoded as encoding/json decodes them
   "./core/api FuzzIsUUID"               # the UUID check agrees with the UUID form
   "./core/jsonraw FuzzMembers"          # Valid, Members, Unquote, MarshalsVerbatim agree with encoding/json
+  "./core/jsonraw FuzzCanonical"        # a document copied as stored into a list is what decode + encode writes
   "./core/objects FuzzParsePrimitiveFast" # ParsePrimitive's split agrees with json.Unmarshal
   "./core/objects FuzzDecodeMatchesStd"  # Decode builds the object the sorted, deep-copying code built
   "./core/rpc/jsonrpc FuzzParseEnvelopeFast"    # parseEnvelope's split agrees with the encoding/json reading
