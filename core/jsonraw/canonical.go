@@ -93,7 +93,7 @@ func (c *canonicalScanner) value(i, depth int) (int, bool) {
 	case ch == '"':
 		return c.str(i, false)
 	case ch == '-' || ch >= '0' && ch <= '9':
-		return number(d, i)
+		return scanNumber(d, i)
 	case ch == 't' && len(d)-i >= 4 && d[i:i+4] == "true":
 		return i + 4, true
 	case ch == 'f' && len(d)-i >= 5 && d[i:i+5] == "false":
@@ -131,45 +131,4 @@ func (c *canonicalScanner) str(i int, key bool) (int, bool) {
 		}
 	}
 	return len(d), false
-}
-
-// number checks -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at i (as
-// scanNumber) and returns the index after it.
-func number(d string, i int) (int, bool) {
-	digits := func(i int) int {
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-		return i
-	}
-	if d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		i = digits(i)
-	default:
-		return i, false
-	}
-	if i < len(d) && d[i] == '.' {
-		j := digits(i + 1)
-		if j == i+1 {
-			return j, false
-		}
-		i = j
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		j := digits(i)
-		if j == i {
-			return j, false
-		}
-		i = j
-	}
-	return i, true
 }

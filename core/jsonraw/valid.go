@@ -163,8 +163,9 @@ func scanString(data []byte, i int, verbatim bool) (int, bool) {
 
 // scanNumber scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at
 // data[i] and returns the index after it; what may follow is for the
-// caller to judge.
-func scanNumber(data []byte, i int) (int, bool) {
+// caller to judge. data is a document's bytes or, for Canonical, its
+// text.
+func scanNumber[T ~string | ~[]byte](data T, i int) (int, bool) {
 	n := len(data)
 	if data[i] == '-' {
 		i++
@@ -198,7 +199,7 @@ func scanNumber(data []byte, i int) (int, bool) {
 	return i, true
 }
 
-func digits(data []byte, i int) int {
+func digits[T ~string | ~[]byte](data T, i int) int {
 	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
 		i++
 	}
