@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/db"
@@ -76,6 +77,13 @@ func startConsoleHarness(t *testing.T, dbh *db.DB, host string) (*harness, *cons
 		cf = &consoleFake{hookedFake: hw, started: map[string]plugins.ConsoleEndpoint{}}
 		return StaticDrivers{fake.HardwareType: cf, "no-console-hw": withoutConsole{hw}}
 	})
+	// Start's console pass runs in the background: the tests that call
+	// syncConsoles themselves count only their own starts.
+	select {
+	case <-h.svc.consolesSynced:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the start-time console pass did not end")
+	}
 	return h, cf
 }
 

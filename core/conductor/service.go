@@ -118,8 +118,10 @@ type Service struct {
 	// sensorsNoted the hardware types logged as unable to read them.
 	sensors      *sensorStore
 	sensorsNoted sync.Map
-	// consoles are the node consoles this conductor started (console.go).
-	consoles consoles
+	// consoles are the node consoles this conductor started (console.go);
+	// consolesSynced is closed when Start's console pass has ended.
+	consoles       consoles
+	consolesSynced chan struct{}
 	// servicePin is the pin last written to the services row.
 	servicePin atomic.Pointer[string]
 }
@@ -154,16 +156,17 @@ func New(cfg Config, d Deps) (*Service, error) {
 	}
 	s := &Service{
 		cfg: cfg, store: d.Store, db: d.Store.DB(), drivers: d.Drivers, pinner: d.Pinner, finalize: d.Guard, tooOld: tooOld, log: log,
-		tasks:     NewTaskManager(d.Store, cfg.Hostname, cfg.LeaseDuration, cfg.LockRetryAttempts, cfg.LockRetryInterval, log),
-		creates:   &groupCreator{store: d.Store, maxWriters: maxCreateWriters},
-		pool:      pool,
-		agent:     newAgentClient(cfg.Agent),
-		followUps: newAgentFollowUps(),
-		abortWork: make(chan struct{}),
-		stopBg:    make(chan struct{}),
-		stopBeat:  make(chan struct{}),
-		rescuers:  map[string]RescueInterface{},
-		metrics:   d.Metrics,
+		tasks:          NewTaskManager(d.Store, cfg.Hostname, cfg.LeaseDuration, cfg.LockRetryAttempts, cfg.LockRetryInterval, log),
+		creates:        &groupCreator{store: d.Store, maxWriters: maxCreateWriters},
+		pool:           pool,
+		agent:          newAgentClient(cfg.Agent),
+		followUps:      newAgentFollowUps(),
+		abortWork:      make(chan struct{}),
+		stopBg:         make(chan struct{}),
+		consolesSynced: make(chan struct{}),
+		stopBeat:       make(chan struct{}),
+		rescuers:       map[string]RescueInterface{},
+		metrics:        d.Metrics,
 	}
 	for name, r := range d.Rescue {
 		s.rescuers[name] = r
@@ -291,6 +294,7 @@ func (s *Service) Start(ctx context.Context) error {
 	s.background(s.orphanLoop)
 	s.background(func() {
 		// Ironic's _start_consoles: consoles enabled on nodes now ours.
+		defer close(s.consolesSynced)
 		cctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.CheckInterval, 30*time.Second))
 		defer cancel()
 		s.syncConsoles(cctx)
