@@ -126,6 +126,8 @@ func TestV1_52Allocations(t *testing.T) {
 		// the first error it finds, not best_match's (shallowest) one.
 		`{"resource_class":"gold","zz":1,"aa":2}`:        "Schema error: Additional properties are not allowed ('aa', 'zz' were unexpected)",
 		`{"resource_class":5,"bogus":1}`:                 "Schema error: 5 is not of type 'string', 'null'",
+		`{"resource_class":-0.0}`:                        "Schema error: -0.0 is not of type 'string', 'null'",
+		`{"resource_class":1E-7}`:                        "Schema error: 1e-07 is not of type 'string', 'null'",
 		`{"resource_class":"gold","traits":["HW_NOPE"]}`: "Schema error: 'HW_NOPE' is not valid under any of the given schemas",
 	}
 	for body, want := range bad {

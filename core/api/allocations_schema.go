@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"regexp"
+
+	"github.com/rivetmetal/rivet/core/pyrepr"
 )
 
 // nameRE is request_types.name's pattern.
@@ -36,11 +38,11 @@ func uuidOrName(c *schemaCheck, depth int, v any) {
 	if ok && (uuidLike(s) || (len(s) >= 1 && len(s) <= 255 && nameRE.MatchString(s))) {
 		return
 	}
-	cause := pyValue(v) + " is not a 'uuid'"
+	cause := pyrepr.Value(v) + " is not a 'uuid'"
 	if !ok {
-		cause = pyValue(v) + " is not of type 'string'"
+		cause = pyrepr.Value(v) + " is not of type 'string'"
 	}
-	c.addWeak(depth, pyValue(v)+" is not valid under any of the given schemas", cause)
+	c.addWeak(depth, pyrepr.Value(v)+" is not valid under any of the given schemas", cause)
 }
 
 // decodeAllocationBody decodes a POST body into a generic object (an
@@ -54,7 +56,7 @@ func decodeAllocationBody(data []byte) (map[string]any, string, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, pyValue(v) + " is not of type 'object'", nil
+		return nil, pyrepr.Value(v) + " is not of type 'object'", nil
 	}
 	return m, "", nil
 }

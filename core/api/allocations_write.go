@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/db"
 )
 
@@ -155,7 +157,7 @@ func (s *server) patchAllocation(w http.ResponseWriter, r *http.Request) error {
 		_ = json.Unmarshal(op.Value, &name)
 		str, ok := name.(string)
 		if !ok {
-			str = pyValue(name)
+			str = pyrepr.Value(name)
 		}
 		if !ok || (str != "" && !validLogicalName(str, v1_10)) {
 			return errorf(http.StatusBadRequest, "Cannot update allocation with invalid name '%s'", str)
@@ -175,12 +177,12 @@ func (s *server) patchAllocation(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if name, present, err := changed.str("name", true); err != nil {
-		return errorf(http.StatusBadRequest, "Schema error for patch: %s is not of type 'string', 'null'", pyRaw(changed["name"]))
+		return errorf(http.StatusBadRequest, "Schema error for patch: %s is not of type 'string', 'null'", pyrepr.JSON(changed["name"]))
 	} else if present {
 		a.Name = name
 	}
 	if m, present, err := changed.dict("extra"); err != nil {
-		return errorf(http.StatusBadRequest, "Schema error for patch: %s is not of type 'object', 'null'", pyRaw(changed["extra"]))
+		return errorf(http.StatusBadRequest, "Schema error for patch: %s is not of type 'object', 'null'", pyrepr.JSON(changed["extra"]))
 	} else if present {
 		a.Extra = m
 	}
@@ -231,13 +233,4 @@ func (s *server) destroyAllocation(w http.ResponseWriter, r *http.Request, a *ob
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-// pyRaw renders a raw JSON value as Python's repr in jsonschema's messages.
-func pyRaw(raw json.RawMessage) string {
-	var v any
-	if err := decodeJSON(raw, &v); err != nil {
-		return string(raw)
-	}
-	return pyValue(v)
 }

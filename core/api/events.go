@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/core/version"
 )
 
@@ -55,12 +56,12 @@ func (s *server) postEvents(w http.ResponseWriter, r *http.Request) error {
 func eventsSchemaError(body any, raw []byte) string {
 	top, ok := body.(map[string]any)
 	if !ok {
-		return pyValue(body) + " is not of type 'object'"
+		return pyrepr.Value(body) + " is not of type 'object'"
 	}
 	if evs, present := top["events"]; present {
 		list, ok := evs.([]any)
 		if !ok {
-			return pyValue(evs) + " is not of type 'array'"
+			return pyrepr.Value(evs) + " is not of type 'array'"
 		}
 		if len(list) == 0 {
 			return "[] is too short"
@@ -80,7 +81,7 @@ func eventsSchemaError(body any, raw []byte) string {
 func eventSchemaError(e any) string {
 	ev, ok := e.(map[string]any)
 	if !ok {
-		return pyValue(e) + " is not of type 'object'"
+		return pyrepr.Value(e) + " is not of type 'object'"
 	}
 	for _, p := range eventProps {
 		v, present := ev[p]
@@ -91,10 +92,10 @@ func eventSchemaError(e any) string {
 		switch p {
 		case "event":
 			if !isStr {
-				return pyValue(v) + " is not of type 'string'"
+				return pyrepr.Value(v) + " is not of type 'string'"
 			}
 			if !slices.Contains(eventTypes, str) {
-				return pyValue(v) + " is not one of " + pyValue(anyList(eventTypes))
+				return pyrepr.Value(v) + " is not one of " + pyrepr.Value(anyList(eventTypes))
 			}
 		case "port_id", "device_id", "binding:host_id":
 			if !isStr && (p == "port_id" || v != nil) {
@@ -102,31 +103,31 @@ func eventSchemaError(e any) string {
 				if p != "port_id" {
 					want = "'string', 'null'"
 				}
-				return pyValue(v) + " is not of type " + want
+				return pyrepr.Value(v) + " is not of type " + want
 			}
 			if isStr && !uuidLike(str) {
-				return pyValue(v) + " is not a 'uuid'"
+				return pyrepr.Value(v) + " is not a 'uuid'"
 			}
 		case "mac_address":
 			if !isStr {
-				return pyValue(v) + " is not of type 'string'"
+				return pyrepr.Value(v) + " is not of type 'string'"
 			}
 			if !macRE.MatchString(str) {
-				return pyValue(v) + " is not a 'mac-address'"
+				return pyrepr.Value(v) + " is not a 'mac-address'"
 			}
 		case "status":
 			if !isStr {
-				return pyValue(v) + " is not of type 'string'"
+				return pyrepr.Value(v) + " is not of type 'string'"
 			}
 		case "binding:vnic_type":
 			if !isStr && v != nil {
-				return pyValue(v) + " is not of type 'string', 'null'"
+				return pyrepr.Value(v) + " is not of type 'string', 'null'"
 			}
 		}
 	}
 	for _, req := range []string{"event", "port_id", "mac_address", "status"} {
 		if _, ok := ev[req]; !ok {
-			return pyValue(req) + " is a required property"
+			return pyrepr.Value(req) + " is a required property"
 		}
 	}
 	var extra []string
@@ -156,11 +157,11 @@ func unexpected(extra []string) string {
 	case 0:
 		return ""
 	case 1:
-		return "Additional properties are not allowed (" + pyValue(extra[0]) + " was unexpected)"
+		return "Additional properties are not allowed (" + pyrepr.Value(extra[0]) + " was unexpected)"
 	}
 	quoted := make([]string, len(extra))
 	for i, k := range extra {
-		quoted[i] = pyValue(k)
+		quoted[i] = pyrepr.Value(k)
 	}
 	return "Additional properties are not allowed (" + strings.Join(quoted, ", ") + " were unexpected)"
 }

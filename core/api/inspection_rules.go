@@ -13,6 +13,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/inspectrules"
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 )
@@ -155,7 +156,7 @@ func (s *server) listInspectionRules(w http.ResponseWriter, r *http.Request) err
 func (s *server) loadInspectionRule(r *http.Request) (*objects.InspectionRule, error) {
 	ident := r.PathValue("ident")
 	if !isUUID(ident) {
-		return nil, errorf(http.StatusBadRequest, "Schema error: %s is not a 'uuid'", pyValue(ident))
+		return nil, errorf(http.StatusBadRequest, "Schema error: %s is not a 'uuid'", pyrepr.Value(ident))
 	}
 	obj, err := s.Store.Load(r.Context(), "InspectionRule", func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Where("?TableAlias.uuid = ?", ident)
@@ -199,7 +200,7 @@ var ruleBodyProps = []schemaProp{
 func rulePriority(c *schemaCheck, depth int, v any) {
 	if c.typeOK(depth, v, "integer") {
 		if jsonNumber(v) < 0 {
-			c.add(depth, pyValue(v)+" is less than the minimum of 0")
+			c.add(depth, pyrepr.Value(v)+" is less than the minimum of 0")
 		}
 	}
 }
@@ -234,7 +235,7 @@ func ruleOpsSchema(ops []string, conditions bool) func(c *schemaCheck, depth int
 					for i, e := range enum {
 						quoted[i] = "'" + e + "'"
 					}
-					c.add(depth+2, fmt.Sprintf("%s is not one of [%s]", pyValue(op), strings.Join(quoted, ", ")))
+					c.add(depth+2, fmt.Sprintf("%s is not one of [%s]", pyrepr.Value(op), strings.Join(quoted, ", ")))
 				}
 			}
 			for _, k := range []string{"args", "loop"} {
@@ -244,7 +245,7 @@ func ruleOpsSchema(ops []string, conditions bool) func(c *schemaCheck, depth int
 			}
 			if mu, present := m["multiple"]; present && conditions {
 				if s, _ := mu.(string); s != "any" && s != "all" && s != "first" && s != "last" {
-					c.add(depth+2, pyValue(mu)+" is not one of ['any', 'all', 'first', 'last']")
+					c.add(depth+2, pyrepr.Value(mu)+" is not one of ['any', 'all', 'first', 'last']")
 				}
 			}
 			for _, r := range []string{"op", "args"} {
@@ -364,7 +365,7 @@ func (s *server) patchInspectionRule(w http.ResponseWriter, r *http.Request) err
 				var generic any
 				raw, _ := json.Marshal(ops)
 				_ = decodeJSON(raw, &generic)
-				return errorf(http.StatusBadRequest, "Couldn't apply patch '%s'. Reason: Inspection rules cannot have the sensitive flag unset.", pyValue(generic))
+				return errorf(http.StatusBadRequest, "Couldn't apply patch '%s'. Reason: Inspection rules cannot have the sensitive flag unset.", pyrepr.Value(generic))
 			}
 		}
 	}

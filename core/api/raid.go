@@ -8,6 +8,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/catalog"
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 )
 
 // RAID (API 1.12): PUT /v1/nodes/{node}/states/raid sets a node's
@@ -43,7 +44,7 @@ func enumCheck(values ...string) func(c *schemaCheck, d int, v any) {
 			for i, x := range values {
 				quoted[i] = "'" + x + "'"
 			}
-			c.add(d, fmt.Sprintf("%s is not one of [%s]", pyValue(v), strings.Join(quoted, ", ")))
+			c.add(d, fmt.Sprintf("%s is not one of [%s]", pyrepr.Value(v), strings.Join(quoted, ", ")))
 		}
 	}
 }
@@ -59,10 +60,10 @@ func sizeGB(c *schemaCheck, d int, v any) {
 		}
 	case "string":
 		if v.(string) != "MAX" {
-			c.add(d, fmt.Sprintf("%s is not one of ['MAX']", pyValue(v)))
+			c.add(d, fmt.Sprintf("%s is not one of ['MAX']", pyrepr.Value(v)))
 		}
 	default:
-		c.add(d, fmt.Sprintf("%s is not of type 'integer'", pyValue(v)))
+		c.add(d, fmt.Sprintf("%s is not of type 'integer'", pyrepr.Value(v)))
 	}
 }
 
@@ -72,7 +73,7 @@ func sizeGB(c *schemaCheck, d int, v any) {
 func physicalDisks(c *schemaCheck, d int, v any) {
 	list, ok := v.([]any)
 	if !ok {
-		c.add(d, fmt.Sprintf("%s is not of type 'array'", pyValue(v)))
+		c.add(d, fmt.Sprintf("%s is not of type 'array'", pyrepr.Value(v)))
 		return
 	}
 	allStrings, allObjects := true, true
@@ -84,9 +85,9 @@ func physicalDisks(c *schemaCheck, d int, v any) {
 	case allStrings:
 	case allObjects && len(list) >= 2:
 	case allObjects:
-		c.add(d, fmt.Sprintf("%s is too short", pyValue(v)))
+		c.add(d, fmt.Sprintf("%s is too short", pyrepr.Value(v)))
 	default:
-		c.add(d, fmt.Sprintf("%s is not valid under any of the given schemas", pyValue(v)))
+		c.add(d, fmt.Sprintf("%s is not valid under any of the given schemas", pyrepr.Value(v)))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/core/steps"
 	"github.com/rivetmetal/rivet/core/version"
 )
@@ -83,7 +84,7 @@ func checkRunbookPatch(ops []patchOp, doc map[string]any) error {
 			var generic any
 			raw, _ := json.Marshal(ops)
 			_ = decodeJSON(raw, &generic)
-			return errorf(http.StatusBadRequest, "Couldn't apply patch '%s'. Reason: There cannot be an owner for a public runbook", pyValue(generic))
+			return errorf(http.StatusBadRequest, "Couldn't apply patch '%s'. Reason: There cannot be an owner for a public runbook", pyrepr.Value(generic))
 		}
 	}
 	if len(public) > 0 {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/core/traits"
 )
 
@@ -108,14 +109,14 @@ func (c *schemaCheck) typeOK(depth int, v any, types ...string) bool {
 	for i, t := range types {
 		quoted[i] = "'" + t + "'"
 	}
-	c.add(depth, fmt.Sprintf("%s is not of type %s", pyValue(v), strings.Join(quoted, ", ")))
+	c.add(depth, fmt.Sprintf("%s is not of type %s", pyrepr.Value(v), strings.Join(quoted, ", ")))
 	return false
 }
 
 // maxLength checks a string's length in characters.
 func (c *schemaCheck) maxLength(depth int, v any, n int) {
 	if s, ok := v.(string); ok && len([]rune(s)) > n {
-		c.add(depth, pyValue(v)+" is too long")
+		c.add(depth, pyrepr.Value(v)+" is too long")
 	}
 }
 
@@ -142,7 +143,7 @@ func (c *schemaCheck) object(depth int, obj map[string]any, props []schemaProp, 
 	if len(extra) > 0 {
 		slices.Sort(extra) // jsonschema sorts the names, then shows their reprs
 		for i, k := range extra {
-			extra[i] = traits.PyRepr(k)
+			extra[i] = pyrepr.String(k)
 		}
 		verb := "was"
 		if len(extra) > 1 {
@@ -188,7 +189,7 @@ func traitName(c *schemaCheck, depth int, v any) {
 	s, isString := v.(string)
 	if !isString {
 		c.typeOK(depth, v, "string")
-		c.addWeak(depth, pyValue(v)+" is not valid under any of the given schemas", pyValue(v)+" is not of type 'string'")
+		c.addWeak(depth, pyrepr.Value(v)+" is not valid under any of the given schemas", pyrepr.Value(v)+" is not of type 'string'")
 		return
 	}
 	msg, cause := traits.Problem(s)
@@ -214,20 +215,20 @@ func stepNumber(c *schemaCheck, depth int, v any) {
 		if jsonNumber(v) >= 0 {
 			return
 		}
-		cause = pyValue(v) + " is less than the minimum of 0"
+		cause = pyrepr.Value(v) + " is less than the minimum of 0"
 	case "string":
 		switch x := v.(string); {
 		case x == "":
 			cause = "'' should be non-empty"
 		case !digits.MatchString(x):
-			cause = pyValue(v) + " does not match '^[0-9]+$'"
+			cause = pyrepr.Value(v) + " does not match '^[0-9]+$'"
 		default:
 			return
 		}
 	default:
-		cause = pyValue(v) + " is not of type 'integer'"
+		cause = pyrepr.Value(v) + " is not of type 'integer'"
 	}
-	c.addWeak(depth, pyValue(v)+" is not valid under any of the given schemas", cause)
+	c.addWeak(depth, pyrepr.Value(v)+" is not valid under any of the given schemas", cause)
 }
 
 // stepsSchema is Ironic's DEPLOY_STEP_SCHEMA or RUNBOOK_STEP_SCHEMA: the
@@ -267,7 +268,7 @@ func (ss stepsSchema) step(c *schemaCheck, depth int, v any) {
 				for i, f := range ss.interfaces {
 					quoted[i] = "'" + f + "'"
 				}
-				c.add(d, fmt.Sprintf("%s is not one of [%s]", pyValue(v), strings.Join(quoted, ", ")))
+				c.add(d, fmt.Sprintf("%s is not one of [%s]", pyrepr.Value(v), strings.Join(quoted, ", ")))
 			}
 		}},
 		{ss.numberKey, stepNumber},

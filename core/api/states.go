@@ -7,11 +7,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/uptrace/bun"
+
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/core/steps"
 	"github.com/rivetmetal/rivet/core/version"
-	"github.com/uptrace/bun"
 )
 
 // getStates serves GET /v1/nodes/{node}/states (reference §11.4).
@@ -428,7 +430,7 @@ func serviceSteps(raw []any) ([]map[string]any, error) {
 	for i, it := range raw {
 		st, ok := it.(map[string]any)
 		if !ok {
-			return nil, errorf(http.StatusBadRequest, "Invalid service_steps: %s is not of type 'object'", pyValue(it))
+			return nil, errorf(http.StatusBadRequest, "Invalid service_steps: %s is not of type 'object'", pyrepr.Value(it))
 		}
 		iface, _ := st["interface"].(string)
 		name, _ := st["step"].(string)
@@ -440,7 +442,7 @@ func serviceSteps(raw []any) ([]map[string]any, error) {
 		}
 		if args, present := st["args"]; present {
 			if _, ok := args.(map[string]any); !ok {
-				return nil, errorf(http.StatusBadRequest, "Invalid service_steps: %s is not of type 'object'", pyValue(args))
+				return nil, errorf(http.StatusBadRequest, "Invalid service_steps: %s is not of type 'object'", pyrepr.Value(args))
 			}
 		}
 		for k := range st {

@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -187,42 +185,6 @@ func traitList(c *schemaCheck, depth int, v any) {
 			traitName(c, depth+1, it)
 		}
 	}
-}
-
-// pyValue renders a decoded JSON value as Python prints it in jsonschema
-// messages: None, True/False, 'strings', numbers, lists and dicts.
-func pyValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return traits.PyRepr(x)
-	case json.Number:
-		return x.String()
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = pyValue(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = traits.PyRepr(k) + ": " + pyValue(x[k])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprint(v)
 }
 
 // nodeTraitsWanted reports whether a node view at the request's version

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/core/rpc"
 )
 
@@ -51,7 +51,7 @@ func (s *server) attachVIF(w http.ResponseWriter, r *http.Request) error {
 	}
 	var id string
 	if err := json.Unmarshal(raw, &id); err != nil || isNull(raw) {
-		return errorf(http.StatusBadRequest, "Schema error for vif: %s is not of type 'string'", pyRepr(raw))
+		return errorf(http.StatusBadRequest, "Schema error for vif: %s is not of type 'string'", pyrepr.JSON(raw))
 	}
 	if err := checkVIFIdent("id", id, r); err != nil {
 		return err
@@ -106,19 +106,4 @@ func checkVIFIdent(arg, id string, r *http.Request) error {
 		return nil
 	}
 	return errorf(http.StatusBadRequest, "Expected UUID or name for %s: %s", arg, id)
-}
-
-// pyRepr renders a JSON scalar as Python prints it in jsonschema's
-// messages (True, None, 5); anything else stays JSON.
-func pyRepr(raw json.RawMessage) string {
-	switch s := strings.TrimSpace(string(raw)); s {
-	case "true":
-		return "True"
-	case "false":
-		return "False"
-	case "null":
-		return "None"
-	default:
-		return s
-	}
 }

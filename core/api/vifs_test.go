@@ -1,10 +1,12 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/version"
 )
@@ -48,9 +50,12 @@ func TestV1_28NodeVIFs(t *testing.T) {
 		body any
 		want string
 	}{
-		"no id":        {map[string]any{"tag": "x"}, "Schema error for vif: 'id' is a required property"},
-		"numeric id":   {map[string]any{"id": 5}, "Schema error for vif: 5 is not of type 'string'"},
-		"null id":      {map[string]any{"id": nil}, "Schema error for vif: None is not of type 'string'"},
+		"no id":      {map[string]any{"tag": "x"}, "Schema error for vif: 'id' is a required property"},
+		"numeric id": {map[string]any{"id": 5}, "Schema error for vif: 5 is not of type 'string'"},
+		"null id":    {map[string]any{"id": nil}, "Schema error for vif: None is not of type 'string'"},
+		// Python's repr of what json.loads made of the id.
+		"float id":     {map[string]any{"id": json.RawMessage("1e2")}, "Schema error for vif: 100.0 is not of type 'string'"},
+		"object id":    {map[string]any{"id": map[string]any{"b": []any{true}, "a": "it's"}}, `Schema error for vif: {'a': "it's", 'b': [True]} is not of type 'string'`},
 		"invalid name": {map[string]any{"id": "a b"}, "Expected UUID or name for id: a b"},
 		"not a dict":   {[]any{"vif-2"}, "Invalid JSON body: expected an object"},
 		"not JSON":     {"{", "Invalid JSON body: the JSON document is incomplete"},

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/db"
 )
 
@@ -279,7 +281,7 @@ func pyStr(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	return pyRepr(raw)
+	return pyrepr.JSON(raw)
 }
 
 func (s *server) updateVolume(r *http.Request, k *volumeKind, n *objects.Node, obj objects.Object) (objects.Object, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/conductor/agentclient"
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/plugins"
 )
@@ -390,22 +391,7 @@ func (s *Service) cleanWithoutRamdisk(ctx context.Context, t *Task, steps []plug
 func pyStepRepr(st plugins.CleanStep) string {
 	args := make([]string, 0, len(st.Args))
 	for _, k := range slices.Sorted(maps.Keys(st.Args)) {
-		args = append(args, fmt.Sprintf("'%s': %s", k, pyValueRepr(st.Args[k])))
+		args = append(args, pyrepr.String(k)+": "+pyrepr.Value(st.Args[k]))
 	}
-	return fmt.Sprintf("{'interface': '%s', 'step': '%s', 'args': {%s}}", st.Interface, st.Step, strings.Join(args, ", "))
-}
-
-func pyValueRepr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return "'" + x + "'"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case nil:
-		return "None"
-	}
-	return fmt.Sprint(v)
+	return fmt.Sprintf("{'interface': %s, 'step': %s, 'args': {%s}}", pyrepr.String(string(st.Interface)), pyrepr.String(st.Step), strings.Join(args, ", "))
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/conductor/workers"
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/core/states"
 	"github.com/rivetmetal/rivet/db"
@@ -314,11 +315,11 @@ func (s *Service) backfillAllocation(ctx context.Context, a *objects.Allocation,
 		}
 		if !hasTraits(traits[n.ID], a.Traits) {
 			problems = append(problems, fmt.Sprintf("List of traits %s does not match the requested traits %s",
-				pyList(traits[n.ID]), pyList(a.Traits)))
+				pyrepr.Value(traits[n.ID]), pyrepr.Value(a.Traits)))
 		}
 	}
 	if len(a.CandidateNodes) > 0 && !slices.Contains(a.CandidateNodes, n.UUID) {
-		problems = append(problems, fmt.Sprintf("Candidate nodes must be empty or contain the target node, but got %s", pyList(a.CandidateNodes)))
+		problems = append(problems, fmt.Sprintf("Candidate nodes must be empty or contain the target node, but got %s", pyrepr.Value(a.CandidateNodes)))
 	}
 	if len(problems) > 0 {
 		return classed("AllocationFailed", http.StatusBadRequest, nil, "%s",
@@ -450,15 +451,6 @@ func pyStr(s *string) string {
 		return "None"
 	}
 	return *s
-}
-
-// pyList renders a list of strings as Python's %s does: ['a', 'b'].
-func pyList(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = "'" + s + "'"
-	}
-	return "[" + strings.Join(q, ", ") + "]"
 }
 
 // instanceRemoved deletes the node's allocation when an update removed

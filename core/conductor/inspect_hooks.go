@@ -14,6 +14,7 @@ import (
 
 	"github.com/rivetmetal/rivet/core/config"
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/db"
 )
 
@@ -327,7 +328,7 @@ func hookArchitecture(_ context.Context, _ *Service, t *Task, inv, _ map[string]
 	arch, ok := cpu["architecture"].(string)
 	if !ok || arch == "" {
 		return invalidInventory(t.Node.UUID, fmt.Sprintf("Inventory has malformed or missing CPU architecture information: %s for node %s.",
-			pyRepr(inv["cpu"]), t.Node.UUID))
+			pyrepr.Value(inv["cpu"]), t.Node.UUID))
 	}
 	setProperty(t.Node, "cpu_arch", arch)
 	return nil
@@ -348,7 +349,7 @@ func hookMemory(_ context.Context, _ *Service, t *Task, inv, _ map[string]any) e
 	mem, _ := inv["memory"].(map[string]any)
 	mb, ok := asInt(mem["physical_mb"])
 	if !ok {
-		return invalidInventory(t.Node.UUID, fmt.Sprintf("Inventory has missing memory information: %s for node %s.", pyRepr(inv["memory"]), t.Node.UUID))
+		return invalidInventory(t.Node.UUID, fmt.Sprintf("Inventory has missing memory information: %s for node %s.", pyrepr.Value(inv["memory"]), t.Node.UUID))
 	}
 	setProperty(t.Node, "memory_mb", mb)
 	return nil
@@ -369,7 +370,7 @@ func hookRootDevice(_ context.Context, _ *Service, t *Task, inv, pd map[string]a
 			ok, err := matchRootDeviceHints(disk, hints)
 			if err != nil {
 				return hwFailureMsg("No disks could be found using root device hints %s for node %s because they failed to validate. Error: %v",
-					pyRepr(hints), n.UUID, err)
+					pyrepr.Value(hints), n.UUID, err)
 			}
 			if ok {
 				chosen = disk
@@ -552,13 +553,4 @@ func asInt(v any) (int64, bool) {
 		return i, err == nil
 	}
 	return 0, false
-}
-
-// pyRepr renders a value for a message roughly as Python would (None for
-// nil), so messages read as Ironic's.
-func pyRepr(v any) string {
-	if v == nil {
-		return "None"
-	}
-	return fmt.Sprint(v)
 }

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/rivetmetal/rivet/core/traits"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 )
 
 // errKey is Python's KeyError in a format: a missing key or attribute
@@ -162,54 +161,7 @@ func PyStr(v any) string {
 	return pyRepr(v)
 }
 
-func pyRepr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return traits.PyRepr(x)
-	case json.Number:
-		return x.String()
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1e16 {
-			return strconv.FormatInt(int64(x), 10)
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = pyRepr(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case []string:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = traits.PyRepr(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = traits.PyRepr(k) + ": " + pyRepr(x[k])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprint(v)
-}
+func pyRepr(v any) string { return pyrepr.Value(v) }
 
 func pyType(v any) string {
 	switch v.(type) {

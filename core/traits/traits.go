@@ -13,7 +13,8 @@ package traits
 import (
 	"regexp"
 	"slices"
-	"strings"
+
+	"github.com/rivetmetal/rivet/core/pyrepr"
 )
 
 // MaxLength is the longest a trait name may be.
@@ -43,43 +44,12 @@ func Valid(name string) bool {
 func Problem(name string) (msg, cause string) {
 	switch {
 	case name == "":
-		return PyRepr(name) + " should be non-empty", ""
+		return pyrepr.String(name) + " should be non-empty", ""
 	case len([]rune(name)) > MaxLength:
-		return PyRepr(name) + " is too long", ""
+		return pyrepr.String(name) + " is too long", ""
 	case custom.MatchString(name) || IsStandard(name):
 		return "", ""
 	}
-	return PyRepr(name) + " is not valid under any of the given schemas",
-		PyRepr(name) + " does not match '" + CustomPattern + "'"
-}
-
-// PyRepr renders s as Python's repr does, as jsonschema messages quote a
-// value: single quotes unless s holds one and no double quote.
-func PyRepr(s string) string {
-	q := "'"
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		q = `"`
-	}
-	var b strings.Builder
-	b.WriteString(q)
-	for _, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case string(r) == q:
-			b.WriteString(`\` + q)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\x` + string("0123456789abcdef"[r>>4]) + string("0123456789abcdef"[r&15]))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteString(q)
-	return b.String()
+	return pyrepr.String(name) + " is not valid under any of the given schemas",
+		pyrepr.String(name) + " does not match '" + CustomPattern + "'"
 }
