@@ -4,12 +4,16 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
+
 	"github.com/rivetmetal/rivet/core/objects"
 )
 
 var chassisFields = []string{"uuid", "description", "extra", "created_at", "updated_at", "links", "nodes"}
 
 var chassisListFields = []string{"uuid", "description", "links"}
+
+var chassisList = listPage{kind: "Chassis", collection: "chassis", fields: chassisFields, listFields: chassisListFields,
+	notFound: errChassisNotFound}
 
 var chassisPatch = patchRules{allowed: []string{"description", "extra"}, since: gated{}}
 
@@ -33,36 +37,10 @@ func (s *server) unmaskedChassisView(r *http.Request, c *objects.Chassis) map[st
 // listChassis serves GET /v1/chassis and /v1/chassis/detail.
 func (s *server) listChassis(detail bool) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		detail := detail // ?detail=True (1.43) makes a list a detailed one
-		var fields []string
-		if !detail {
-			var err error
-			if fields, detail, err = parseListFields(r, chassisFields, nil); err != nil {
-				return err
-			}
-		}
-		pg, err := s.parsePage(r, "Chassis")
-		if err != nil {
-			return err
-		}
-		objs, err := s.loadPage(r.Context(), "Chassis", pg, nil, errChassisNotFound)
-		if err != nil {
-			return err
-		}
-		items, last := []map[string]any{}, ""
-		for _, o := range objs {
+		return s.servePage(w, r, chassisList, detail, nil, func(o objects.Object) (map[string]any, string, error) {
 			c := o.(*objects.Chassis)
-			view := s.chassisView(r, c)
-			switch {
-			case fields != nil:
-				view = selectFields(view, fields)
-			case !detail:
-				view = selectFields(view, chassisListFields)
-			}
-			items, last = append(items, view), c.UUID
-		}
-		writeCollection(w, "chassis", items, nextURL(r, pg, len(objs), last))
-		return nil
+			return s.chassisView(r, c), c.UUID, nil
+		})
 	}
 }
 

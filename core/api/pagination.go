@@ -10,9 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/uptrace/bun"
+
 	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/rivetmetal/rivet/db"
-	"github.com/uptrace/bun"
 )
 
 // page is a collection request's pagination (reference §11.5).
@@ -213,4 +214,55 @@ func nextURL(r *http.Request, pg page, n int, lastUUID string) string {
 	}
 	fmt.Fprintf(&b, "limit=%d&marker=%s", pg.limit, url.QueryEscape(lastUUID))
 	return b.String()
+}
+
+// listPage describes a collection whose list views are its full views
+// trimmed to ?fields= or, when not detailed, to listFields.
+type listPage struct {
+	kind, collection   string // the object kind; the collection's JSON name
+	fields, listFields []string
+	since              gated // the version each field (and sort key) came in
+	notFound           func(string) error
+}
+
+// servePage serves one page of a listPage: ?fields= or ?detail= (1.43),
+// the sort key's version, the page's limit and marker, the objects under
+// where, each rendered by view (which returns it with its UUID for the
+// next link).
+func (s *server) servePage(w http.ResponseWriter, r *http.Request, lp listPage, detail bool,
+	where func(*bun.SelectQuery) *bun.SelectQuery, view func(objects.Object) (map[string]any, string, error)) error {
+	var fields []string
+	if !detail {
+		var err error
+		if fields, detail, err = parseListFields(r, lp.fields, lp.since); err != nil {
+			return err
+		}
+	}
+	if err := checkSortVersion(r, lp.since); err != nil {
+		return err
+	}
+	pg, err := s.parsePage(r, lp.kind)
+	if err != nil {
+		return err
+	}
+	objs, err := s.loadPage(r.Context(), lp.kind, pg, where, lp.notFound)
+	if err != nil {
+		return err
+	}
+	items, last := make([]map[string]any, 0, len(objs)), ""
+	for _, o := range objs {
+		v, uuid, err := view(o)
+		if err != nil {
+			return err
+		}
+		switch {
+		case fields != nil:
+			v = selectFields(v, fields)
+		case !detail:
+			v = selectFields(v, lp.listFields)
+		}
+		items, last = append(items, v), uuid
+	}
+	writeCollection(w, lp.collection, items, nextURL(r, pg, len(objs), last))
+	return nil
 }

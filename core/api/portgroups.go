@@ -4,8 +4,9 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
-	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/uptrace/bun"
+
+	"github.com/rivetmetal/rivet/core/objects"
 )
 
 // portgroupFields are the portgroup's API fields up to 1.26 (portgroups
@@ -18,6 +19,9 @@ var portgroupFields = []string{"uuid", "name", "address", "node_uuid", "extra", 
 var portgroupSince = gated{"mode": v1_26, "properties": v1_26, "physical_network": v1_102, "category": v1_103}
 
 var portgroupListFields = []string{"uuid", "address", "name", "links"}
+
+var portgroupList = listPage{kind: "Portgroup", collection: "portgroups", fields: portgroupFields,
+	listFields: portgroupListFields, since: portgroupSince, notFound: errPortgroupNotFound}
 
 var portgroupPatch = patchRules{
 	allowed: []string{"address", "extra", "mode", "name", "node_uuid", "properties", "standalone_ports_supported",
@@ -143,43 +147,12 @@ func (s *server) listPortgroups(detail, underNode bool) apiFunc {
 		if only := projectChildren(r); only != nil {
 			conds = append(conds, only)
 		}
-		detail := detail // ?detail=True (1.43) makes a list a detailed one
-		var fields []string
-		if !detail {
-			var err error
-			if fields, detail, err = parseListFields(r, portgroupFields, portgroupSince); err != nil {
-				return err
-			}
-		}
-		if err := checkSortVersion(r, portgroupSince); err != nil {
-			return err
-		}
-		pg, err := s.parsePage(r, "Portgroup")
-		if err != nil {
-			return err
-		}
-		objs, err := s.loadPage(r.Context(), "Portgroup", pg, all(conds), errPortgroupNotFound)
-		if err != nil {
-			return err
-		}
 		nodes := s.uuids("Node")
-		items, last := []map[string]any{}, ""
-		for _, o := range objs {
+		return s.servePage(w, r, portgroupList, detail, all(conds), func(o objects.Object) (map[string]any, string, error) {
 			g := o.(*objects.Portgroup)
 			view, err := s.portgroupView(r, g, nodes)
-			if err != nil {
-				return err
-			}
-			switch {
-			case fields != nil:
-				view = selectFields(view, fields)
-			case !detail:
-				view = selectFields(view, portgroupListFields)
-			}
-			items, last = append(items, view), g.UUID
-		}
-		writeCollection(w, "portgroups", items, nextURL(r, pg, len(objs), last))
-		return nil
+			return view, g.UUID, err
+		})
 	}
 }
 

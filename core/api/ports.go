@@ -4,8 +4,9 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
-	"github.com/rivetmetal/rivet/core/objects"
 	"github.com/uptrace/bun"
+
+	"github.com/rivetmetal/rivet/core/objects"
 )
 
 // portFields are the port's API fields.
@@ -19,6 +20,9 @@ var portSince = gated{"internal_info": v1_18, "local_link_connection": v1_19, "p
 	"description": v1_97, "vendor": v1_100, "category": v1_101}
 
 var portListFields = []string{"uuid", "address", "links"}
+
+var portList = listPage{kind: "Port", collection: "ports", fields: portFields, listFields: portListFields,
+	since: portSince, notFound: errPortNotFound}
 
 var portPatch = patchRules{
 	allowed: []string{"address", "extra", "is_smartnic", "local_link_connection", "node_uuid", "physical_network",
@@ -160,43 +164,12 @@ func (s *server) listPorts(detail bool, parent portParent) apiFunc {
 		if only := projectChildren(r); only != nil {
 			conds = append(conds, only)
 		}
-		detail := detail // ?detail=True (1.43) makes a list a detailed one
-		var fields []string
-		if !detail {
-			var err error
-			if fields, detail, err = parseListFields(r, portFields, portSince); err != nil {
-				return err
-			}
-		}
-		if err := checkSortVersion(r, portSince); err != nil {
-			return err
-		}
-		pg, err := s.parsePage(r, "Port")
-		if err != nil {
-			return err
-		}
-		objs, err := s.loadPage(r.Context(), "Port", pg, all(conds), errPortNotFound)
-		if err != nil {
-			return err
-		}
 		nodes, pgs := s.uuids("Node"), s.uuids("Portgroup")
-		items, last := []map[string]any{}, ""
-		for _, o := range objs {
+		return s.servePage(w, r, portList, detail, all(conds), func(o objects.Object) (map[string]any, string, error) {
 			p := o.(*objects.Port)
 			view, err := s.portView(r, p, nodes, pgs)
-			if err != nil {
-				return err
-			}
-			switch {
-			case fields != nil:
-				view = selectFields(view, fields)
-			case !detail:
-				view = selectFields(view, portListFields)
-			}
-			items, last = append(items, view), p.UUID
-		}
-		writeCollection(w, "ports", items, nextURL(r, pg, len(objs), last))
-		return nil
+			return view, p.UUID, err
+		})
 	}
 }
 
