@@ -23,11 +23,26 @@ func TestHeartbeatWhileCommandRunsNeedsNoWorker(t *testing.T) {
 	ctx := context.Background()
 	n, _, beat, written := h.writingImage()
 
+	// Hold every worker. One may still be ending the task that started
+	// write_image (it released the lease before it returned): wait for
+	// it rather than hold fewer, or the deploy would go on on it.
 	busy := make(chan struct{})
-	for {
-		if err := h.svc.pool.TryAPI(func() { <-busy }); err != nil {
-			break
+	defer func() {
+		select {
+		case <-busy:
+		default:
+			close(busy)
 		}
+	}()
+	for held, deadline := 0, time.Now().Add(10*time.Second); held < h.svc.cfg.Workers.Size; {
+		if err := h.svc.pool.TryAPI(func() { <-busy }); err == nil {
+			held++
+			continue
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("held %d of %d workers: the others stayed busy", held, h.svc.cfg.Workers.Size)
+		}
+		time.Sleep(time.Millisecond)
 	}
 	for i := range 3 {
 		if err := beat(); err != nil {
