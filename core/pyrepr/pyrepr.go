@@ -22,11 +22,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // String renders s as Python's repr of a str: single quotes unless s holds
-// one and no double quote; backslash, the quote and control characters
-// escaped.
+// one and no double quote; backslash, the quote and the characters Python
+// does not print (controls, format characters, separators but the space,
+// private use, unassigned: Go's unicode.IsPrint is the same rule) escaped.
 func String(s string) string {
 	q := byte('\'')
 	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
@@ -47,8 +49,14 @@ func String(s string) string {
 			b = append(b, `\t`...)
 		case r == '\r':
 			b = append(b, `\r`...)
-		case r < 0x20 || r == 0x7f:
+		case r < 0x100 && !unicode.IsPrint(r): // control characters, NBSP
 			b = append(b, '\\', 'x', hex[r>>4], hex[r&15])
+		case !unicode.IsPrint(r): // format, separators, private use, unassigned
+			if r < 0x10000 {
+				b = fmt.Appendf(b, `\u%04x`, r)
+			} else {
+				b = fmt.Appendf(b, `\U%08x`, r)
+			}
 		default:
 			b = append(b, string(r)...)
 		}

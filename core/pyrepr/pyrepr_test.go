@@ -79,7 +79,7 @@ func TestFloatMatchesPython(t *testing.T) {
 			floats = append(floats, f)
 		}
 	}
-	alphabet := []rune("ab'\"\\\n\t\r\x01\x7f é")
+	alphabet := []rune("ab'\"\\\n\t\r\x01\x7f é\u00a0\u200b\u2028\u0085\ue000\U0001f600\U0010ffff")
 	var strs []string
 	for range 500 {
 		r := make([]rune, rng.IntN(6))
