@@ -101,22 +101,23 @@ func TestServicesRefuseToStartBelowTheFinalizedRelease(t *testing.T) {
 // A new binary started unpinned beside a live service of the previous
 // release is refused and told which pin to set.
 func TestAPIRefusesAnUnpinnedStartBesideAnOlderService(t *testing.T) {
-	tb := dbtest.Releases(t) // 0.2 "bellows" at service version 2, HEAD above
+	tb := dbtest.Releases(t)
 	releaseTable = func() *release.Table { return tb }
 	t.Cleanup(func() { releaseTable = release.Default })
 	// The previous release: the last cut one, one step below HEAD.
 	prev := tb.Releases()[len(tb.Releases())-1]
-	conf, dbh := finalizeEnv(t)
-	if _, err := dbh.RegisterService(t.Context(), db.ServiceRegistration{Hostname: "node-b", Binary: db.BinaryConductor,
-		Release: "0.2.0", ServiceVersion: 2}); err != nil {
-		t.Fatal(err)
-	}
 	if prev.ServiceVersion == tb.Head().ServiceVersion {
 		t.Skipf("HEAD has release %s's service version: nothing tells them apart yet", prev.Version)
 	}
+	conf, dbh := finalizeEnv(t)
+	old := prev.Version + ".0"
+	if _, err := dbh.RegisterService(t.Context(), db.ServiceRegistration{Hostname: "node-b", Binary: db.BinaryConductor,
+		Release: old, ServiceVersion: prev.ServiceVersion}); err != nil {
+		t.Fatal(err)
+	}
 	code, _, errOut := runCLI(t, "--config-file", conf, "api")
-	want := "api: this rivet-api would use release " + release.Current + " (service version " + strconv.Itoa(tb.Head().ServiceVersion) + ") but rivet-conductor on node-b runs release 0.2.0 " +
-		"(service version 2), which cannot read what " + release.Current + " writes: set [DEFAULT] pin_release_version = 0.2 (or auto)"
+	want := "api: this rivet-api would use release " + release.Current + " (service version " + strconv.Itoa(tb.Head().ServiceVersion) + ") but rivet-conductor on node-b runs release " + old +
+		" (service version " + strconv.Itoa(prev.ServiceVersion) + "), which cannot read what " + release.Current + " writes: set [DEFAULT] pin_release_version = " + prev.Version + " (or auto)"
 	if code != 1 || !strings.Contains(errOut, want) {
 		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and %q", code, errOut, want)
 	}

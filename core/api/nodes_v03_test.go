@@ -461,9 +461,9 @@ func TestV1_83ChildNodes(t *testing.T) {
 func TestV1_85Unhold(t *testing.T) {
 	e := newEnv(t, withMaxAPI(maxAPI03))
 	id := e.node(nil)
-	// Rivet's machine has no hold state, so unhold is refused from every
-	// state as Ironic refuses it from a state without a hold: 400, at any
-	// version (Ironic checks the state before the version).
+	// From a state without a hold, unhold is refused as Ironic refuses it:
+	// 400, at any version (Ironic checks the state before the version).
+	// From service hold: TestServiceHoldThroughRealConductor.
 	want := `The requested action "unhold" can not be performed on node "` + id + `" while it is in state "enroll".`
 	for _, ver := range []string{"1.84", "1.85"} {
 		if got := e.must(http.StatusBadRequest, "PUT", "/v1/nodes/"+id+"/states/provision", ver, map[string]any{"target": "unhold"}).Fault(t); got != want {

@@ -13,9 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rivetmetal/rivet/core/objects"
-	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
-	"github.com/rivetmetal/rivet/core/version"
 	"github.com/rivetmetal/rivet/db"
 	"github.com/rivetmetal/rivet/db/dbtest"
 )
@@ -257,10 +255,7 @@ func TestAllocationsConcurrent(t *testing.T) {
 // release 0.2) refuses both allocation methods before sending anything.
 func TestAllocationRPCCapped(t *testing.T) {
 	h := newHarness(t, nil, "cond-1", nil)
-	capped := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return version.MustParse("1.4") },
-		rpc.ObjectCodecFor(h.store.Registry(), release.NewPinner(release.Default(), release.Pin{Mode: release.PinLatest})),
-		rpc.LocalTransport{Server: h.svc.RPCServer()})
-	api := rpc.ConductorAPI{Client: capped, Router: h.api.Router}
+	api := h.cappedAPI("1.4")
 	a := &objects.Allocation{UUID: "8f1d9d3a-1c1b-4a47-9d56-0d8c5b9a7e01", ResourceClass: ptr("gold")}
 	_, err := api.CreateAllocation(context.Background(), a, nil)
 	var ce *rpc.CapError

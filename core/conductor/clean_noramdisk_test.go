@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	"github.com/rivetmetal/rivet/core/objects"
-	"github.com/rivetmetal/rivet/core/release"
 	"github.com/rivetmetal/rivet/core/rpc"
-	"github.com/rivetmetal/rivet/core/version"
 )
 
 // manageableDirect is a manageable fake-hardware node with the direct
@@ -88,10 +86,7 @@ func TestCleanDisableRamdiskRefusesAgentSteps(t *testing.T) {
 func TestCleanDisableRamdiskCapped(t *testing.T) {
 	h := newHarness(t, nil, "cond-a", nil)
 	n := h.manageableDirect("node-1")
-	capped := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return version.MustParse("1.4") },
-		rpc.ObjectCodecFor(h.store.Registry(), release.NewPinner(release.Default(), release.Pin{Mode: release.PinLatest})),
-		rpc.LocalTransport{Server: h.svc.RPCServer()})
-	api := rpc.ConductorAPI{Client: capped, Router: h.api.Router}
+	api := h.cappedAPI("1.4")
 	steps := []map[string]any{{"interface": "management", "step": "reset_bmc"}}
 	var ce *rpc.CapError
 	if err := api.DoNodeClean(context.Background(), n, steps, true); !errors.As(err, &ce) {

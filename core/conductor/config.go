@@ -50,6 +50,9 @@ type Config struct {
 	// DeployCallbackTimeout fails nodes waiting in "wait call-back" for
 	// longer; 0 waits forever.
 	DeployCallbackTimeout time.Duration
+	// MaxWaitStep caps the pause of a service step named wait
+	// ([conductor] max_conductor_wait_step_seconds).
+	MaxWaitStep time.Duration
 	// AutomatedClean runs clean steps on provide and after tear down.
 	AutomatedClean bool
 	// GracefulShutdownTimeout bounds waiting for in-flight work at Stop.
@@ -131,6 +134,7 @@ func ConfigFrom(c *config.Config) Config {
 		LockRetryInterval:       c.Conductor.NodeLockedRetryInterval,
 		CheckInterval:           c.Conductor.CheckProvisionStateInterval,
 		DeployCallbackTimeout:   c.Conductor.DeployCallbackTimeout,
+		MaxWaitStep:             c.Conductor.MaxWaitStep,
 		AutomatedClean:          c.Conductor.AutomatedClean,
 		GracefulShutdownTimeout: c.Conductor.GracefulShutdownTimeout,
 		HashPartitionExponent:   c.Default.HashPartitionExponent,

@@ -31,8 +31,9 @@ type HistoryConfig struct {
 
 // Severities of history entries, as Ironic writes them.
 const (
-	severityInfo  = "INFO"
-	severityError = "ERROR"
+	severityInfo    = "INFO"
+	severityError   = "ERROR"
+	severityWarning = "WARNING"
 )
 
 // Event types of history entries.

@@ -167,14 +167,15 @@ func parseCleanSteps(steps []map[string]any) ([]plugins.CleanStep, error) {
 	return out, nil
 }
 
-// doProvisioningAction runs manage, provide, abort or adopt.
+// doProvisioningAction runs manage, provide, abort, adopt or unhold (RPC
+// 1.6; a node in service hold).
 func (s *Service) doProvisioningAction(ctx context.Context, p rpc.Params) (any, error) {
 	action, err := p.String("action")
 	if err != nil {
 		return nil, err
 	}
 	switch action {
-	case "manage", "provide", "abort", "adopt":
+	case "manage", "provide", "abort", "adopt", "unhold":
 	default:
 		id, _ := p.String("node_id")
 		return nil, errInvalidParameter("The requested action \"%s\" can not be performed on node \"%s\": use inspect_hardware, do_node_deploy, do_node_tear_down or do_node_clean.", action, id)
@@ -200,6 +201,8 @@ func (s *Service) doProvisioningAction(ctx context.Context, p rpc.Params) (any, 
 			func(ctx context.Context, t *Task) { s.cleanWork(ctx, t, nil, false) })
 	case action == "adopt":
 		return nil, s.startWork(ctx, t, func() error { return s.fireAndSave(ctx, t, states.Adopt, action) }, s.adoptWork)
+	case action == "unhold" && n.ProvisionState == string(states.ServiceHold):
+		return nil, s.unholdService(ctx, t)
 	}
 	if action == "abort" && n.ProvisionState == string(states.DeployWait) {
 		if s.deployAbortsLater(n) {
@@ -211,7 +214,8 @@ func (s *Service) doProvisioningAction(ctx context.Context, p rpc.Params) (any, 
 	// Instant transitions: manage from a failure state, provide without
 	// automated cleaning (cleaning is skipped), abort of a wait state.
 	defer t.Release(ctx)
-	if action == "abort" && (n.ProvisionState == string(states.ServiceFailed) || n.ProvisionState == string(states.ServiceWait)) {
+	if action == "abort" && (n.ProvisionState == string(states.ServiceFailed) || n.ProvisionState == string(states.ServiceWait) ||
+		n.ProvisionState == string(states.ServiceHold)) {
 		if err := abortService(n); err != nil {
 			return nil, err
 		}

@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/rivetmetal/rivet/core/agenttoken"
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/pyrepr"
 	"github.com/rivetmetal/rivet/core/rpc"
 	"github.com/rivetmetal/rivet/core/states"
+	"github.com/rivetmetal/rivet/core/steps"
 	"github.com/rivetmetal/rivet/plugins"
 )
 
@@ -25,6 +29,14 @@ import (
 // step leaves the node in "service failed", in maintenance with the fault
 // "service failure" (API 1.42); "service" again retries, "abort" returns
 // it to active, "rescue" rescues it.
+//
+// Ironic's reserved step names are the conductor's own, on any interface
+// name (steps.py's use_reserved_step_handler): power_on, power_off and
+// reboot act on the node's power; wait pauses for args.seconds (at most
+// [conductor] max_conductor_wait_step_seconds) in "service wait"; hold
+// stops the steps in "service hold", where the node may be changed, until
+// "unhold" (API 1.85) runs the steps after it, "service" starts new ones
+// or "abort" returns it to active.
 
 // driver_internal_info keys of servicing, as Ironic's.
 const (
@@ -86,7 +98,36 @@ func (s *Service) doNodeService(ctx context.Context, p rpc.Params) (any, error) 
 		n.LastError = nil
 		return t.Save(ctx)
 	}
-	return nil, s.startWork(ctx, t, prepare, func(ctx context.Context, t *Task) { s.serviceWork(ctx, t, requested) })
+	return nil, s.startWork(ctx, t, prepare, func(ctx context.Context, t *Task) { s.serviceWork(ctx, t, requested, 0) })
+}
+
+// unholdService is the unhold verb on a node in service hold: it waits in
+// service wait until the steps after the hold run in the background.
+func (s *Service) unholdService(ctx context.Context, t *Task) error {
+	prepare := func() error { return s.fireAndSave(ctx, t, states.Unhold, "unhold") }
+	return s.startWork(ctx, t, prepare, func(ctx context.Context, t *Task) {
+		n := t.Node
+		raw, _ := n.DriverInternalInfo[diiServiceSteps].([]any)
+		list := make([]map[string]any, 0, len(raw))
+		for _, st := range raw {
+			m, _ := st.(map[string]any)
+			list = append(list, m)
+		}
+		from, ok := toInt(n.DriverInternalInfo[diiServiceStepIndex])
+		requested, err := parseSteps("service_steps", "service", list)
+		if err == nil && (!ok || from < 0 || from >= len(requested)) {
+			err = fmt.Errorf("the held step's index %v is not one of the %d service steps", n.DriverInternalInfo[diiServiceStepIndex], len(requested))
+		}
+		if err == nil {
+			err = fire(n, states.Resume, "unhold")
+		}
+		if err != nil {
+			s.serviceFailed(ctx, t, fmt.Errorf("Cannot resume servicing node %s after its hold: %w", n.UUID, err))
+			return
+		}
+		t.log.Info("service unheld; running the steps after the hold", "from", from+1, "steps", len(requested))
+		s.serviceWork(ctx, t, requested, from+1)
+	})
 }
 
 // parseSteps checks user steps (clean or service): each names an
@@ -109,8 +150,9 @@ func parseSteps(arg, kind string, steps []map[string]any) ([]plugins.CleanStep, 
 }
 
 // serviceWork matches the requested steps with those the node offers for
-// servicing, then runs them in order; the node returns to active.
-func (s *Service) serviceWork(ctx context.Context, t *Task, requested []plugins.CleanStep) {
+// servicing, then runs them in order from index from; the node returns to
+// active, or rests in service hold after a hold step.
+func (s *Service) serviceWork(ctx context.Context, t *Task, requested []plugins.CleanStep, from int) {
 	n := t.Node
 	offered, err := s.nodeSteps(ctx, n)
 	if err != nil {
@@ -119,14 +161,20 @@ func (s *Service) serviceWork(ctx context.Context, t *Task, requested []plugins.
 	}
 	plan := make([]plugins.CleanStep, 0, len(requested))
 	for _, want := range requested {
-		st, err := matchStep(n, offered, want, plugins.PhaseService)
+		st := want
+		if steps.Reserved(want.Step) {
+			err = checkReservedStep(want)
+		} else {
+			st, err = matchStep(n, offered, want, plugins.PhaseService)
+		}
 		if err != nil {
 			s.serviceFailed(ctx, t, fmt.Errorf("Cannot service node %s: %w", n.UUID, err))
 			return
 		}
 		plan = append(plan, st)
 	}
-	for i, st := range plan {
+	for i := from; i < len(plan); i++ {
+		st := plan[i]
 		n.ServiceStep = cleanStepMap(st)
 		dii := cloneMap(n.DriverInternalInfo)
 		dii[diiServiceStepIndex] = i
@@ -135,6 +183,19 @@ func (s *Service) serviceWork(ctx context.Context, t *Task, requested []plugins.
 			return
 		}
 		t.log.Info("running service step", "interface", st.Interface, "step", st.Step)
+		if steps.Reserved(st.Step) {
+			held, err := s.runReservedServiceStep(ctx, t, st)
+			switch {
+			case t.Lost():
+				return
+			case err != nil:
+				s.serviceFailed(ctx, t, fmt.Errorf("Node %s failed service step %s.%s: %w", n.UUID, st.Interface, st.Step, err))
+				return
+			case held:
+				return
+			}
+			continue
+		}
 		if err := s.runStep(ctx, t, st); err != nil {
 			if t.Lost() {
 				return
@@ -166,8 +227,9 @@ func (s *Service) serviceFailed(ctx context.Context, t *Task, err error) {
 	s.fail(ctx, t, err)
 }
 
-// abortService is Ironic's abort of servicing: from service wait the node
-// fails then aborts, from service failed it aborts (refused in
+// abortService is Ironic's abort of servicing: from service wait or
+// service hold the node fails then aborts (Ironic only flags a held
+// node's hold step to abort after it, which unhold then does), from service failed it aborts (refused in
 // maintenance, 409); either way it is active again with last_error
 // saying so, the step and the plan cleared (do_node_service_abort).
 func abortService(n *objects.Node) error {
@@ -175,7 +237,7 @@ func abortService(n *objects.Node) error {
 		return errInvalidState("Can not abort service on node \"%s\" while it is in maintenance mode. Please remove the node "+
 			"from maintenance prior to issuing the request to abort the service operation.", n.UUID)
 	}
-	if n.ProvisionState == string(states.ServiceWait) {
+	if n.ProvisionState == string(states.ServiceWait) || n.ProvisionState == string(states.ServiceHold) {
 		if err := fire(n, states.Fail, "abort"); err != nil {
 			return err
 		}
@@ -305,4 +367,86 @@ func (s *Service) runStep(ctx context.Context, t *Task, st plugins.CleanStep) er
 	return s.driverCall(ctx, t.Node, "execute service step "+st.Step, func(ctx context.Context, pn plugins.Node) error {
 		return hw.ExecuteCleanStep(ctx, pn, st)
 	})
+}
+
+// checkReservedStep checks a reserved step's arguments before any step
+// runs: wait needs a whole number of seconds (the steps run without the
+// agent, whose heartbeat would end an open-ended wait in Ironic).
+func checkReservedStep(st plugins.CleanStep) error {
+	if st.Step != "wait" {
+		return nil
+	}
+	raw, has := st.Args["seconds"]
+	secs, ok := toInt(raw)
+	if !has || !ok || secs < 0 {
+		return fmt.Errorf("service step %s.wait needs args.seconds, a whole number of seconds of at least 0 (got %s): "+
+			"Rivet's service steps run without the agent, so nothing would end a wait without it", st.Interface, pyrepr.Value(raw))
+	}
+	return nil
+}
+
+// runReservedServiceStep runs a reserved step under the node's lease; it
+// reports whether the node is now held (the steps stop there).
+func (s *Service) runReservedServiceStep(ctx context.Context, t *Task, st plugins.CleanStep) (held bool, err error) {
+	n := t.Node
+	switch st.Step {
+	case "hold":
+		if err := fire(n, states.Hold, "hold"); err != nil {
+			return false, err
+		}
+		if !s.save(ctx, t) {
+			return true, nil
+		}
+		t.log.Info("service held by a hold step; unhold runs the steps after it", "index", n.DriverInternalInfo[diiServiceStepIndex])
+		return true, nil
+	case "wait":
+		secs, _ := toInt(st.Args["seconds"])
+		d := time.Duration(secs) * time.Second
+		if d > s.cfg.MaxWaitStep {
+			msg := fmt.Sprintf("A wait time exceeding the configured maximum has been requested. Holding for %d, got %d.",
+				int(s.cfg.MaxWaitStep/time.Second), secs)
+			t.log.Warn(msg)
+			s.tasks.history.record(ctx, n, severityWarning, n.ProvisionState, msg, t.requestID, t.user)
+			d = s.cfg.MaxWaitStep
+		}
+		if err := fire(n, states.Wait, "wait"); err != nil {
+			return false, err
+		}
+		if !s.save(ctx, t) {
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(d):
+		}
+		if err := fire(n, states.Resume, "wait"); err != nil {
+			return false, err
+		}
+		return false, nil
+	}
+	var target plugins.PowerState
+	switch st.Step {
+	case "power_on":
+		target = plugins.PowerOn
+	case "power_off":
+		target = plugins.PowerOff
+	default:
+		target = plugins.Rebooting
+	}
+	if target != plugins.PowerOn && n.DisablePowerOff {
+		return false, errPowerOffDisabled(string(target))
+	}
+	err = s.withHardware(ctx, t, "service step "+st.Step, func(ctx context.Context, hw Hardware, pn plugins.Node) error {
+		return powerActor(hw).PowerAction(ctx, pn, target, 0)
+	})
+	if err != nil {
+		return false, err
+	}
+	if target != plugins.PowerOn {
+		// Whatever agent ran on the node does not survive it.
+		n.DriverInternalInfo = agenttoken.Wipe(n.DriverInternalInfo)
+	}
+	n.PowerState = ptr(string(target.Final()))
+	return false, nil
 }

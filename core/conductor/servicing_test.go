@@ -156,10 +156,7 @@ func TestServiceFailures(t *testing.T) {
 func TestServiceRPCCapped(t *testing.T) {
 	h := newHarness(t, nil, "cond-1", nil)
 	n := h.active("node-1")
-	capped := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return version.MustParse("1.4") },
-		rpc.ObjectCodecFor(h.store.Registry(), release.NewPinner(release.Default(), release.Pin{Mode: release.PinLatest})),
-		rpc.LocalTransport{Server: h.svc.RPCServer()})
-	api := rpc.ConductorAPI{Client: capped, Router: h.api.Router}
+	api := h.cappedAPI("1.4")
 	err := api.DoNodeService(context.Background(), n, []map[string]any{raidStep("delete_configuration", nil)}, false)
 	var ce *rpc.CapError
 	if !errors.As(err, &ce) {
@@ -307,4 +304,13 @@ func TestServiceBIOSStep(t *testing.T) {
 	if got := h.waitState(plain.UUID, "service failed"); !strings.Contains(deref(got.LastError), "bios.apply_configuration (driver fake-hardware does not offer it)") {
 		t.Errorf("no-bios node: last_error %v", deref(got.LastError))
 	}
+}
+
+// cappedAPI is a conductor client of this harness's conductor capped at
+// RPC version ver, as an API pinned to an older release has.
+func (h *harness) cappedAPI(ver string) rpc.ConductorAPI {
+	capped := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return version.MustParse(ver) },
+		rpc.ObjectCodecFor(h.store.Registry(), release.NewPinner(release.Default(), release.Pin{Mode: release.PinLatest})),
+		rpc.LocalTransport{Server: h.svc.RPCServer()})
+	return rpc.ConductorAPI{Client: capped, Router: h.api.Router}
 }

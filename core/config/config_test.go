@@ -40,6 +40,7 @@ func TestDefaults(t *testing.T) {
 			NodeHistory: true, NodeHistoryMaxEntries: 300, NodeHistoryCleanupInterval: 86400 * time.Second,
 			NodeHistoryCleanupBatchCount: 1000,
 			InspectWaitTimeout:           1800 * time.Second,
+			MaxWaitStep:                  30 * time.Second,
 		},
 		Database: DatabaseOpts{
 			Connection: "sqlite:////var/lib/rivet/rivet.db", MaxOpenConnections: 20,

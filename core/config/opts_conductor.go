@@ -37,6 +37,7 @@ type ConductorOpts struct {
 	NodeHistoryCleanupInterval   time.Duration
 	NodeHistoryCleanupBatchCount int
 	InspectWaitTimeout           time.Duration
+	MaxWaitStep                  time.Duration
 }
 
 func conductorSection() section {
@@ -91,6 +92,9 @@ func conductorSection() section {
 		durOpt("deploy_callback_timeout", 1800*time.Second, func(c *Config) *time.Duration { return &c.Conductor.DeployCallbackTimeout },
 			"Time to wait for a deploy ramdisk to call back before failing the deployment. "+
 				"0 waits forever."),
+		durOpt("max_conductor_wait_step_seconds", 30*time.Second, func(c *Config) *time.Duration { return &c.Conductor.MaxWaitStep },
+			"Longest pause a service step named wait may ask for with its seconds argument; a "+
+				"longer one waits this long, with a warning in the node's history.").atLeast(0),
 		durOpt("inspect_wait_timeout", 1800*time.Second, func(c *Config) *time.Duration { return &c.Conductor.InspectWaitTimeout },
 			"Time a node waits in \"inspect wait\" for its ramdisk agent's inspection data "+
 				"before inspection fails; 0 waits forever.").atLeast(0),

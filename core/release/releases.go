@@ -26,7 +26,7 @@ func v(s string) version.Version { return version.MustParse(s) }
 var head = Entry{
 	Version: HeadKey,
 	API:     v("1.110"),
-	RPC:     v("1.5"),
+	RPC:     v("1.6"),
 	Objects: map[string][]version.Version{
 		"Chassis":           {v("1.0")},
 		"Conductor":         {v("1.0")},
@@ -44,7 +44,7 @@ var head = Entry{
 		"InspectionRule":    {v("1.0")},
 		"FirmwareComponent": {v("1.0")},
 	},
-	ServiceVersion: 3,
+	ServiceVersion: 4,
 }
 
 // releases lists the cut releases, oldest first. Cutting a release appends a

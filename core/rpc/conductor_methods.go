@@ -10,6 +10,7 @@ var (
 	v1_3 = version.Version{Major: 1, Minor: 3} // inject_nmi (REST API 1.29)
 	v1_4 = version.Version{Major: 1, Minor: 4} // agent tokens: get_node_with_token, heartbeat(agent_token_sha256)
 	v1_5 = version.Version{Major: 1, Minor: 5} // release 0.3: see the methods Since v1_5 below
+	v1_6 = version.Version{Major: 1, Minor: 6} // servicing's reserved steps: service hold and unhold
 )
 
 // ConductorMethods is the conductor RPC API at APIVersion, named as Ironic's
@@ -41,7 +42,9 @@ func ConductorMethods() *Methods {
 		Method{Name: "do_node_tear_down", Since: v1_0, Args: []Arg{nodeID}},
 		Method{Name: "do_node_clean", Since: v1_0, Args: []Arg{nodeID, req("clean_steps", TypeArray),
 			{Name: "disable_ramdisk", Since: v1_5, Type: TypeBoolean, Policy: RefuseAboveCap}}},
-		Method{Name: "do_provisioning_action", Since: v1_0, Args: []Arg{nodeID, req("action", TypeString)}},
+		// unhold (1.6) resumes a node held by a service step named hold.
+		Method{Name: "do_provisioning_action", Since: v1_0, Args: []Arg{nodeID,
+			{Name: "action", Since: v1_0, Type: TypeString, Required: true, Values: map[string]version.Version{"unhold": v1_6}}}},
 		Method{Name: "inspect_hardware", Since: v1_0, Args: []Arg{nodeID}},
 		Method{Name: "validate_driver_interfaces", Since: v1_0, Args: []Arg{nodeID}},
 		Method{Name: "get_node_vendor_passthru_methods", Since: v1_0, Args: []Arg{nodeID}},
@@ -94,8 +97,12 @@ func ConductorMethods() *Methods {
 		Method{Name: "destroy_allocation", Since: v1_5, Args: []Arg{reqAt(v1_5, "allocation", TypeAllocation)}},
 		// do_node_service is Ironic's servicing (REST API 1.87);
 		// disable_ramdisk is API 1.108's.
+		// reserved_steps (1.6) is true when service_steps name a reserved
+		// step (hold, wait, power_on, power_off, reboot), which a 1.5
+		// conductor would refuse as a step the node does not offer.
 		Method{Name: "do_node_service", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
-			reqAt(v1_5, "service_steps", TypeArray), {Name: "disable_ramdisk", Since: v1_5, Type: TypeBoolean}}},
+			reqAt(v1_5, "service_steps", TypeArray), {Name: "disable_ramdisk", Since: v1_5, Type: TypeBoolean},
+			{Name: "reserved_steps", Since: v1_6, Type: TypeBoolean, Policy: RefuseAboveCap}}},
 		Method{Name: "set_console_mode", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString), reqAt(v1_5, "enabled", TypeBoolean)}},
 		Method{Name: "get_console_information", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString)}},
 	)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rivetmetal/rivet/core/objects"
+	"github.com/rivetmetal/rivet/core/steps"
 )
 
 // ConductorAPI is the typed client of the conductor RPC API the REST API
@@ -142,7 +143,7 @@ func (c ConductorAPI) DoNodeClean(ctx context.Context, n *objects.Node, steps []
 }
 
 // DoProvisioningAction runs a verb without arguments: manage, provide,
-// abort, adopt.
+// abort, adopt, unhold (RPC 1.6: capped below, *CapError).
 func (c ConductorAPI) DoProvisioningAction(ctx context.Context, n *objects.Node, action string) error {
 	_, err := c.call(ctx, n, "do_provisioning_action", map[string]any{"node_id": n.UUID, "action": action})
 	return err
@@ -309,11 +310,16 @@ func (c ConductorAPI) DoNodeRescue(ctx context.Context, n *objects.Node, passwor
 // The conductor refuses synchronously a node in maintenance, a step no
 // interface of the node offers for servicing, and a driver that fails
 // power validation; otherwise the node is in servicing before the call
-// returns. Capped below 1.5, *CapError (406) before anything is sent.
-func (c ConductorAPI) DoNodeService(ctx context.Context, n *objects.Node, steps []map[string]any, disableRamdisk bool) error {
-	args := map[string]any{"node_id": n.UUID, "service_steps": steps}
+// returns. Capped below 1.5, *CapError (406) before anything is sent;
+// so are steps naming a reserved step (hold, wait, power_on, power_off,
+// reboot: RPC 1.6's reserved_steps) capped below 1.6.
+func (c ConductorAPI) DoNodeService(ctx context.Context, n *objects.Node, service []map[string]any, disableRamdisk bool) error {
+	args := map[string]any{"node_id": n.UUID, "service_steps": service}
 	if disableRamdisk {
 		args["disable_ramdisk"] = true
+	}
+	if steps.AnyReserved(service) {
+		args["reserved_steps"] = true
 	}
 	_, err := c.call(ctx, n, "do_node_service", args)
 	return err

@@ -10,7 +10,7 @@ import (
 
 // APIVersion is the conductor RPC API version this code serves and speaks
 // when unpinned. core/release HEAD.RPC must equal it (TestHeadMatchesCode).
-var APIVersion = version.Version{Major: 1, Minor: 5}
+var APIVersion = version.Version{Major: 1, Minor: 6}
 
 // ArgPolicy says what a client does with an argument newer than its cap.
 type ArgPolicy int

@@ -33,11 +33,13 @@ var transitions = map[State]map[Event]State{
 	RescueFailed:   {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
 	Unrescuing:     {Done: Active, Fail: UnrescueFailed},
 	UnrescueFailed: {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
-	// Servicing (API 1.87), as Ironic's machine less its hold state:
-	// aborting a failed service returns the node to active.
-	Servicing:     {Done: Active, Fail: ServiceFailed, Wait: ServiceWait},
-	ServiceWait:   {Resume: Servicing, Fail: ServiceFailed, Abort: ServiceFailed, Delete: Deleting},
-	ServiceFailed: {ServiceEv: Servicing, RescueEv: Rescuing, Wait: ServiceWait, Delete: Deleting, Abort: Active},
+	// Servicing (API 1.87), as Ironic's machine: aborting a failed
+	// service returns the node to active; a hold step holds the node
+	// until unhold (1.85) or service with new steps.
+	Servicing:     {Done: Active, Fail: ServiceFailed, Wait: ServiceWait, Hold: ServiceHold},
+	ServiceWait:   {Resume: Servicing, Fail: ServiceFailed, Abort: ServiceFailed, Delete: Deleting, Hold: ServiceHold},
+	ServiceFailed: {ServiceEv: Servicing, RescueEv: Rescuing, Wait: ServiceWait, Delete: Deleting, Abort: Active, Hold: ServiceHold},
+	ServiceHold:   {ServiceEv: Servicing, Unhold: ServiceWait, Fail: ServiceFailed, Abort: ServiceFailed},
 }
 
 // InvalidTransitionError is Ironic's InvalidStateRequested (HTTP 400).

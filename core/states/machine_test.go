@@ -35,9 +35,10 @@ var want = map[State]map[Event]State{
 	RescueFailed:   {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
 	Unrescuing:     {Done: Active, Fail: UnrescueFailed},
 	UnrescueFailed: {RescueEv: Rescuing, Unrescue: Unrescuing, Delete: Deleting},
-	Servicing:      {Done: Active, Fail: ServiceFailed, Wait: ServiceWait},
-	ServiceWait:    {Resume: Servicing, Fail: ServiceFailed, Abort: ServiceFailed, Delete: Deleting},
-	ServiceFailed:  {ServiceEv: Servicing, RescueEv: Rescuing, Wait: ServiceWait, Delete: Deleting, Abort: Active},
+	Servicing:      {Done: Active, Fail: ServiceFailed, Wait: ServiceWait, Hold: ServiceHold},
+	ServiceWait:    {Resume: Servicing, Fail: ServiceFailed, Abort: ServiceFailed, Delete: Deleting, Hold: ServiceHold},
+	ServiceFailed:  {ServiceEv: Servicing, RescueEv: Rescuing, Wait: ServiceWait, Delete: Deleting, Abort: Active, Hold: ServiceHold},
+	ServiceHold:    {ServiceEv: Servicing, Unhold: ServiceWait, Fail: ServiceFailed, Abort: ServiceFailed},
 }
 
 func TestEveryStateEventPair(t *testing.T) {

@@ -35,6 +35,9 @@ const (
 	Servicing     State = "servicing"
 	ServiceWait   State = "service wait"
 	ServiceFailed State = "service failed"
+	// ServiceHold: a service step named hold stopped the steps until
+	// unhold (API 1.85) resumes them.
+	ServiceHold State = "service hold"
 )
 
 // Event moves a node between states: a verb an API client asks for, or an
@@ -53,7 +56,8 @@ const (
 	Abort   Event = "abort"
 	Adopt   Event = "adopt"
 	// RescueEv and Unrescue are the rescue verbs (API 1.38); Unhold (1.85)
-	// leaves a hold state, which Rivet's machine has none of yet.
+	// leaves a hold state (Rivet's machine has service hold; not yet clean
+	// hold and deploy hold).
 	RescueEv Event = "rescue"
 	Unrescue Event = "unrescue"
 	Unhold   Event = "unhold"
@@ -67,6 +71,8 @@ const (
 	Fail   Event = "fail"
 	Wait   Event = "wait"
 	Resume Event = "resume"
+	// Hold is fired by a step named hold (service hold).
+	Hold Event = "hold"
 )
 
 // AllStates lists every state, stable ones first.
@@ -74,12 +80,12 @@ var AllStates = []State{
 	Enroll, Manageable, Available, Active, Error, InspectFailed, CleanFailed, DeployFailed, AdoptFailed,
 	Verifying, Inspecting, InspectWait, Cleaning, CleanWait, Deploying, DeployWait, Deleting, Adopting,
 	Rescue, RescueFailed, UnrescueFailed, Rescuing, RescueWait, Unrescuing,
-	ServiceFailed, Servicing, ServiceWait,
+	ServiceFailed, Servicing, ServiceWait, ServiceHold,
 }
 
 // AllEvents lists every event, verbs first.
 var AllEvents = []Event{Manage, Provide, Inspect, Clean, Deploy, Rebuild, Delete, Abort, Adopt, RescueEv, Unrescue, Unhold, ServiceEv,
-	Done, Fail, Wait, Resume}
+	Done, Fail, Wait, Resume, Hold}
 
 // stable states are where nodes rest; failure states are stable too.
 var stable = map[State]bool{
@@ -99,7 +105,7 @@ var targets = map[State]State{
 	Cleaning: Available, CleanWait: Available,
 	Deploying: Active, DeployWait: Active, Deleting: Available, Adopting: Active,
 	Rescuing: Rescue, RescueWait: Rescue, Unrescuing: Active,
-	Servicing: Active, ServiceWait: Active,
+	Servicing: Active, ServiceWait: Active, ServiceHold: Active,
 }
 
 // Target returns the state a transient state is heading to, or "" for a
@@ -116,11 +122,12 @@ var DeleteAllowed = map[State]bool{Manageable: true, Enroll: true, AdoptFailed: 
 var StuckStates = []State{Deploying, Cleaning, Verifying, Inspecting, Adopting, Rescuing, Unrescuing, Deleting, Servicing}
 
 // UpdateAllowed lists the states where PATCH is allowed although the node
-// has a target (Ironic's UPDATE_ALLOWED_STATES, less service).
+// has a target (Ironic's UPDATE_ALLOWED_STATES, less service): a node in
+// service hold is held so that an operator can change it.
 var UpdateAllowed = map[State]bool{
 	DeployFailed: true, Inspecting: true, InspectFailed: true, InspectWait: true,
 	CleanFailed: true, Error: true, Verifying: true, AdoptFailed: true,
-	RescueFailed: true, UnrescueFailed: true, ServiceFailed: true,
+	RescueFailed: true, UnrescueFailed: true, ServiceFailed: true, ServiceHold: true,
 }
 
 // expectsAgent are the states in which a ramdisk agent may run on the node

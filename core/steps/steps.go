@@ -7,6 +7,23 @@ import (
 	"strconv"
 )
 
+// reserved are Ironic's reserved step names (conductor/steps.py): flow
+// steps the conductor runs itself, whatever interface a step names.
+var reserved = map[string]bool{"power_on": true, "power_off": true, "reboot": true, "hold": true, "wait": true}
+
+// Reserved reports whether a step name is one of Ironic's reserved ones:
+// power_on, power_off, reboot, hold and wait.
+func Reserved(name string) bool { return reserved[name] }
+
+// AnyReserved reports whether any of steps (user steps: objects with a
+// "step") names a reserved step.
+func AnyReserved(steps []map[string]any) bool {
+	return slices.ContainsFunc(steps, func(st map[string]any) bool {
+		name, _ := st["step"].(string)
+		return reserved[name]
+	})
+}
+
 // DeployInterfaces are the interfaces a deploy step (or a deploy
 // template's step) may name, highest tie-break priority first: when two
 // steps have the same priority, the step of the interface listed first
