@@ -148,3 +148,31 @@ func TestServiceHoldRPCCapped(t *testing.T) {
 		t.Errorf("abort at 1.5 (a value 1.5 knows) = %v, want the conductor's refusal", err)
 	}
 }
+
+// The steps before a hold are not checked again at unhold: a node whose
+// raid interface was taken away while held (what a hold is for) goes on
+// with the steps after the hold.
+func TestServiceUnholdChecksOnlyTheStepsLeft(t *testing.T) {
+	h := newHarness(t, nil, "cond-a", nil)
+	ctx := context.Background()
+	n := h.raidNode("node-1")
+	if err := h.api.DoNodeService(ctx, n, []map[string]any{raidStep("delete_configuration", nil), step("deploy", "hold", nil),
+		step("power", "reboot", nil)}, false); err != nil {
+		t.Fatal(err)
+	}
+	held := h.waitState(n.UUID, "service hold")
+	// Interfaces change in maintenance only.
+	if err := h.update(n.UUID, func(n *objects.Node) { n.RAIDInterface, n.Maintenance = ptr("no-raid"), true }); err != nil {
+		t.Fatalf("changing the raid interface in service hold: %v", err)
+	}
+	if err := h.update(n.UUID, func(n *objects.Node) { n.Maintenance = false }); err != nil {
+		t.Fatal(err)
+	}
+	held = h.node(n.UUID)
+	if err := h.api.DoProvisioningAction(ctx, held, "unhold"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.waitState(n.UUID, "active"); got.LastError != nil {
+		t.Fatalf("after unhold: last_error %q", deref(got.LastError))
+	}
+}

@@ -160,11 +160,13 @@ func (s *Service) serviceWork(ctx context.Context, t *Task, requested []plugins.
 		return
 	}
 	plan := make([]plugins.CleanStep, 0, len(requested))
-	for _, want := range requested {
+	for i, want := range requested {
 		st := want
-		if steps.Reserved(want.Step) {
+		switch {
+		case i < from: // ran before a hold: not run again, not checked again
+		case steps.Reserved(want.Step):
 			err = checkReservedStep(want)
-		} else {
+		default:
 			st, err = matchStep(n, offered, want, plugins.PhaseService)
 		}
 		if err != nil {
