@@ -19,6 +19,18 @@ import (
 	"github.com/rivetmetal/rivet/test/testenv"
 )
 
+// previousRelease is the last cut release: the one the skew rules let run
+// beside HEAD while HEAD speaks newer versions than it.
+func previousRelease(t *testing.T) release.Entry {
+	t.Helper()
+	rs := release.Default().Releases()
+	prev := rs[len(rs)-1]
+	if prev.ServiceVersion == release.Default().Head().ServiceVersion {
+		t.Skipf("HEAD has release %s's service version: nothing tells them apart yet", prev.Version)
+	}
+	return prev
+}
+
 // Issue 23 B, with a real database outage: mid-upgrade, a new rivet api
 // (pin_release_version = auto) runs beside an old one (the release before HEAD, a
 // services row heartbeated by the test). PostgreSQL goes down for longer
@@ -29,11 +41,7 @@ import (
 // API has really gone) lets the pin drop and the release finalize.
 func TestDBOutageMidUpgradeDoesNotFinalize(t *testing.T) {
 	pg := testenv.StartPostgresServer(t)
-	tb := release.Default()
-	r01, ok := tb.Lookup("0.2") // the release before HEAD
-	if !ok {
-		t.Fatal("the release table lists no 0.2")
-	}
+	prev := previousRelease(t)
 	dir := t.TempDir()
 	apiPort := freePort(t)
 	const heartbeatTimeout = 3 * time.Second
@@ -63,7 +71,7 @@ heartbeat_timeout = %d
 	defer dbh.Close()
 	ctx := context.Background()
 	if _, err := dbh.ExecContext(ctx, `INSERT INTO services (hostname, "binary", "release", service_version, pin, online, created_at, updated_at)
-		VALUES ('api-old', 'rivet-api', '0.2.0', $1, 'auto', TRUE, clock_timestamp(), clock_timestamp())`, r01.ServiceVersion); err != nil {
+		VALUES ('api-old', 'rivet-api', $1, $2, 'auto', TRUE, clock_timestamp(), clock_timestamp())`, prev.Version+".0", prev.ServiceVersion); err != nil {
 		t.Fatal(err)
 	}
 	// The old API's heartbeat, while beating is set.
@@ -102,11 +110,11 @@ heartbeat_timeout = %d
 		err := dbh.QueryRowContext(ctx, `SELECT updated_at > clock_timestamp() - interval '1 second' FROM services WHERE hostname = 'api-new'`).Scan(&ok)
 		return err == nil && ok
 	}
-	if got := apiMax(); got != r01.API.String() {
-		t.Fatalf("beside a live %s API the new API serves up to %s, want its %s", r01.Version, got, r01.API)
+	if got := apiMax(); got != prev.API.String() {
+		t.Fatalf("beside a live %s API the new API serves up to %s, want its %s", prev.Version, got, prev.API)
 	}
-	if got := finalized(); got != r01.Release() {
-		t.Fatalf("finalized release %s before the outage, want %s", got, r01.Release())
+	if got := finalized(); got != prev.Release() {
+		t.Fatalf("finalized release %s before the outage, want %s", got, prev.Release())
 	}
 
 	// The outage: nobody heartbeats for twice heartbeat_timeout.
@@ -119,10 +127,10 @@ heartbeat_timeout = %d
 	for range 4 {
 		time.Sleep(time.Second)
 		apiProc.running(t)
-		if got := apiMax(); got != r01.API.String() {
-			t.Fatalf("after the outage the new API serves up to %s while the old API is only quiet, want %s", got, r01.API)
+		if got := apiMax(); got != prev.API.String() {
+			t.Fatalf("after the outage the new API serves up to %s while the old API is only quiet, want %s", got, prev.API)
 		}
-		if got := finalized(); got != r01.Release() {
+		if got := finalized(); got != prev.Release() {
 			t.Fatalf("after the outage the finalized release moved to %s while the old API is only quiet", got)
 		}
 	}
@@ -146,7 +154,7 @@ heartbeat_timeout = %d
 		// HEAD's API maximum may equal the old release's (while a
 		// release's new versions are not yet advertised): the finalized
 		// release says the unpin happened.
-		return apiMax() == tb.Head().API.String() && finalized() == release.Current
+		return apiMax() == release.Default().Head().API.String() && finalized() == release.Current
 	})
 	if got := finalized(); got != release.Current {
 		t.Errorf("finalized release %s after the unpin, want %s", got, release.Current)
@@ -163,14 +171,12 @@ heartbeat_timeout = %d
 // node (it once answered 500 on rows moved to Node 1.1).
 func TestPausedOldAPIDoesNotFinalize(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds release 0.2 from git history")
+		t.Skip("builds the previous release from git history")
 	}
-	// The release before HEAD (0.2 while HEAD is 0.3's): the skew rules
-	// let only it run beside HEAD.
-	oldBin := testenv.BuildRelease(t, "0.2", "./cmd/rivet") + "/rivet"
+	// The release before HEAD: the skew rules let only it run beside HEAD.
+	prev := previousRelease(t)
+	oldBin := testenv.BuildRelease(t, prev.Version, "./cmd/rivet") + "/rivet"
 	conn := testenv.RequirePostgres(t)
-	tb := release.Default()
-	r01, _ := tb.Lookup("0.2")
 	dir := t.TempDir()
 	const heartbeatTimeout = 3 * time.Second
 	config := func(host string, port int) string {
@@ -238,20 +244,20 @@ heartbeat_timeout = %d
 		}
 		return sv
 	}
-	if got := apiMax(); got != r01.API.String() {
-		t.Fatalf("beside an old API the new API serves up to %s, want %s", got, r01.API)
+	if got := apiMax(); got != prev.API.String() {
+		t.Fatalf("beside an old API the new API serves up to %s, want %s", got, prev.API)
 	}
 
 	oldAPI.signal(t, syscall.SIGSTOP)
 	deadline := time.Now().Add(3 * heartbeatTimeout)
 	for time.Now().Before(deadline) {
 		time.Sleep(500 * time.Millisecond)
-		if got := apiMax(); got != r01.API.String() {
+		if got := apiMax(); got != prev.API.String() {
 			oldAPI.signal(t, syscall.SIGCONT)
-			t.Fatalf("with the old API paused the new API serves up to %s, want %s", got, r01.API)
+			t.Fatalf("with the old API paused the new API serves up to %s, want %s", got, prev.API)
 		}
 	}
-	if got := finalized(); got != r01.ServiceVersion {
+	if got := finalized(); got != prev.ServiceVersion {
 		t.Errorf("with the old API paused the finalized release moved to service version %d", got)
 	}
 	statusOut, statusCode := run(rivetBin, newConf, "upgrade", "status", "--json")
@@ -259,7 +265,7 @@ heartbeat_timeout = %d
 		t.Errorf("upgrade status with the old API paused: states %v, want api-old unknown", states)
 	}
 	out, code := run(rivetBin, newConf, "dbsync", "online-data-migrations")
-	if code != 2 || !strings.Contains(out, "rivet-api on api-old (release 0.2") {
+	if code != 2 || !strings.Contains(out, "rivet-api on api-old (release "+prev.Version) {
 		t.Errorf("online-data-migrations beside a paused old API: exit %d, want 2 naming it\n%s", code, out)
 	}
 	oldAPI.signal(t, syscall.SIGCONT)
@@ -269,7 +275,7 @@ heartbeat_timeout = %d
 	if err != nil || r.status != http.StatusOK || !strings.Contains(string(r.body), "10000000-0000-0000-0000-000000000001") {
 		t.Fatalf("the old API after SIGCONT: GET /v1/nodes = %v, %v", r, err)
 	}
-	if got := apiMax(); got != r01.API.String() {
+	if got := apiMax(); got != prev.API.String() {
 		t.Errorf("after SIGCONT the new API serves up to %s", got)
 	}
 }
