@@ -149,3 +149,60 @@ func TestConsoleMatrix(t *testing.T) {
 	since := map[string]string{"set_console_mode": "1.5", "get_console_information": "1.5"}
 	methodMatrix(t, calls, since, []string{"1.4", "1.5"})
 }
+
+// TestReservedStepsMatrix: service steps named after a reserved step (RPC
+// 1.6 values of do_node_service's service_steps, matched on each step's
+// "step") and the unhold action (1.6) against clients capped at and
+// conductors of 1.5 and 1.6: a 1.5 client refuses them before sending,
+// a 1.5 conductor answers UnsupportedVersion; other steps and actions go
+// at their old versions.
+func TestReservedStepsMatrix(t *testing.T) {
+	raid := map[string]any{"interface": "raid", "step": "delete_configuration"}
+	hold := map[string]any{"interface": "deploy", "step": "hold"}
+	calls := []struct {
+		method string
+		args   map[string]any
+		needs  string
+	}{
+		{"do_node_service", map[string]any{"node_id": "n1", "service_steps": []any{raid}}, "1.5"},
+		{"do_node_service", map[string]any{"node_id": "n1", "service_steps": []any{raid, hold}}, "1.6"},
+		{"do_node_service", map[string]any{"node_id": "n1", "service_steps": []any{map[string]any{"interface": "hold", "step": "x"}}}, "1.5"},
+		{"do_provisioning_action", map[string]any{"node_id": "n1", "action": "abort"}, "1.0"},
+		{"do_provisioning_action", map[string]any{"node_id": "n1", "action": "unhold"}, "1.6"},
+	}
+	for _, capS := range []string{"1.5", "1.6"} {
+		for _, serverS := range []string{"1.5", "1.6"} {
+			t.Run(fmt.Sprintf("cap %s/server %s", capS, serverS), func(t *testing.T) {
+				capV, serverV := v(capS), v(serverS)
+				c := NewClient(ConductorMethods(), func() version.Version { return capV }, PlainCodec{},
+					LocalTransport{Server: echoServer(t, methodsAt(t, serverV))})
+				for _, call := range calls {
+					needs := v(call.needs)
+					reply, err := c.Call(context.Background(), "local", call.method, call.args)
+					var ce *CapError
+					var re *RemoteError
+					switch {
+					case !needs.ServedBy(capV):
+						if !errors.As(err, &ce) || ce.Needs != needs {
+							t.Errorf("%s %v under cap %s: %v, want a CapError", call.method, call.args, capV, err)
+						}
+					case !needs.ServedBy(serverV):
+						if !errors.As(err, &re) || re.Class != "UnsupportedVersion" {
+							t.Errorf("%s %v to a %s conductor: %v, want UnsupportedVersion", call.method, call.args, serverV, err)
+						}
+					case err != nil:
+						t.Errorf("%s %v: %v", call.method, call.args, err)
+					default:
+						var got map[string]any
+						if err := reply.Decode(&got); err != nil {
+							t.Fatal(err)
+						}
+						if got["version"] != needs.String() {
+							t.Errorf("%s %v sent at %v, want %s", call.method, call.args, got["version"], needs)
+						}
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package rpc
 
-import "github.com/rivetmetal/rivet/core/version"
+import (
+	"github.com/rivetmetal/rivet/core/steps"
+	"github.com/rivetmetal/rivet/core/version"
+)
 
 // Conductor RPC API versions that introduced methods or arguments.
 var (
@@ -10,7 +13,7 @@ var (
 	v1_3 = version.Version{Major: 1, Minor: 3} // inject_nmi (REST API 1.29)
 	v1_4 = version.Version{Major: 1, Minor: 4} // agent tokens: get_node_with_token, heartbeat(agent_token_sha256)
 	v1_5 = version.Version{Major: 1, Minor: 5} // release 0.3: see the methods Since v1_5 below
-	v1_6 = version.Version{Major: 1, Minor: 6} // servicing's reserved steps: service hold and unhold
+	v1_6 = version.Version{Major: 1, Minor: 6} // servicing's reserved steps (do_node_service), unhold
 )
 
 // ConductorMethods is the conductor RPC API at APIVersion, named as Ironic's
@@ -27,6 +30,10 @@ func ConductorMethods() *Methods {
 		return Arg{Name: name, Since: since, Type: typ, Required: true}
 	}
 	nodeID := req("node_id", TypeString)
+	reservedSteps := map[string]version.Version{}
+	for _, name := range steps.ReservedNames {
+		reservedSteps[name] = v1_6
+	}
 	t, err := NewMethods(APIVersion,
 		Method{Name: "create_node", Since: v1_0, Args: []Arg{req("node", TypeNode)}},
 		Method{Name: "update_node", Since: v1_0, Args: []Arg{req("node", TypeNode)}},
@@ -97,12 +104,12 @@ func ConductorMethods() *Methods {
 		Method{Name: "destroy_allocation", Since: v1_5, Args: []Arg{reqAt(v1_5, "allocation", TypeAllocation)}},
 		// do_node_service is Ironic's servicing (REST API 1.87);
 		// disable_ramdisk is API 1.108's.
-		// reserved_steps (1.6) is true when service_steps name a reserved
-		// step (hold, wait, power_on, power_off, reboot), which a 1.5
-		// conductor would refuse as a step the node does not offer.
+		// A service step named after a reserved step (hold, wait,
+		// power_on, power_off, reboot) needs 1.6: a 1.5 conductor would
+		// refuse it as a step the node does not offer.
 		Method{Name: "do_node_service", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString),
-			reqAt(v1_5, "service_steps", TypeArray), {Name: "disable_ramdisk", Since: v1_5, Type: TypeBoolean},
-			{Name: "reserved_steps", Since: v1_6, Type: TypeBoolean, Policy: RefuseAboveCap}}},
+			{Name: "service_steps", Since: v1_5, Type: TypeArray, Required: true, ValueKey: "step", Values: reservedSteps},
+			{Name: "disable_ramdisk", Since: v1_5, Type: TypeBoolean}}},
 		Method{Name: "set_console_mode", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString), reqAt(v1_5, "enabled", TypeBoolean)}},
 		Method{Name: "get_console_information", Since: v1_5, Args: []Arg{reqAt(v1_5, "node_id", TypeString)}},
 	)

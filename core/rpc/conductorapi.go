@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/rivetmetal/rivet/core/objects"
-	"github.com/rivetmetal/rivet/core/steps"
 )
 
 // ConductorAPI is the typed client of the conductor RPC API the REST API
@@ -312,14 +311,11 @@ func (c ConductorAPI) DoNodeRescue(ctx context.Context, n *objects.Node, passwor
 // power validation; otherwise the node is in servicing before the call
 // returns. Capped below 1.5, *CapError (406) before anything is sent;
 // so are steps naming a reserved step (hold, wait, power_on, power_off,
-// reboot: RPC 1.6's reserved_steps) capped below 1.6.
+// reboot: values of service_steps new in RPC 1.6) capped below 1.6.
 func (c ConductorAPI) DoNodeService(ctx context.Context, n *objects.Node, service []map[string]any, disableRamdisk bool) error {
 	args := map[string]any{"node_id": n.UUID, "service_steps": service}
 	if disableRamdisk {
 		args["disable_ramdisk"] = true
-	}
-	if steps.AnyReserved(service) {
-		args["reserved_steps"] = true
 	}
 	_, err := c.call(ctx, n, "do_node_service", args)
 	return err

@@ -66,22 +66,45 @@ type Arg struct {
 	// version; above the cap the call is refused with *CapError whatever
 	// Policy says, since an older conductor would misread it.
 	Values map[string]version.Version
+	// ValueKey, for an array of objects, names the string field of each
+	// element that Values lists (do_node_service's service_steps: a step
+	// named hold needs 1.6); the request needs the newest.
+	ValueKey string
 }
 
-// valueSince returns the version a raw JSON value of a needs: a's own, or
-// a newer one from Values when raw is a string listed there.
+// valueSince returns the version a raw JSON value of a needs, with the
+// value that needs it: a's own, or a newer one from Values when raw is a
+// string listed there (or, with ValueKey, holds elements whose field is).
 func (a Arg) valueSince(raw json.RawMessage) (version.Version, string) {
+	since, which := a.Since, ""
 	if len(a.Values) == 0 {
-		return a.Since, ""
+		return since, which
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return a.Since, ""
+	var values []string
+	if a.ValueKey == "" {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return since, which
+		}
+		values = []string{s}
+	} else {
+		var items []map[string]json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return since, which
+		}
+		for _, it := range items {
+			var s string
+			if json.Unmarshal(it[a.ValueKey], &s) == nil {
+				values = append(values, s)
+			}
+		}
 	}
-	if v, ok := a.Values[s]; ok {
-		return v, s
+	for _, s := range values {
+		if v, ok := a.Values[s]; ok && since.Less(v) {
+			since, which = v, s
+		}
 	}
-	return a.Since, ""
+	return since, which
 }
 
 // Method describes one RPC method.
@@ -132,6 +155,12 @@ func NewMethods(ver version.Version, methods ...Method) (*Methods, error) {
 			}
 			if a.Required && a.Since != m.Since {
 				return nil, fmt.Errorf("rpc: %s(%s) added in %s must be optional (seeds/000: new arguments are optional within a major)", m.Name, a.Name, a.Since)
+			}
+			if a.ValueKey != "" && a.Type != TypeArray {
+				return nil, fmt.Errorf("rpc: %s(%s) has a value key but is not an array", m.Name, a.Name)
+			}
+			if a.Type == TypeArray && len(a.Values) > 0 && a.ValueKey == "" {
+				return nil, fmt.Errorf("rpc: %s(%s): an array's versioned values need a value key", m.Name, a.Name)
 			}
 			for val, since := range a.Values {
 				if !since.ServedBy(ver) || !a.Since.Less(since) {

@@ -47,6 +47,8 @@ type argDoc struct {
 	Required bool   `json:"required"`
 	// Values are string values newer than the argument, with their version.
 	Values map[string]string `json:"values,omitempty"`
+	// ValueKey is the field of an array's elements Values lists.
+	ValueKey string `json:"value_key,omitempty"`
 }
 
 // docOf is the file form of a method table, methods sorted by name and
@@ -57,7 +59,7 @@ func docOf(t *Methods) methodsFile {
 		m, _ := t.Lookup(name)
 		md := methodDoc{Name: m.Name, Since: m.Since.String(), Args: []argDoc{}}
 		for _, a := range m.Args {
-			ad := argDoc{Name: a.Name, Type: string(a.Type), Since: a.Since.String(), Required: a.Required}
+			ad := argDoc{Name: a.Name, Type: string(a.Type), Since: a.Since.String(), Required: a.Required, ValueKey: a.ValueKey}
 			for val, since := range a.Values {
 				if ad.Values == nil {
 					ad.Values = map[string]string{}
@@ -156,6 +158,10 @@ func compat(rel string, old, cur methodsFile) []string {
 			if ca.Since != oa.Since {
 				fail(ruleBump, "argument %s of %s was introduced at %s (release %s) but now says %s: the version that introduced it never changes",
 					oa.Name, om.Name, oa.Since, rel, ca.Since)
+			}
+			if len(oa.Values) > 0 && ca.ValueKey != oa.ValueKey {
+				fail(ruleArgs, "argument %s of %s matched its values against %q in release %s and now against %q: an old value would be read anew",
+					oa.Name, om.Name, oa.ValueKey, rel, ca.ValueKey)
 			}
 			for val, since := range oa.Values {
 				if got, ok := ca.Values[val]; !ok || got != since {

@@ -7,22 +7,12 @@ import (
 	"strconv"
 )
 
-// reserved are Ironic's reserved step names (conductor/steps.py): flow
-// steps the conductor runs itself, whatever interface a step names.
-var reserved = map[string]bool{"power_on": true, "power_off": true, "reboot": true, "hold": true, "wait": true}
+// ReservedNames are Ironic's reserved step names (conductor/steps.py):
+// flow steps the conductor runs itself, whatever interface a step names.
+var ReservedNames = []string{"power_on", "power_off", "reboot", "hold", "wait"}
 
-// Reserved reports whether a step name is one of Ironic's reserved ones:
-// power_on, power_off, reboot, hold and wait.
-func Reserved(name string) bool { return reserved[name] }
-
-// AnyReserved reports whether any of steps (user steps: objects with a
-// "step") names a reserved step.
-func AnyReserved(steps []map[string]any) bool {
-	return slices.ContainsFunc(steps, func(st map[string]any) bool {
-		name, _ := st["step"].(string)
-		return reserved[name]
-	})
-}
+// Reserved reports whether a step name is one of ReservedNames.
+func Reserved(name string) bool { return slices.Contains(ReservedNames, name) }
 
 // DeployInterfaces are the interfaces a deploy step (or a deploy
 // template's step) may name, highest tie-break priority first: when two
