@@ -212,6 +212,10 @@ type rpcMethodsFile struct {
 			Type     string `json:"type"`
 			Since    string `json:"since"`
 			Required bool   `json:"required"`
+			// Values are string values newer than the argument; with
+			// ValueKey, of that field of each element of an array.
+			Values   map[string]string `json:"values"`
+			ValueKey string            `json:"value_key"`
 		} `json:"args"`
 	} `json:"methods"`
 }
@@ -253,11 +257,11 @@ func zeroOf(typ string) any {
 	}
 }
 
-// TestNewRPCMethodsCapped: every RPC method and argument HEAD has that the
-// newest cut release's conductor lacks (the two methods.json files) is
-// capped by the client a pinned API or conductor uses: the method refused
-// with a CapError before anything is sent, a new argument refused or left
-// out. Cheap: no deployment.
+// TestNewRPCMethodsCapped: every RPC method, argument and argument value
+// HEAD has that the newest cut release's conductor lacks (the two
+// methods.json files) is capped by the client a pinned API or conductor
+// uses: the method refused with a CapError before anything is sent, a new
+// argument refused or left out, a new value refused. Cheap: no deployment.
 func TestNewRPCMethodsCapped(t *testing.T) {
 	rels := release.Default().Releases()
 	old := rels[len(rels)-1]
@@ -266,15 +270,19 @@ func TestNewRPCMethodsCapped(t *testing.T) {
 		t.Fatalf("testdata/%s/methods.json is at RPC %s, the release table says %s", old.Version, oldFile.RPC, old.RPC)
 	}
 	oldArgs := map[string]map[string]bool{}
+	oldValues := map[string]bool{} // method/argument/value
 	for _, m := range oldFile.Methods {
 		oldArgs[m.Name] = map[string]bool{}
 		for _, a := range m.Args {
 			oldArgs[m.Name][a.Name] = true
+			for val := range a.Values {
+				oldValues[m.Name+"/"+a.Name+"/"+val] = true
+			}
 		}
 	}
 	c := rpc.NewClient(rpc.ConductorMethods(), func() version.Version { return old.RPC }, rpc.PlainCodec{}, noTransport{t})
 	ctx := context.Background()
-	var methods, args int
+	var methods, args, values int
 	for _, m := range head.Methods {
 		known, existed := oldArgs[m.Name]
 		if !existed {
@@ -296,6 +304,28 @@ func TestNewRPCMethodsCapped(t *testing.T) {
 		}
 		for _, a := range m.Args {
 			if known[a.Name] {
+				// A value new since the release: refused before sending.
+				for val := range a.Values {
+					if oldValues[m.Name+"/"+a.Name+"/"+val] {
+						continue
+					}
+					values++
+					var arg any = val
+					if a.ValueKey != "" {
+						arg = []any{map[string]any{a.ValueKey: val}}
+					}
+					params := map[string]any{a.Name: arg}
+					for _, b := range m.Args {
+						if b.Required && b.Name != a.Name {
+							params[b.Name] = zeroOf(b.Type)
+						}
+					}
+					var ce *rpc.CapError
+					if _, err := c.Prepare(ctx, m.Name, params); !errors.As(err, &ce) {
+						t.Errorf("RPC %s with %s %q (new since %s) prepared under cap %s: %v, want a CapError",
+							m.Name, a.Name, val, old.Version, old.RPC, err)
+					}
+				}
 				continue
 			}
 			args++
@@ -318,10 +348,11 @@ func TestNewRPCMethodsCapped(t *testing.T) {
 			}
 		}
 	}
-	if head.RPC != old.RPC.String() && methods+args == 0 {
+	if head.RPC != old.RPC.String() && methods+args+values == 0 {
 		t.Errorf("HEAD's RPC %s is above %s's %s but methods.json shows nothing new", head.RPC, old.Version, old.RPC)
 	}
-	t.Logf("%d RPC methods and %d arguments new since %s (RPC %s → %s): each capped", methods, args, old.Version, old.RPC, head.RPC)
+	t.Logf("%d RPC methods, %d arguments and %d argument values new since %s (RPC %s → %s): each capped",
+		methods, args, values, old.Version, old.RPC, head.RPC)
 }
 
 // TestImplementedVersions: the microversion list parses, and HEAD's
